@@ -2,10 +2,19 @@
 width measured in the same run (issue 3's benchmark), and SRNN's recurrence-time scaling in d_h.
 
     python benchmarks/bench_cells.py [--T 1000] [--batch 64] [--sizes 128 1024] [--device cpu|cuda]
+    python benchmarks/bench_cells.py --srnn-slope [--T 1000] [--batch 64] [--slope-widths 128 256 ... 8192]
 
-Prints one table per width: seconds per sequence and the ratio to torch.nn.GRU (< 1 is faster),
-then the fitted exponent of SRNN's recurrence time ~ d_h^slope. Absolute times depend on the
-machine and its load; the ratios are the result.
+Default mode: one table per width, seconds per sequence and the ratio to torch.nn.GRU (< 1 is
+faster), then the fitted exponent of SRNN's forward time ~ d_h^slope.
+
+``--srnn-slope`` (issue 3: "SRNN's recurrence must scale linearly in d_h (show the slope)"): forward +
+backward time of SRNN (srnn.md eq. 3–5, W_p applied by a roll) and of the same network with W_p
+replaced by a dense trainable d_h × d_h matrix (one matmul per step; b, loop and checks identical),
+at fixed T and batch, for d_h in a geometric range; a least-squares fit of log(time) against
+log(d_h) gives the exponent of each, over all widths and over the larger half (where fixed per-step
+costs no longer dominate). Expected: SRNN ≈ 1 (Sec. 3 "Time complexity", Table 1), dense ≈ 2.
+
+Absolute times depend on the machine and its load; the ratios and slopes are the result.
 """
 
 from __future__ import annotations
@@ -86,6 +95,81 @@ def srnn_slope(device: str, T: int, batch: int, widths=(256, 512, 1024, 2048, 40
     return slope, rows
 
 
+class _DenseRecurrenceSRNN(nn.Module):
+    """The SRNN ``srnn`` with its fixed shift W_p replaced by a dense trainable W (d_h, d_h):
+    h_t = σ(W h_{t−1} + b(x_t)). Same b (run once on all steps), same input checks and loop, so the
+    only difference to ``srnn(x)`` is one (batch × d_h)·(d_h × d_h) matmul per step instead of a roll."""
+
+    def __init__(self, srnn: cells.SRNN):
+        super().__init__()
+        self.srnn = srnn
+        d_h = srnn.hidden_size
+        p = next(srnn.parameters())
+        # scaled random orthogonal-ish init keeps states O(1) over T steps, as W_p does
+        self.W = nn.Parameter(torch.randn(d_h, d_h, dtype=p.dtype, device=p.device) / math.sqrt(d_h))
+
+    def forward(self, x):
+        h = self.srnn.initial_state(x, None)
+        sigma, bx, w_t = cells.get_activation(self.srnn.activation), self.srnn.b(x), self.W.mT
+        states = []
+        for b_t in bx.unbind(1):
+            h = sigma(torch.addmm(b_t, h, w_t))
+            states.append(h)
+        return torch.stack(states, dim=1)
+
+
+def _fit_slope(widths, times) -> float:
+    """Least-squares slope of log(time) against log(width)."""
+    return float(np.polyfit(np.log(widths), np.log(times), 1)[0])
+
+
+def srnn_dense_slopes(device: str, T: int, batch: int, widths, repeats: int = 3) -> dict:
+    """Forward+backward time per sequence of SRNN and of its dense-W counterpart for each d_h in ``widths``:
+    best of at least ``repeats`` runs, and of more (up to 50) while they take under 0.5 s in all.
+
+    Returns:
+        {"widths", "srnn", "dense" (seconds per sequence, lists), "slope_all": {"srnn", "dense"},
+        "slope_large": {"srnn", "dense"}} — slopes of log(time) vs log(d_h) over all widths and over the
+        larger half (at least two widths).
+    """
+    times = {"srnn": [], "dense": []}
+    for d_h in widths:
+        torch.manual_seed(0)
+        srnn = cells.SRNN(2, d_h).to(device)
+        x = torch.randn(batch, T, 2, device=device)
+        for key, model in (("srnn", srnn), ("dense", _DenseRecurrenceSRNN(srnn))):
+            time_forward_backward(model, x[:, : min(T, 5)], 1)  # warm-up (allocations, lazy init, kernels)
+            best, spent, runs = math.inf, 0.0, 0
+            # cheap widths get more runs (best of up to 50 within ~0.5 s): a loaded machine's stalls are
+            # large next to a sub-millisecond pass and would otherwise bend the fitted slope
+            while runs < repeats or (spent < 0.5 and runs < 50):
+                t = time_forward_backward(model, x, 1)
+                best, spent, runs = min(best, t), spent + t * x.shape[0], runs + 1
+            times[key].append(best)
+            del model
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    widths = list(widths)
+    large = widths[len(widths) // 2:] if len(widths) >= 4 else widths
+    k = len(widths) - len(large)
+    return {"widths": widths, **times,
+            "slope_all": {key: _fit_slope(widths, t) for key, t in times.items()},
+            "slope_large": {key: _fit_slope(large, t[k:]) for key, t in times.items()}}
+
+
+def run_srnn_slope(args) -> None:
+    """``--srnn-slope`` mode: print the per-width table and the fitted exponents."""
+    res = srnn_dense_slopes(args.device, args.T, args.batch, args.slope_widths, args.repeats)
+    print(f"\nSRNN recurrence scaling, forward + backward, T = {args.T}, batch = {args.batch}\n"
+          f"| d_h | SRNN (roll W_p) ms / sequence | dense W ms / sequence | dense / SRNN |\n|---|---|---|---|")
+    for d_h, ts, td in zip(res["widths"], res["srnn"], res["dense"]):
+        print(f"| {d_h} | {1e3 * ts:.3f} | {1e3 * td:.3f} | {td / ts:.1f} |")
+    large = res["widths"][len(res["widths"]) // 2:] if len(res["widths"]) >= 4 else res["widths"]
+    for label, key, ws in (("all widths", "slope_all", res["widths"]), ("larger half", "slope_large", large)):
+        print(f"fitted exponent, time ∝ d_h^slope, {label} ({ws[0]}..{ws[-1]}): "
+              f"SRNN {res[key]['srnn']:.2f}, dense {res[key]['dense']:.2f} (linear is 1, matmul is 2)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--T", type=int, default=1000)
@@ -93,11 +177,23 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[128, 1024])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--srnn-slope", action="store_true",
+                        help="only time SRNN against a dense-W RNN over --slope-widths and fit the exponents")
+    parser.add_argument("--slope-widths", type=int, nargs="+", default=[128 * 2 ** k for k in range(7)],
+                        help="d_h values for --srnn-slope (default 128, 256, ..., 8192)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch.set_num_threads for CPU runs (default: torch's own); 1 avoids the long "
+                             "stalls of a thread pool on a machine whose cores are busy with other work")
     args = parser.parse_args()
+    if args.threads is not None:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     print(f"machine: {platform.platform()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
           f"device {args.device}" + (f" ({torch.cuda.get_device_name()})" if args.device == "cuda" else ""))
     print(f"T = {args.T}, batch = {args.batch}, float32, forward + backward, best of {args.repeats}")
+    if args.srnn_slope:
+        run_srnn_slope(args)
+        return
     for h in args.sizes:
         x = torch.randn(args.batch, args.T, 2, device=args.device)
         results = {}

@@ -64,7 +64,12 @@ class LSTM(RecurrentCell):
         return torch.cat([torch.stack(hs, 1), torch.stack(cs, 1)], dim=-1)
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
-        """One step on the state [h, c]: (batch, n), (batch, 2H) → (batch, 2H)."""
+        """One step on the state [h, c]: (batch, n), (batch, 2H) → (batch, 2H).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         p = self.lstm
         h_prev, c_prev = self._split(h)
         gates = x_t @ p.weight_ih_l0.mT + p.bias_ih_l0 + h_prev @ p.weight_hh_l0.mT + p.bias_hh_l0

@@ -222,6 +222,9 @@ class ENRNN(RecurrentCell):
     (the authors' code; W^(L) then has eigenvalues e^{±is}); U Glorot uniform (the paper does
     not say); b = 0.
 
+    Parameter count (:func:`cells.base.parameter_count`, A by its free entries): q(q−1)/2 + p² (+ qp
+    with coupling) + n·m + n; enrnn.md Table 1: ≈ 15K, 22K, 200K for its three tasks (with a readout).
+
     Raises:
         ValueError: bad sizes, eps < 0, unknown activation, num_negative outside [0, q].
     """
@@ -284,12 +287,10 @@ class ENRNN(RecurrentCell):
         """One step of eq. 3: x_t (batch, m), h (batch, n) → (batch, n).
 
         Raises:
-            ValueError: wrong last dimension of ``x_t`` or ``h`` (shape only, so that
-                ``torch.func.vmap`` over this method works).
+            ValueError: wrong last dimension or dtype of ``x_t`` or ``h`` (shape and dtype only, so
+                that ``torch.func.vmap`` over this method works).
         """
-        if x_t.shape[-1] != self.input_size or h.shape[-1] != self.hidden_size:
-            raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
-                             f"got {tuple(x_t.shape)} and {tuple(h.shape)}")
+        self.check_step_args(x_t, h)
         U, b = self._U_b()
         return enrnn_recurrence((x_t @ U.mT)[:, None], self.recurrent_matrix(), b, h, self.activation)[:, 0]
 

@@ -93,7 +93,12 @@ class FastRNN(RecurrentCell):
         return self.U
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
-        """One step of eq. 1: x_t (batch, n), h (batch, h) → (batch, h)."""
+        """One step of eq. 1: x_t (batch, n), h (batch, h) → (batch, h).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         return scalar_gated_recurrence((x_t @ self.W.mT)[:, None], self.U, self.b, self.alpha, self.beta, h,
                                        self.activation)[:, 0]
 

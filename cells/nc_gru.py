@@ -188,7 +188,12 @@ class _GatedRecurrence(RecurrentCell):
 
     def gates(self, x_t: Tensor, h: Tensor) -> dict[str, Tensor]:
         """r_t, u_t, c_t for x_t (batch, n) and h_{t−1} (batch, h), each (batch, h) — the
-        quantities of Theorem 1 (nc_gru.md eq. 9–12)."""
+        quantities of Theorem 1 (nc_gru.md eq. 9–12).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         r, u, c = self._gates(self._input_part(x_t), h, self.recurrent_matrices())
         return {"r": r, "u": u, "c": c}
 
@@ -263,6 +268,9 @@ class NCGRU(_GatedRecurrence):
 
     Attributes:
         cayley: ``nn.ModuleDict`` gate letter → :class:`NeumannCayley`.
+
+    Parameter count (:func:`cells.base.parameter_count`): 3hn + 3h, plus h(h−1)/2 (the free entries of
+    a skew A) for each orthogonal gate and h² for each other one.
 
     Raises:
         ValueError: bad sizes or ρ, ``orthogonal`` not a subset of {"r", "u", "c"} containing "c".

@@ -123,6 +123,11 @@ class MatrixExponential(nn.Module):
         self.hidden_size = hidden_size
         self.theta = nn.Parameter(torch.zeros(hidden_size, hidden_size, dtype=dtype, device=device))
 
+    def free_entries(self) -> dict[str, int]:
+        """{"theta": h(h−1)/2}: only the skew part Θ − Θᵀ enters U, and its gradient is skew, so
+        Θ's symmetric part is never trained (see :func:`cells.base.parameter_count`)."""
+        return {"theta": self.hidden_size * (self.hidden_size - 1) // 2}
+
     def matrix(self, theta: Tensor | None = None) -> Tensor:
         """Dense U, shape (h, h)."""
         theta = self.theta if theta is None else theta
@@ -157,6 +162,10 @@ class ScaledCayley(nn.Module):
         d = torch.ones(hidden_size, dtype=dtype, device=device)
         d[hidden_size - num_negative:] = -1
         self.register_buffer("D", d)
+
+    def free_entries(self) -> dict[str, int]:
+        """{"theta": h(h−1)/2}: only A = Θ − Θᵀ enters U (see :class:`MatrixExponential`)."""
+        return {"theta": self.hidden_size * (self.hidden_size - 1) // 2}
 
     def matrix(self, theta: Tensor | None = None) -> Tensor:
         """Dense U, shape (h, h)."""

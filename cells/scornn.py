@@ -204,6 +204,11 @@ class ScoRNNCayley(nn.Module):
         self.A = nn.Parameter(A.clone())
         self.register_buffer("d", d.to(dtype=A.dtype, device=A.device))
 
+    def free_entries(self) -> dict[str, int]:
+        """{"A": h(h−1)/2}: A is skew-symmetric, so only its strictly upper triangle is free (the
+        count :func:`cells.base.parameter_count` uses; scoRNN's and ENRNN's tables count it so)."""
+        return {"A": self.hidden_size * (self.hidden_size - 1) // 2}
+
     def matrix(self) -> Tensor:
         """W = (I + A)^{-1}(I − A)D (eq. 2), shape (h, h); backward gives A the eq. 5 gradient.
 
@@ -233,6 +238,8 @@ class ScoRNN(RecurrentCell):
             public modReLU code), and parameter placement.
 
     Shapes: U (h, n), A (h, h), b (h,). Trained by eq. 3: any optimizer on A gives A − λ(Vᵀ − V).
+    Parameter count (:func:`cells.base.parameter_count`, A by its free entries): hn + h + h(h−1)/2;
+    enrnn.md Table 1 gives ≈ 15K for n = 2, h = 170 with a Linear(h, 1) readout.
 
     Raises:
         ValueError: bad sizes or ρ, non-skew A; in forward, see
@@ -256,7 +263,12 @@ class ScoRNN(RecurrentCell):
         return self.cayley.matrix()
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
-        """One step: x_t (batch, n), h (batch, h) → (batch, h)."""
+        """One step: x_t (batch, n), h (batch, h) → (batch, h).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         return modrelu(x_t @ self.U.mT + h @ self.recurrent_matrix().mT, self.b)
 
     def forward(self, x: Tensor, h0: Tensor | None = None) -> Tensor:

@@ -96,7 +96,12 @@ class SGORNN(_OrthogonalRecurrence):
         return torch.minimum(beta, upper)
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
-        """One step of eq. 1 using φ's structured apply (no dense U): (batch, n), (batch, h) → (batch, h)."""
+        """One step of eq. 1 using φ's structured apply (no dense U): (batch, n), (batch, h) → (batch, h).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         sigma = get_activation(self.activation)
         z = x_t @ self.W.mT + self.phi.apply(h)
         if self.b is not None:
@@ -135,7 +140,12 @@ class VPRNN(_OrthogonalRecurrence):
                          generator=generator, dtype=dtype, device=device)
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
-        """One step: (batch, n), (batch, h) → (batch, h)."""
+        """One step: (batch, n), (batch, h) → (batch, h).
+
+        Raises:
+            ValueError: wrong last dimension or dtype (:meth:`cells.base.RecurrentCell.check_step_args`).
+        """
+        self.check_step_args(x_t, h)
         z = x_t @ self.W.mT + self.phi.apply(h)
         if self.b is not None:
             z = z + self.b

@@ -176,19 +176,14 @@ class SRNN(RecurrentCell):
         p = next(self.parameters())
         return shift_matrix(self.hidden_size, dtype=p.dtype, device=p.device)
 
-    def _check_step(self, x_t: Tensor, h: Tensor) -> None:
-        # shape-only: value checks would break torch.func.vmap over step (analysis/jacobian.py)
-        if x_t.shape[-1] != self.input_size or h.shape[-1] != self.hidden_size:
-            raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
-                             f"got {tuple(x_t.shape)} and {tuple(h.shape)}")
-
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
         """One step of eq. 3: x_t (batch, d_i), h (batch, d_h) → (batch, d_h).
 
         Raises:
-            ValueError: wrong last dimension of ``x_t`` or ``h``.
+            ValueError: wrong last dimension or dtype of ``x_t`` or ``h`` (shape and dtype only, so that
+                ``torch.func.vmap`` over this method works).
         """
-        self._check_step(x_t, h)
+        self.check_step_args(x_t, h)
         return get_activation(self.activation)(shift(h) + self.b(x_t))
 
     def preactivations(self, x: Tensor, h0: Tensor | None = None) -> tuple[Tensor, Tensor]:

@@ -40,6 +40,32 @@ def test_sgornn_table3_parameter_counts():
     assert _counts(256, 256, False, 256) == {"VPRNN": 67840, "SGORNN": 67842, "FastRNN": 131330, "LSTM": 525312}
 
 
+@pytest.mark.parametrize("phi", ["expm", "cayley"])
+def test_skew_maps_count_free_entries(phi):
+    """φ = exp(Θ − Θᵀ) or the Cayley map of Θ − Θᵀ depends on Θ only through its skew part, h(h−1)/2 free
+    scalars (the count EXPRNN and scoRNN report), declared by the map's free_entries()."""
+    n, h = 3, 10
+    cell = SGORNN(n, h, phi=phi)
+    assert cell.phi.free_entries() == {"theta": h * (h - 1) // 2}
+    assert parameter_count(cell) == h * n + h + h * (h - 1) // 2 + 2
+
+
+def test_parameter_count_rejects_bad_free_entries():
+    """A free_entries() that names no parameter, or claims more entries than it has, is a ValueError."""
+    class Bad(nn.Module):
+        def __init__(self, claim):
+            super().__init__()
+            self.w, self.claim = nn.Parameter(torch.zeros(2, 2)), claim
+
+        def free_entries(self):
+            return self.claim
+
+    assert parameter_count(Bad({"w": 3})) == 3
+    for claim in ({"w": 5}, {"v": 1}, {"w": -1}):
+        with pytest.raises(ValueError, match="free_entries"):
+            parameter_count(Bad(claim))
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_lstm_step_matches_torch_lstm(device):
     cell = LSTM(3, 5, dtype=F64, device=device)
