@@ -2,7 +2,7 @@
 
     rnnaudit check [--paper P ...] [--out DIR] [--device cpu|cuda] [--quick|--full] [--seed N] [--strict]
     rnnaudit reproduce COUNTEREXAMPLE.pt
-    rnnaudit train --cell sgornn --task adding --T 1000 --steps 20000 [--preset NAME] --out runs/NAME [--resume]
+    rnnaudit train [--preset NAME] [--cell C] [--task adding|copy|denoise|parenthesis] [--T N] ... --out DIR [--resume]
     rnnaudit audit CHECKPOINT_OR_RUN_DIR [--out DIR]
     rnnaudit heatmap SOURCE [--kind hidden|input] [--T N] [--step N] [--linear] --out FILE.png|.pdf|.svg
     rnnaudit spectrum SOURCE --out FILE.png|.pdf|.svg
@@ -64,17 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="re-measure a saved counterexample")
     rep.add_argument("path", type=Path)
 
-    from analysis.training import PRESETS, TASK_SPECS
+    from analysis.training import OPTIMIZERS, PRESETS, TASK_SPECS
     from cells.registry import CELLS
 
     tr = sub.add_parser("train", help="train a cell on a task and record its trajectory")
-    tr.add_argument("--preset", choices=sorted(PRESETS), help="a paper configuration; other flags override it")
+    tr.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
+                    help=f"a paper configuration ({', '.join(sorted(PRESETS))}); other flags override it, and a "
+                         "different --cell/--task/--optimizer drops the preset's cell/task/optimizer arguments")
     tr.add_argument("--cell", choices=sorted(CELLS))
     tr.add_argument("--task", choices=sorted(TASK_SPECS))
     for name, kind in (("T", int), ("steps", int), ("batch", int), ("hidden", int), ("seed", int),
-                       ("record-every", int), ("checkpoint-every", int), ("lr", float)):
+                       ("record-every", int), ("checkpoint-every", int), ("val-batches", int), ("lr", float)):
         tr.add_argument(f"--{name}", type=kind)
-    tr.add_argument("--optimizer", choices=("rmsprop", "adam", "sgd"))
+    tr.add_argument("--optimizer", choices=sorted(OPTIMIZERS))
+    tr.add_argument("--schedule", choices=("linear", "constant"), help="learning-rate schedule")
     tr.add_argument("--device", choices=("cpu", "cuda"))
     tr.add_argument("--amp", action="store_true", help="bfloat16 autocast on CUDA (probes stay float64)")
     tr.add_argument("--out", type=Path, required=True, help="run directory")
@@ -170,21 +173,17 @@ def _reproduce(args, parser) -> int:
 
 
 def _train(args, parser) -> int:
-    from dataclasses import asdict
+    from analysis.training import TrainConfig, preset_config, train
 
-    from analysis.training import PRESETS, TrainConfig, train
-
-    config = asdict(TrainConfig())
-    if args.preset:
-        config.update(PRESETS[args.preset])
     overrides = {"cell": args.cell, "task": args.task, "T": args.T, "steps": args.steps, "batch": args.batch,
                  "hidden_size": args.hidden, "seed": args.seed, "record_every": args.record_every,
-                 "checkpoint_every": args.checkpoint_every, "lr": args.lr, "optimizer": args.optimizer,
-                 "device": args.device}
-    config.update({k: v for k, v in overrides.items() if v is not None})
-    config["amp"] = args.amp or config["amp"]
+                 "checkpoint_every": args.checkpoint_every, "val_batches": args.val_batches, "lr": args.lr,
+                 "optimizer": args.optimizer, "schedule": args.schedule, "device": args.device}
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    if args.amp:
+        overrides["amp"] = True
     try:
-        cfg = TrainConfig(**config)
+        cfg = preset_config(args.preset, **overrides) if args.preset else TrainConfig(**overrides)
         cfg.validate()
         summary = train(cfg, args.out, resume=args.resume)
     except ValueError as err:

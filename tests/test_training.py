@@ -128,3 +128,147 @@ def test_heatmap_of_a_run_at_a_chosen_step(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["heatmap", str(tmp_path / "run"), "--step", "7", "--out", str(out)])
     assert exc.value.code == 2 and "[10, 20, 30]" in capsys.readouterr().err
+
+
+# ---- token tasks (copy, denoise, parenthesis): per-step readout, their losses and baselines ----
+
+TOKEN = dict(T=5, hidden_size=8, batch=8, steps=6, lr=1e-2, record_every=3, checkpoint_every=3, val_batches=2)
+
+
+def test_copy_resume_reproduces_the_uninterrupted_trajectory(tmp_path, monkeypatch):
+    """Bit-exact resume on a sequence-to-sequence task, with NC-GRU's Neumann state and two
+    parameter groups (nc_gru.md Sec. 4.4's slower A) in the checkpoint."""
+    config = TrainConfig(cell="nc_gru", task="copy", optimizer="adam", param_lr={"cell.cayley.*.A": 1e-3},
+                         neumann_reset=4, **{**TOKEN, "steps": 12})
+    train(config, tmp_path / "straight", progress=False)
+    expected = read_trajectory(tmp_path / "straight")
+
+    spec = training.TASK_SPECS["copy"]
+    calls = {"n": 0}
+
+    def dying_generate(b, T, g, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2 + 8:  # 2 validation batches, then die while drawing step 8's batch
+            raise KeyboardInterrupt
+        return spec.generate(b, T, g, **kw)
+
+    monkeypatch.setitem(training.TASK_SPECS, "copy", training.TaskSpec(
+        spec.input_size, spec.output_size, dying_generate, spec.loss, spec.baseline, spec.per_step, spec.kwargs,
+        spec.sizes))
+    with pytest.raises(KeyboardInterrupt):
+        train(config, tmp_path / "killed", progress=False)
+    assert read_trajectory(tmp_path / "killed")["step"].tolist() == [3, 6]
+    monkeypatch.setitem(training.TASK_SPECS, "copy", spec)
+    train(config, tmp_path / "killed", resume=True, progress=False)
+    resumed = read_trajectory(tmp_path / "killed")
+    assert resumed.keys() == expected.keys() and "neumann_condition" in expected
+    for key in expected:  # bit-for-bit: same seed, CPU, deterministic algorithms
+        np.testing.assert_array_equal(resumed[key], expected[key], err_msg=key)
+
+
+@pytest.mark.parametrize("task,length,classes", [("copy", 5 + 20, 9), ("denoise", 5 + 20, 10),
+                                                 ("parenthesis", 5, 18)])
+def test_token_tasks_train_per_step_against_their_own_baseline(task, length, classes, tmp_path):
+    from analysis.tasks import task_baseline
+
+    config = TrainConfig(cell="gru", task=task, jacobian_steps=[3], **TOKEN)
+    summary = train(config, tmp_path, progress=False)
+    baseline = task_baseline(task, 5, **({"loss": "mse"} if task == "parenthesis" else {}))
+    assert summary["baseline"] == baseline
+    assert np.isfinite(summary["final_loss"]) and np.isfinite(summary["final_val_loss"])
+    assert summary["beat_baseline"] == (summary["final_val_loss"] < baseline)
+    trajectory = read_trajectory(tmp_path)
+    for key in ("loss", "val_loss", "grad_h0", "grad/U_c/max", "spectral_norm"):
+        assert np.isfinite(trajectory[key]).all(), key
+    model = training.build_model(config)
+    x, _ = training.TASK_SPECS[task].generate(3, 5, torch.Generator().manual_seed(0))
+    assert model(x).shape == (3, length, classes)  # one prediction per time step
+    # ‖∂h_t/∂h_s‖₂ for s, t = 0..L over the whole one-hot sequence
+    assert torch.load(tmp_path / "jacobian" / "step_00000003.pt").shape == (length + 1, length + 1)
+
+
+def test_copy_loss_of_the_memoryless_predictor_is_the_baseline():
+    """The trainer's cross-entropy averages over all T + 20 steps, the convention of the baseline
+    10 ln 8/(T + 20) (srnn.md Sec. 4; nc_gru.md Sec. 4.4): a predictor certain of "blank" for the
+    first T + 10 steps and uniform over the 8 symbols for the last 10 attains it exactly."""
+    from analysis.tasks import task_baseline
+
+    T = 7
+    x, y = training.TASK_SPECS["copy"].generate(16, T, torch.Generator().manual_seed(0))
+    logits = torch.full((16, T + 20, 9), -1e9, dtype=torch.float64)  # exp(-1e9) = 0 in float64
+    logits[:, : T + 10, 0] = 0
+    logits[:, T + 10:, 1:] = 0
+    loss = training.TASK_SPECS["copy"].loss(logits, y)
+    torch.testing.assert_close(loss.item(), task_baseline("copy", T), rtol=1e-12, atol=0)  # exact up to rounding
+
+
+def test_parenthesis_loss_of_the_count_law_predictor_is_the_baseline():
+    """Outputting π_t (the law of each count, analysis.tasks.parenthesis_count_distribution) has
+    expected trainer loss equal to the MSE baseline, so the loss reduces over the same axes as
+    the baseline formula (1/T) Σ_t (1 − ‖π_t‖²)/(max_count + 1)."""
+    from analysis.tasks import parenthesis_count_distribution, task_baseline
+
+    T, batch = 12, 4000
+    _, y = training.TASK_SPECS["parenthesis"].generate(batch, T, torch.Generator().manual_seed(0))
+    pi = parenthesis_count_distribution(T)  # (T, 6)
+    pred = pi[None, :, None, :].expand(batch, T, 3, 6).flatten(-2)
+    loss = training.TASK_SPECS["parenthesis"].loss(pred, y).item()
+    # each of the T·3 count columns averages `batch` i.i.d. draws of a loss in [0, 2/6]; 3 % is
+    # well over 5 standard errors here (the baseline is ≈ 0.09)
+    assert loss == pytest.approx(task_baseline("parenthesis", T), rel=0.03)
+
+
+def test_adding_variant_from_task_kwargs(tmp_path):
+    """nc_gru.md Sec. 4.3 puts the markers in the first input dimension: the trainer's data must
+    follow task_kwargs, and the run records it."""
+    config = TrainConfig(cell="gru", task="adding", task_kwargs={"variant": "nc_gru"}, **TOKEN)
+    train(config, tmp_path, progress=False)
+    assert json.loads((tmp_path / "run.json").read_text())["task_kwargs"] == {"variant": "nc_gru"}
+    assert load_checkpoint(tmp_path)["config"].task_kwargs == {"variant": "nc_gru"}
+
+
+def test_checkpoint_without_the_new_fields_still_resumes(tmp_path):
+    """Runs written before task_kwargs/optimizer_kwargs/param_lr existed load with their defaults."""
+    config = TrainConfig(cell="gru", **{**SMALL, "steps": 10})
+    train(config, tmp_path, progress=False)
+    path = tmp_path / "checkpoints" / "step_00000010.pt"
+    raw = torch.load(path, weights_only=True)
+    for key in ("task_kwargs", "optimizer_kwargs", "param_lr"):
+        del raw["config"][key]
+    torch.save(raw, path)
+    assert load_checkpoint(tmp_path)["config"].param_lr == {}
+    config.steps = 15
+    train(config, tmp_path, resume=True, progress=False)
+    assert read_trajectory(tmp_path)["step"].tolist() == [5, 10, 15]
+
+
+def test_optimizer_kwargs_and_param_groups_reach_torch(tmp_path):
+    config = TrainConfig(cell="enrnn", optimizer="rmsprop", optimizer_kwargs={"alpha": 0.9},
+                         param_lr={"cell.phi.*": 1e-5}, **{**SMALL, "steps": 5})
+    train(config, tmp_path, progress=False)
+    groups = load_checkpoint(tmp_path)["optimizer"]["param_groups"]
+    # the schedule (linear decay to 0 here) scales each group from its own initial rate
+    assert [(g["initial_lr"], g["alpha"], len(g["params"])) for g in groups] == [(1e-2, 0.9, 8), (1e-5, 0.9, 1)]
+
+
+@pytest.mark.parametrize("changes,needle", [
+    (dict(task_kwargs={"n_copy": 3}), r"task_kwargs \['n_copy'\] not accepted by task 'adding'"),
+    (dict(task_kwargs={"variant": "nosuch"}), "variant must be one of"),
+    (dict(task="copy", task_kwargs={"n_symbols": 0}), "rejected by task 'copy'"),
+    (dict(optimizer_kwargs={"alpha": 0.9}, optimizer="adam"), "rejected by torch.optim.Adam"),
+    (dict(optimizer_kwargs={"lr": 0.1}), "must not set lr"),
+    (dict(param_lr={"cell.*": -1.0}), "param_lr must map"),
+    (dict(param_lr={"cell.nosuch": 1e-3}), r"match no parameter; the model's are \['cell.W'"),
+    (dict(cell_kwargs=[("k", 2)]), "cell_kwargs must be a dict"),
+])
+def test_bad_task_optimizer_and_group_arguments_are_clear_errors(changes, needle, tmp_path):
+    with pytest.raises(ValueError, match=needle):
+        train(TrainConfig(**{**SMALL, **changes}), tmp_path, progress=False)
+
+
+def test_cli_rejects_unknown_task_and_preset(tmp_path, capsys):
+    for argv, needle in ((["--task", "nosuch"], "argument --task: invalid choice"),
+                         (["--preset", "nosuch"], "argument --preset: invalid choice")):
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["train", *argv, "--out", str(tmp_path / "r")])
+        assert exc.value.code == 2 and needle in capsys.readouterr().err
