@@ -18,10 +18,10 @@ from __future__ import annotations
 import itertools
 import json
 import tomllib
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
-from analysis.training import PRESETS, TrainConfig, load_checkpoint, train
+from analysis.training import PRESETS, TrainConfig, load_checkpoint, preset_config, train
 
 __all__ = ["load_spec", "expand", "run_sweep", "submit_sweep"]
 
@@ -50,6 +50,11 @@ def load_spec(path: str | Path) -> dict:
 def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
     """The (run directory, config) of every point of the grid, in grid order.
 
+    With ``base["preset"]``, each run is :func:`analysis.training.preset_config` of that preset
+    with ``base`` and then the grid point as overrides (so a grid over ``cell`` drops the preset's
+    cell arguments and ``param_lr``, as ``rnnaudit train --preset ... --cell ...`` does); without
+    one, the :class:`TrainConfig` defaults with those overrides.
+
     Raises:
         ValueError: unknown preset or config field (names the field).
     """
@@ -64,9 +69,12 @@ def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
             raise ValueError(f"unknown run field {name!r}; TrainConfig fields are {sorted(known)}")
     runs = []
     for values in itertools.product(*(spec["grid"][k] for k in keys)):
-        config = {**asdict(TrainConfig()), **PRESETS.get(preset, {}), **base, **dict(zip(keys, values))}
+        overrides = {**base, **dict(zip(keys, values))}
+        # preset_config applies the CLI's rule: a grid value that changes the preset's cell (task,
+        # optimizer) drops the preset's cell_kwargs and param_lr (task_kwargs, optimizer_kwargs).
+        config = preset_config(preset, **overrides) if preset is not None else TrainConfig(**overrides)
         name = "_".join(f"{k}={v}" for k, v in zip(keys, values))
-        runs.append((Path(spec["out"]) / name, TrainConfig(**config)))
+        runs.append((Path(spec["out"]) / name, config))
     return runs
 
 

@@ -52,7 +52,8 @@ nc_gru-copy               nc_gru       copy        –      96    50    adam    
 (–: the paper does not fix it, or sweeps it, and the :class:`TrainConfig` default applies; (*):
 the paper's own adding variant, ``task_kwargs={"variant": ...}``. Only sgornn.md states a
 schedule; the other presets keep their rate constant. Cell arguments (ENRNN's block
-sizes, the negative ones of scoRNN/NC-GRU's D, SRNN's f_r) are in the entries.) Use
+sizes, the negative ones of scoRNN/NC-GRU's D, SRNN's f_r, Spectral-RNN's leaky ReLU) are in
+the entries.) Use
 :func:`preset_config` to build a config from a preset with overrides.
 """
 
@@ -188,14 +189,18 @@ PRESETS = {
     "sgornn-addition": dict(cell="sgornn", task="adding", hidden_size=128, batch=64, optimizer="rmsprop", lr=1e-2,
                             schedule="linear", steps=20000, record_every=100, val_batches=10),
     # spectral_rnn.md Sec. 7 and 7.1: Adam, "the same settings as (Arjovsky et al., 2016)" (not restated);
-    # leaky_ReLU, but the cell offers relu/tanh/identity only, so its default relu stands. L = 30, 100, 300
+    # "In most cases leaky_ReLU is used as activation function except for LSTM" (Sec. 7): activation
+    # "leaky_relu", slope not stated, so PyTorch's default 0.01 (cells.base.LEAKY_RELU_SLOPE). L = 30, 100, 300
     # are swept; n_h, m1, m2, r, lr, batch and steps appear only in the figures or not at all: defaults
     # (r = 0.01, σ* = 1 are the cell's defaults, "σ* usually set to 1 and r << 1", Sec. 4).
-    "spectral_rnn-addition": dict(cell="spectral_rnn", task="adding", optimizer="adam", schedule="constant"),
+    "spectral_rnn-addition": dict(cell="spectral_rnn", task="adding", cell_kwargs={"activation": "leaky_relu"},
+                                  optimizer="adam", schedule="constant"),
     # spectral_rnn.md Sec. 7.1 "Copy task": alphabet a_0..a_9, data a_0..a_7, blank a_8, delimiter a_9 at
     # x_{T+10}: the same sequences as analysis.tasks.copy_task up to the token names (one-hot inputs make
-    # the naming immaterial). Adam; T and everything else as in spectral_rnn-addition (not stated).
-    "spectral_rnn-copy": dict(cell="spectral_rnn", task="copy", optimizer="adam", schedule="constant"),
+    # the naming immaterial). Adam, leaky ReLU (Sec. 7); T and everything else as in spectral_rnn-addition
+    # (not stated).
+    "spectral_rnn-copy": dict(cell="spectral_rnn", task="copy", cell_kwargs={"activation": "leaky_relu"},
+                              optimizer="adam", schedule="constant"),
     # srnn.md Sec. 4 (intro): RMSProp, lr 0.001, decay rate 0.9 (torch's alpha), ReLU (cell default).
     # "Adding Problem": d_h = 128, minibatch 50, b has one hidden layer of size 8; T swept 100..1500;
     # number of steps not stated (Fig. 3 only).

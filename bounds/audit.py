@@ -26,7 +26,7 @@ from bounds import sgornn
 from bounds.core import evaluate_cases
 from cells import ENRNN, SGORNN, FastRNN, SpectralRNN, orthogonality_defect, spectral_radius
 
-__all__ = ["Check", "assumption_checks", "bound_checks", "audit_checkpoint", "audit_run"]
+__all__ = ["Check", "assumption_checks", "task_inputs", "bound_checks", "audit_checkpoint", "audit_run"]
 
 #: Orthogonality is a float32 training invariant here: 1e-5 is ≈ 100 float32 ulps of accumulated
 #: rounding, far below any loss of orthogonality that would change the theorems' constants.
@@ -115,12 +115,36 @@ def _absorbed_case(cell, readout_row: Tensor, x: Tensor) -> sgornn.GatedCase:
                             float(torch.linalg.vector_norm(x_aug, dim=-1).max()), float(torch.linalg.vector_norm(v)))
 
 
+def task_inputs(config, n_sequences: int, seed: int = 0, T: int | None = None) -> Tensor:
+    """Inputs x of ``n_sequences`` fresh sequences of the run's own task, with the run's
+    ``task_kwargs`` (the adding variant of enrnn.md Sec. 5.1 / nc_gru.md Sec. 4.3 among them: the
+    nc_gru variant swaps the two input channels, so the default variant's inputs would audit a
+    different map than the one trained).
+
+    Args:
+        config: a :class:`analysis.training.TrainConfig` (one without ``task_kwargs``, as read from
+            an older checkpoint, means the task's defaults). n_sequences: ≥ 1. seed: of a fresh
+            CPU generator. T: sequence length (default ``config.T``).
+
+    Returns:
+        x (n_sequences, L, input_size), float32, as the trainer draws it (L = T for adding).
+
+    Raises:
+        ValueError: from the task generator (bad sizes or task_kwargs).
+    """
+    gen = torch.Generator().manual_seed(seed)
+    kwargs = getattr(config, "task_kwargs", None) or {}
+    x, _ = TASK_SPECS[config.task].generate(n_sequences, config.T if T is None else T, gen, **kwargs)
+    return x
+
+
 def bound_checks(model, config, n_sequences: int = 4, seed: int = 0) -> list[dict]:
     """Run the bound checks of the model's paper on its trained parameters.
 
     Args:
         model: a :class:`analysis.training.SequenceModel`. config: its TrainConfig.
-        n_sequences: task sequences (length config.T) the bounds are measured on.
+        n_sequences: task sequences (length config.T, the run's ``task_kwargs``,
+            :func:`task_inputs`) the bounds are measured on.
 
     Returns:
         one dict per claim: id, verdict, worst_ratio, failed assumptions (with values).
@@ -128,8 +152,7 @@ def bound_checks(model, config, n_sequences: int = 4, seed: int = 0) -> list[dic
     cell = model.cell
     if not isinstance(cell, (SGORNN, FastRNN)) or model.readout.out_features != 1:
         return []
-    gen = torch.Generator().manual_seed(seed)
-    x, _ = TASK_SPECS[config.task].generate(n_sequences, config.T, gen)
+    x = task_inputs(config, n_sequences, seed)
     cases = [_absorbed_case(cell, model.readout.weight[0], x[i]) for i in range(n_sequences)]
     out = []
     for claim in (sgornn.hidden_state, sgornn.theorem2, sgornn.corollary1):

@@ -1268,7 +1268,7 @@ A_NONZERO_U = Assumption("û_k ≠ 0 for every reflector (eq. 12–13 divide by 
 
 
 # ------------------------------------------------------------------------------------ eq. 17, 24, Lemma 3
-_ACTIVATIONS_1B = ("relu", "tanh", "identity")
+_ACTIVATIONS_1B = ("relu", "tanh", "identity", "leaky_relu")  # draws use the first three
 
 
 def _phi(name: str):

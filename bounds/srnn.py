@@ -240,7 +240,7 @@ def sample_shuffle_case(gen: torch.Generator, h: int, T: int, device="cpu", dtyp
 
 A_H0_CONSTANT = Assumption("h_0 does not depend on b's parameters (eq. 9 starts from ∂h_0/∂b_k = 0)",
                            lambda c: (c.x0 is None, "h_0 = b(x_0)" if c.x0 is not None else "h_0 constant"))
-A_SIGMA_PRIME = Assumption("|σ'| ≤ 1 (ReLU, tanh)", lambda c: (c.cell.activation in ("relu", "tanh", "identity"),
+A_SIGMA_PRIME = Assumption("|σ'| ≤ 1 (ReLU, leaky ReLU, tanh)", lambda c: (c.cell.activation in ("relu", "leaky_relu", "tanh", "identity"),
                                                                f"σ = {c.cell.activation}"))
 
 

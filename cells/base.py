@@ -12,11 +12,18 @@ from torch import Tensor, nn
 
 from cells._validate import check_parameters_finite, check_sequence, check_state
 
-ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "identity": lambda z: z}
+#: Negative slope of ``"leaky_relu"``: PyTorch's default. spectral_rnn.md Sec. 7 uses leaky_ReLU but states no
+#: slope (its TensorFlow code base would default to tf.nn.leaky_relu's 0.2); any slope in [0, 1] keeps
+#: Assumption 1(b) of Sec. 6 (‖φ(x)‖ ≤ ‖x‖, 1-Lipschitz).
+LEAKY_RELU_SLOPE = 0.01
+
+ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "identity": lambda z: z,
+               "leaky_relu": lambda z: torch.nn.functional.leaky_relu(z, LEAKY_RELU_SLOPE)}
 
 
 def get_activation(name: str):
-    """Pointwise activation σ by name (``relu``, ``tanh``, ``identity``).
+    """Pointwise activation σ by name (``relu``, ``tanh``, ``identity``, ``leaky_relu`` with slope
+    :data:`LEAKY_RELU_SLOPE`, spectral_rnn.md Sec. 7).
 
     Raises:
         ValueError: unknown name.

@@ -176,7 +176,7 @@ def enrnn_recurrence(ux: Tensor, W: Tensor, b: Tensor, h0: Tensor, activation: s
 
     Args:
         ux: U x_t for all t, (batch, T, n). W: dense recurrent matrix (n, n). b: (n,).
-        h0: (batch, n). activation: ``"modrelu"``, ``"relu"``, ``"tanh"`` or ``"identity"``.
+        h0: (batch, n). activation: ``"modrelu"``, ``"relu"``, ``"leaky_relu"``, ``"tanh"`` or ``"identity"``.
 
     Returns:
         (batch, T, n), dtype of ``ux``.
@@ -213,7 +213,7 @@ class ENRNN(RecurrentCell):
         input_size: m (input width). long_size: q = dim h^(L) ≥ 0. short_size: n − q ≥ 0.
         eps: ε ≥ 0 (Sec. 5 uses 0).
         coupling: include W^(C) (eq. 2–3, Glorot uniform); ``False`` is eq. 1.
-        activation: ``"modrelu"`` (Sec. 4, default), ``"relu"``, ``"tanh"``, ``"identity"``.
+        activation: ``"modrelu"`` (Sec. 4, default), ``"relu"``, ``"leaky_relu"``, ``"tanh"``, ``"identity"``.
             b = [b^(L); b^(S)] is modReLU's bias for modReLU, the additive bias otherwise.
         num_negative: number of −1 entries of scoRNN's D.
         generator, dtype, device: initialisation RNG and parameter placement.

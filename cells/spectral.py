@@ -37,7 +37,7 @@ import torch
 from torch import Tensor, nn
 
 from cells._validate import check_sequence, check_state, require_finite
-from cells.base import RecurrentCell, get_activation
+from cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = [
     "householder_matrix", "reflect", "reflect_grad", "pack_reflectors", "unpack_reflectors", "reflector_product",
@@ -402,6 +402,8 @@ _DERIVATIVE_FROM_OUTPUT = {
     "relu": torch.sign,  # h ≥ 0, so sign(h) is the 0/1 indicator of z > 0 in one op
     "tanh": lambda h: 1 - h * h,
     "identity": lambda h: torch.ones_like(h),
+    # h > 0 exactly when z > 0 (slope > 0); at z = 0 autograd's leaky_relu derivative is the slope, and so is this.
+    "leaky_relu": lambda h: torch.where(h > 0, torch.ones_like(h), torch.full_like(h, LEAKY_RELU_SLOPE)),
 }
 
 
@@ -474,7 +476,7 @@ def wy_recurrence(pre: Tensor, h0: Tensor, factors: WYFactors, activation: str =
 
     Args:
         pre: (batch, T, n) pre-activations M x_t + b. h0: (batch, n). factors: square, from :func:`wy_factors`.
-        activation: "relu", "tanh" or "identity".
+        activation: "relu", "tanh", "identity" or "leaky_relu".
 
     Returns:
         (batch, T, n) hidden states, dtype/device of ``pre``: a transposed view of a time-major buffer (as
@@ -566,8 +568,9 @@ class SpectralRNN(RecurrentCell):
         m1, m2: reflectors in U and V, each in [0, n] (k1 = n − m1 + 1, k2 = n − m2 + 1). Default n/4 each
             (floor, at least 1), the public code's ``n_r = n_h // 4``.
         r, sigma_star: eq. 7's half-width r ≥ 0 and centre σ* (defaults 0.01 and 1, the public code's).
-        activation: φ by name (:func:`cells.base.get_activation`); ReLU as in the public code (Sec. 7 uses
-            leaky ReLU "in most cases", which ``cells.base`` does not provide).
+        activation: φ by name (:func:`cells.base.get_activation`); ReLU as in the public code by default.
+            Sec. 7 uses ``"leaky_relu"`` "in most cases" (slope not stated: :data:`cells.base.LEAKY_RELU_SLOPE`),
+            which the ``spectral_rnn-*`` training presets set.
         bias: include b. output_size: n_y > 0 adds the readout Y (eq. 5, no bias); None/0 leaves it out.
         generator, dtype, device: initialisation RNG (u, v ~ N(0, I); M, Y Glorot-uniform; σ̂ = 0, i.e.
             σ = σ*; b = 0) and parameter placement.

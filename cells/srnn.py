@@ -16,7 +16,7 @@ import torch
 from torch import Tensor, nn
 from torch.func import functional_call, jacrev
 
-from cells.base import RecurrentCell, get_activation
+from cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = ["SRNN", "shift", "shift_matrix", "eq9_closed_form", "activation_derivative"]
 
@@ -49,17 +49,22 @@ def shift_matrix(d_h: int, *, dtype: torch.dtype | None = None, device=None) -> 
 
 
 def activation_derivative(name: str, z: Tensor) -> Tensor:
-    """σ'(z) elementwise for σ in ``relu`` (σ'(0) = 0, as autograd), ``tanh``, ``identity``.
+    """σ'(z) elementwise for σ in ``relu`` (σ'(0) = 0, as autograd), ``leaky_relu`` (slope
+    :data:`cells.base.LEAKY_RELU_SLOPE` at z ≤ 0, as autograd), ``tanh``, ``identity``.
 
     Raises:
-        ValueError: unknown name.
+        ValueError: unknown name, or an activation this closed form does not cover.
     """
     get_activation(name)
     if name == "relu":
         return (z > 0).to(z.dtype)
+    if name == "leaky_relu":
+        return torch.where(z > 0, torch.ones_like(z), torch.full_like(z, LEAKY_RELU_SLOPE))
     if name == "tanh":
         return 1 - torch.tanh(z) ** 2
-    return torch.ones_like(z)
+    if name == "identity":
+        return torch.ones_like(z)
+    raise ValueError(f"activation_derivative has no closed form for activation {name!r}")
 
 
 def eq9_closed_form(sigma_prime: Tensor, db: Tensor) -> Tensor:

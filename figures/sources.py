@@ -36,6 +36,10 @@ def load_source(source: str, *, T: int | None = None, hidden: int = 64, seed: in
         hidden: width for a cell name. seed: initialisation and input seed.
         step: for a run directory, the checkpoint of this training step (default: the latest).
 
+    Returns:
+        a :class:`Source`; for a run, x is one sequence of its task drawn with the run's
+        ``task_kwargs`` (the adding variant it trained on), float64 (L, input_size).
+
     Raises:
         ValueError: neither an existing path nor a known cell name; T < 1; not a checkpoint; a
             ``step`` with no checkpoint (the message lists the available steps).
@@ -58,7 +62,9 @@ def load_source(source: str, *, T: int | None = None, hidden: int = 64, seed: in
         model = build_model(config)
         model.load_state_dict(ckpt["model"])
         length = T or config.T
-        x, _ = TASK_SPECS[config.task].generate(1, length, gen)
+        # The run's own task_kwargs (e.g. the nc_gru adding variant swaps the input channels); a
+        # checkpoint older than the field loads with {} (load_checkpoint fills in the default).
+        x, _ = TASK_SPECS[config.task].generate(1, length, gen, **(config.task_kwargs or {}))
         return Source(model.cell.double(), x[0].double(), f"{config.cell} step {ckpt['step']} ({path.name})")
     if source not in CELLS:
         raise ValueError(f"SOURCE must be an existing checkpoint/run directory or a cell name in {sorted(CELLS)}, "

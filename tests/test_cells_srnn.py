@@ -198,3 +198,19 @@ def test_srnn_parameters_by_role_are_the_b_network():
     cell = _cell()
     assert set(map(id, cell.parameters_by_role().values())) == set(map(id, cell.b.parameters()))
     assert isinstance(cell.b.f_r[-1], nn.Linear)  # affine last layer: b can be negative (Sec. 3)
+
+
+@pytest.mark.parametrize("name", ["relu", "leaky_relu", "tanh", "identity"])
+def test_activation_derivative_equals_autograd(name):
+    """The closed-form σ' used by eq. 9 (srnn.md Sec. 3) equals autograd's derivative, z = 0
+    included (both take the left slope there), for every activation the cells accept."""
+    from cells.base import get_activation
+    z = torch.tensor([-2.0, -1e-3, 0.0, 1e-3, 3.0], dtype=torch.float64, requires_grad=True)
+    (auto,) = torch.autograd.grad(get_activation(name)(z).sum(), z)
+    # elementwise derivatives of smooth pieces: exact up to tanh's rounding (a few ulps)
+    torch.testing.assert_close(activation_derivative(name, z.detach()), auto, rtol=1e-15, atol=1e-15)
+
+
+def test_activation_derivative_rejects_an_activation_without_closed_form():
+    with pytest.raises(ValueError, match="activation"):
+        activation_derivative("softplus", torch.zeros(3, dtype=torch.float64))

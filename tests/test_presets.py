@@ -105,3 +105,19 @@ def test_bad_preset_input_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["train", "--preset", "enrnn-adding", "--hidden", "8", *TINY, "--out", str(tmp_path / "r")])
     assert exc.value.code == 2 and "short_size >= 0" in capsys.readouterr().err
+
+
+def test_spectral_rnn_sec_7_uses_leaky_relu():
+    """Sec. 7: "In most cases leaky_ReLU is used as activation function except for LSTM"; Adam.
+    The slope is not stated (cells.base.LEAKY_RELU_SLOPE, PyTorch's 0.01). Both presets build a
+    Spectral-RNN with that activation; a different --cell drops it with the other cell arguments."""
+    from analysis.training import build_model
+    from cells.base import LEAKY_RELU_SLOPE
+
+    assert LEAKY_RELU_SLOPE == 0.01
+    for name in ("spectral_rnn-addition", "spectral_rnn-copy"):
+        config = preset_config(name, hidden_size=8)
+        assert config.cell_kwargs == {"activation": "leaky_relu"} and config.optimizer == "adam", name
+        config.validate()
+        assert build_model(config).cell.activation == "leaky_relu", name
+        assert preset_config(name, cell="sgornn").cell_kwargs == {}

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from analysis.sweep import expand, load_spec, run_sweep
-from analysis.training import read_trajectory
+from analysis.training import build_model, preset_config, read_trajectory
 from figures import cli
 
 
@@ -54,3 +54,27 @@ def test_spec_files_and_cli(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["sweep", str(bad)])
     assert exc.value.code == 2
+
+
+def test_grid_over_cell_follows_the_preset_override_rule_of_the_cli(tmp_path):
+    """A grid that changes a preset's cell gets what ``rnnaudit train --preset P --cell C`` gets
+    (analysis.training.preset_config): the preset's cell_kwargs and param_lr belonged to its cell
+    and are dropped; the rest of the preset (batch, optimizer, Neumann reset) stays. The point that
+    keeps the preset's cell keeps them, and a task change drops the preset's task_kwargs."""
+    spec = {"out": str(tmp_path), "base": {"preset": "nc_gru-copy", "hidden_size": 8},
+            "grid": {"cell": ["nc_gru", "gru"]}}
+    (_, same), (_, other) = expand(spec)
+    assert same == preset_config("nc_gru-copy", hidden_size=8, cell="nc_gru")
+    assert same.cell_kwargs == {"num_negative": 80} and same.param_lr == {"cell.cayley.*.A": 1e-4}
+    assert other == preset_config("nc_gru-copy", hidden_size=8, cell="gru")
+    assert other.cell_kwargs == {} and other.param_lr == {}
+    assert (other.batch, other.optimizer, other.neumann_reset) == (50, "adam", 20)
+    other.validate()
+    build_model(other)  # the old hand merge kept num_negative, which GRU's constructor rejects (TypeError)
+    (_, copy), = expand({"out": "x", "base": {"preset": "nc_gru-adding"}, "grid": {"task": ["copy"]}})
+    assert copy.task_kwargs == {} and copy.cell_kwargs == {"num_negative": 43}
+    # cell arguments the spec sets itself stay, as a flag given next to --cell would
+    (_, kept), = expand({"out": "x", "base": {"preset": "nc_gru-copy", "hidden_size": 8,
+                                              "cell_kwargs": {"num_negative": 2}}, "grid": {"cell": ["scornn"]}})
+    assert kept.cell_kwargs == {"num_negative": 2} and kept.param_lr == {}
+    build_model(kept)

@@ -272,3 +272,45 @@ def test_cli_rejects_unknown_task_and_preset(tmp_path, capsys):
         with pytest.raises(SystemExit) as exc:
             cli.main(["train", *argv, "--out", str(tmp_path / "r")])
         assert exc.value.code == 2 and needle in capsys.readouterr().err
+
+
+def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypatch):
+    """nc_gru.md Sec. 4.3's adding variant swaps the input channels (markers first). A run trained
+    on it must be audited and plotted on that variant's inputs, not the default variant's: the
+    sequences the bound checks measure (seed 0, 4 sequences) and the sequence ``load_source``
+    probes with (its seed) equal the variant generator's output bit for bit. A run without the
+    field (an older checkpoint) gets the default variant."""
+    import bounds.audit as audit
+    from analysis.tasks import addition_problem
+    from figures.sources import load_source
+
+    T = 6
+    config = TrainConfig(cell="sgornn", task_kwargs={"variant": "nc_gru"},
+                         **{**SMALL, "T": T, "hidden_size": 4, "steps": 2, "checkpoint_every": 2, "record_every": 2,
+                            "val_batches": 1})
+    train(config, tmp_path / "run", progress=False)
+
+    def draw(n, seed, variant):
+        return addition_problem(n, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float32,
+                                variant=variant)[0]
+
+    assert not torch.equal(draw(4, 0, "nc_gru"), draw(4, 0, "sgornn"))  # the variant is observable
+    seen, absorb = [], audit._absorbed_case
+    monkeypatch.setattr(audit, "_absorbed_case", lambda cell, v, x: seen.append(x) or absorb(cell, v, x))
+    doc = audit_checkpoint(tmp_path / "run")
+    assert doc["config"]["task_kwargs"] == {"variant": "nc_gru"} and doc["bounds"]
+    assert torch.equal(torch.stack(seen), draw(4, 0, "nc_gru"))
+    assert torch.equal(load_source(str(tmp_path / "run"), seed=3).x, draw(1, 3, "nc_gru")[0].double())
+    # the helper the audit draws with, on the paper's own NC-GRU preset (its cell has no bound checks)
+    assert torch.equal(audit.task_inputs(training.preset_config("nc_gru-adding", T=T), 2, seed=5),
+                       draw(2, 5, "nc_gru"))
+
+    path = tmp_path / "run" / "checkpoints" / "step_00000002.pt"
+    raw = torch.load(path, weights_only=True)
+    del raw["config"]["task_kwargs"]
+    old = tmp_path / "old.pt"
+    torch.save(raw, old)
+    seen.clear()
+    assert audit_checkpoint(old)["config"]["task_kwargs"] == {}
+    assert torch.equal(torch.stack(seen), draw(4, 0, "sgornn"))
+    assert torch.equal(load_source(str(old), seed=3).x, draw(1, 3, "sgornn")[0].double())
