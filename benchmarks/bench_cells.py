@@ -21,8 +21,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
 import time
+
+# as the CLI does (figures/__init__.py): OpenMP spin-waits make small ops crawl on a loaded machine
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import torch
@@ -196,15 +200,15 @@ def main() -> None:
         return
     for h in args.sizes:
         x = torch.randn(args.batch, args.T, 2, device=args.device)
-        results = {}
-        for name, build in builders(2, h).items():
+        print(f"\nh = {h}\n| cell | ms / sequence | ratio to torch.nn.GRU |\n|---|---|---|", flush=True)
+        base = None
+        for name, build in builders(2, h).items():  # torch.nn.GRU first: the baseline of every row
             model = build().to(args.device)
             time_forward_backward(model, x[:2, :10], 1)  # warm-up (allocations, lazy init)
-            results[name] = time_forward_backward(model, x, args.repeats)
-        base = results["torch.nn.GRU"]
-        print(f"\nh = {h}\n| cell | ms / sequence | ratio to torch.nn.GRU |\n|---|---|---|")
-        for name, sec in results.items():
-            print(f"| {name} | {1e3 * sec:.3f} | {sec / base:.2f} |")
+            sec = time_forward_backward(model, x, args.repeats)
+            base = sec if base is None else base
+            print(f"| {name} | {1e3 * sec:.3f} | {sec / base:.2f} |", flush=True)  # rows as they come: runs are long
+            del model
     slope, rows = srnn_slope(args.device, T=args.T, batch=args.batch)
     print("\nSRNN recurrence (forward) time vs d_h: " + ", ".join(f"{d}: {1e3 * t:.1f} ms" for d, t in rows))
     print(f"fitted exponent: time ∝ d_h^{slope:.2f} (linear is 1)")

@@ -19,6 +19,9 @@ import os
 import platform
 import time
 
+# as the CLI does (figures/__init__.py): OpenMP spin-waits make small ops crawl on a loaded machine
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import torch
 
 from analysis.jacobian import hidden_jacobian_maps

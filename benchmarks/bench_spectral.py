@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
 import time
+
+# as the CLI does (figures/__init__.py): OpenMP spin-waits make small ops crawl on a loaded machine
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch
 from torch import nn

@@ -109,8 +109,9 @@ class RecurrentCell(nn.Module):
         """
         h = self.initial_state(x, h0)
         states = []
-        for t in range(x.shape[1]):
-            h = self.step(x[:, t], h)
+        # unbind, not x[:, t]: each slice's backward would add a full (batch, T, n) zero tensor (O(T²))
+        for x_t in x.unbind(1):
+            h = self.step(x_t, h)
             states.append(h)
         return torch.stack(states, dim=1)
 

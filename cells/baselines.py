@@ -56,8 +56,8 @@ class LSTM(RecurrentCell):
         h, c = self._split(state)
         hs, cs = [], []
         # torch.nn.LSTM returns only the last c; stepping keeps every c_t for the probes
-        for t in range(x.shape[1]):
-            out, (h_n, c_n) = self.lstm(x[:, t: t + 1], (h[None], c[None]))
+        for x_t in x.unbind(1):  # unbind: slicing costs O(T) per step in backward (cells/base.py)
+            out, (h_n, c_n) = self.lstm(x_t[:, None], (h[None], c[None]))
             h, c = h_n[0], c_n[0]
             hs.append(h)
             cs.append(c)

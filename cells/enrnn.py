@@ -190,8 +190,8 @@ def enrnn_recurrence(ux: Tensor, W: Tensor, b: Tensor, h0: Tensor, activation: s
         act = get_activation(activation)
         sigma = lambda z: act(z + b)  # noqa: E731
     h, states, w_t = h0, [], W.mT
-    for t in range(ux.shape[1]):
-        h = sigma(ux[:, t] + h @ w_t)
+    for ux_t in ux.unbind(1):  # unbind: slicing costs O(T) per step in backward (cells/base.py)
+        h = sigma(ux_t + h @ w_t)
         states.append(h)
     return torch.stack(states, dim=1)
 

@@ -211,8 +211,9 @@ class _GatedRecurrence(RecurrentCell):
         h = self.initial_state(x, h0)
         wx, U = self._input_part(x), self.recurrent_matrices()
         states = []
-        for t in range(x.shape[1]):
-            r, u, c = self._gates([w[:, t] for w in wx], h, U)
+        # unbind: slicing costs O(T) per step in backward (cells/base.py)
+        for wx_t in zip(*(w.unbind(1) for w in wx)):
+            r, u, c = self._gates(list(wx_t), h, U)
             h = (1 - u) * h + u * c
             states.append(h)
         return torch.stack(states, dim=1)

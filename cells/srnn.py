@@ -202,8 +202,8 @@ class SRNN(RecurrentCell):
         h = self.initial_state(x, h0)
         sigma, bx = get_activation(self.activation), self.b(x)
         zs, hs = [], []
-        for t in range(x.shape[1]):
-            z = shift(h) + bx[:, t]
+        for bx_t in bx.unbind(1):  # unbind: slicing costs O(T) per step in backward (cells/base.py)
+            z = shift(h) + bx_t
             h = sigma(z)
             zs.append(z)
             hs.append(h)
