@@ -514,7 +514,8 @@ def read_trajectory(run_dir: str | os.PathLike) -> dict[str, np.ndarray]:
 
     Keys include ``step``, ``loss``, ``val_loss``, ``grad/<role>/max|fro``, ``grad_h0``,
     ``spectral_radius``, ``spectral_norm``, ``orthogonality_defect``, ``alpha``, ``beta``,
-    ``sigma_min``/``sigma_max`` and ``neumann_condition`` where they apply to the cell.
+    ``sigma_min``/``sigma_max`` and ``neumann_condition`` where they apply to the cell, and
+    ``diverged`` (1 on the record of the step whose loss or gradients were NaN/Inf).
 
     Raises:
         ValueError: no trajectory.jsonl in ``run_dir``.
@@ -569,7 +570,11 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         progress: show a tqdm bar with the loss and rate.
 
     Returns:
-        {"final_loss", "final_val_loss", "baseline", "beat_baseline", "steps"}.
+        {"final_loss", "final_val_loss", "baseline", "beat_baseline", "steps", "diverged_at"}: a run
+        whose loss or gradients become NaN/Inf (exploding gradients) stops before that optimizer
+        step; its last trajectory record has ``"diverged": true`` and float64 probes of the
+        parameters that produced it, a checkpoint holds those parameters, ``steps`` is the number
+        of steps taken and ``diverged_at`` the step that failed (None when the run finished).
 
     Raises:
         ValueError: invalid config; resume without checkpoints, or with a different config.
@@ -628,6 +633,7 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
                disable=not progress, dynamic_ncols=True)
     loss_value = val_loss = math.nan
     for step in bar:
+        before = data_gen.get_state()  # to checkpoint the state before a step that diverges
         x, y = spec.generate(config.batch, config.T, data_gen)
         x, y = x.to(config.device), y.to(config.device)
         optimizer.zero_grad(set_to_none=True)
@@ -637,6 +643,14 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         else:
             loss = spec.loss(model(x), y)
         loss.backward()
+        if not _finite(loss, model):
+            # exploding gradients (sgornn.md Sec. 3.1, FastRNN at T = 1000): stop before the step
+            # that would write NaN/Inf into the parameters, record the float64 probes of the
+            # parameters that produced it, and checkpoint them so the audit can examine them
+            data_gen.set_state(before)
+            bar.close()
+            return _diverged(config, run_dir, step, float(loss.detach()), model, optimizer, scheduler, data_gen,
+                             updater, (x, y), spec, val)
         if config.clip_grad_norm is not None:
             nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad_norm)
         optimizer.step()
@@ -663,4 +677,27 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     bar.close()
     baseline = spec.baseline(config.T)
     return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": baseline,
-            "beat_baseline": bool(val_loss < baseline), "steps": config.steps}
+            "beat_baseline": bool(val_loss < baseline), "steps": config.steps, "diverged_at": None}
+
+
+def _finite(loss: Tensor, model: nn.Module) -> bool:
+    """Whether the loss and every gradient are finite (one reduction per tensor, one sync)."""
+    sums = [loss.detach().float().reshape(())] + [p.grad.detach().float().sum() for p in model.parameters()
+                                                  if p.grad is not None]
+    return bool(torch.isfinite(torch.stack(sums)).all())
+
+
+def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, model, optimizer, scheduler,
+              data_gen, updater, batch, spec: TaskSpec, val) -> dict:
+    """Record and checkpoint a run whose loss or gradients at optimizer step ``step + 1`` are not
+    finite (in the training precision); the parameters are those after ``step`` steps."""
+    x, y = batch
+    with torch.no_grad():
+        val_loss = float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+    record = {"step": step + 1, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0],
+              "diverged": True}
+    record.update(_probe_record(model, x, y, spec, updater))  # float64: finite where float32 overflowed
+    _append_record(run_dir, record)
+    _save_checkpoint(run_dir, config, step, model, optimizer, scheduler, data_gen, updater)
+    return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": spec.baseline(config.T),
+            "beat_baseline": False, "steps": step, "diverged_at": step + 1}

@@ -188,6 +188,12 @@ def _train(args, parser) -> int:
         summary = train(cfg, args.out, resume=args.resume)
     except ValueError as err:
         parser.error(str(err))
+    if summary.get("diverged_at") is not None:
+        print(f"{cfg.cell} on {cfg.task} (T = {cfg.T}): DIVERGED at step {summary['diverged_at']}: the loss or a "
+              f"gradient is NaN/Inf (exploding gradients); stopped before that step. The last record of "
+              f"{args.out / 'trajectory.jsonl'} has the float64 gradient norms, and the checkpoint of step "
+              f"{summary['steps']} the parameters that produced them (rnnaudit audit {args.out})")
+        return 0
     verdict = "beat" if summary["beat_baseline"] else "did NOT beat"
     print(f"{cfg.cell} on {cfg.task} (T = {cfg.T}): final validation loss {summary['final_val_loss']:.4g}, "
           f"{verdict} the baseline {summary['baseline']:.4g}; trajectory in {args.out / 'trajectory.jsonl'}")
@@ -261,7 +267,9 @@ def _sweep(args, parser) -> int:
     except (ValueError, RuntimeError, FileNotFoundError) as err:
         parser.error(f"argument spec: {err}")
     for s in summaries:
-        state = "skipped (finished)" if s.get("skipped") else f"val loss {s['final_val_loss']:.4g}"
+        state = ("skipped (finished)" if s.get("skipped") else
+                 f"DIVERGED at step {s['diverged_at']}" if s.get("diverged_at") is not None else
+                 f"val loss {s['final_val_loss']:.4g}")
         print(f"{s['run']}: {state}")
     return 0
 

@@ -314,3 +314,45 @@ def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypa
     assert audit_checkpoint(old)["config"]["task_kwargs"] == {}
     assert torch.equal(torch.stack(seen), draw(4, 0, "sgornn"))
     assert torch.equal(load_source(str(old), seed=3).x, draw(1, 3, "sgornn")[0].double())
+
+
+def test_a_diverging_run_stops_records_and_checkpoints_the_parameters_before_it(tmp_path, monkeypatch):
+    """Exploding gradients (sgornn.md Sec. 3.1: FastRNN at T = 1000) end the run cleanly: no NaN is
+    written into the parameters, the last record says ``diverged`` with float64 probes, and the
+    checkpoint holds exactly the parameters and data-stream state of an uninterrupted run after the
+    steps taken (so ``rnnaudit audit`` and ``--resume`` see a consistent state)."""
+    # constant rate: a linear decay would depend on the total number of steps, which differs here
+    config = TrainConfig(cell="fastrnn", **{**SMALL, "steps": 6, "schedule": "constant"})
+    straight = TrainConfig(cell="fastrnn", **{**SMALL, "steps": 3, "checkpoint_every": 3, "schedule": "constant"})
+    train(straight, tmp_path / "straight", progress=False)
+
+    spec = training.TASK_SPECS["adding"]
+    calls = {"n": 0}
+
+    def exploding_loss(pred, y):
+        calls["n"] += 1
+        loss = spec.loss(pred, y)
+        return loss * float("inf") if calls["n"] == 4 else loss  # the 4th training step's loss overflows
+
+    monkeypatch.setitem(training.TASK_SPECS, "adding", training.TaskSpec(
+        spec.input_size, spec.output_size, spec.generate, exploding_loss, spec.baseline))
+    summary = train(config, tmp_path / "diverged", progress=False)
+    assert summary["diverged_at"] == 4 and summary["steps"] == 3 and not summary["beat_baseline"]
+    last = read_trajectory(tmp_path / "diverged")
+    assert last["step"].tolist() == [4] and bool(last["diverged"][0])
+    assert np.isfinite(last["grad_h0"][0])  # float64 probes of the finite parameters
+    got, want = load_checkpoint(tmp_path / "diverged"), load_checkpoint(tmp_path / "straight")
+    assert got["step"] == want["step"] == 3
+    for key, value in want["model"].items():
+        assert torch.equal(got["model"][key], value), key
+    assert torch.equal(got["data_rng"], want["data_rng"])
+
+
+def test_train_cli_reports_divergence(tmp_path, monkeypatch, capsys):
+    spec = training.TASK_SPECS["adding"]
+    monkeypatch.setitem(training.TASK_SPECS, "adding", training.TaskSpec(
+        spec.input_size, spec.output_size, spec.generate, lambda p, y: spec.loss(p, y) * float("nan"), spec.baseline))
+    code = cli.main(["train", "--cell", "fastrnn", "--task", "adding", "--T", "5", "--steps", "3", "--hidden", "4",
+                     "--batch", "4", "--val-batches", "1", "--out", str(tmp_path / "run")])
+    assert code == 0
+    assert "DIVERGED at step 1" in capsys.readouterr().out
