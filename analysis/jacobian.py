@@ -59,6 +59,7 @@ __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden
 
 _NORMS = ("spectral", "frobenius", "smallest")
 _NEWTON_STEPS = 4  # on the secular equation of the certificate (monotone from above)
+_RETRY_EVERY = 8  # t-steps between re-tries of the iterations for an s that needed the eigensolve
 _JVP_ROWS = 128  # trajectory rows per forward-mode pass (memory ~ rows · h² · 8 bytes per intermediate)
 
 
@@ -276,8 +277,12 @@ def _cholesky_certifies(A: Tensor, mu: Tensor) -> Tensor:
 
 
 def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, idx: Tensor, rtol: float,
-            max_iter: int, stats: dict, out: Tensor) -> None:
+            max_iter: int, was_dense: Tensor, retry: Tensor, stats: dict, out: Tensor) -> None:
     """Finish the pairs ``idx`` the first step left uncertified; writes λ_max into ``out``.
+
+    A pair whose s needed the exact eigenvalue at t − 1 (``was_dense``, updated in place) gets it
+    again directly, without iterations first, except where ``retry``: the band of pairs without a
+    cheap certificate moves slowly with t, and iterations spent inside it are wasted.
 
     Pairs whose bracket can still close (within a factor 2) are iterated while the bracket
     upper/a − 1 shrinks fast enough to reach the target within ``max_iter`` steps (geometric
@@ -290,11 +295,13 @@ def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, idx: T
     gap0 = upper[idx] / a[idx].clamp_min(tiny) - 1
     # a bracket wider than a factor 2 in λ means no trace bound c_j is below a (flat spectrum):
     # more iterations of this block cannot close it, so those pairs go to the exact eigenvalue now
-    hopeless = idx[gap0 >= 1]
+    flat = (gap0 >= 1) | (was_dense[idx] & ~retry[idx])
+    hopeless = idx[flat]
     if hopeless.numel():
         out[hopeless] = _dense_top(A[hopeless])
         stats["dense"] += hopeless.numel()
-    idx, gap = idx[gap0 < 1], gap0[gap0 < 1]
+    was_dense[idx] = flat
+    idx, gap = idx[~flat], gap0[~flat]
     A_s, U_s, f_s, a_s = A[idx], U[idx], fro2[idx], a[idx]
     for it in range(1, max_iter):
         if not idx.numel():
@@ -323,10 +330,12 @@ def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, idx: T
             stats["cholesky"] += int(chol_ok.sum())
             dense = rest & ~chol_ok
             if bool(dense.any()):
+                was_dense[idx[dense]] = True
                 out[idx[dense]] = _dense_top(A_s[dense])
                 stats["dense"] += int(dense.sum())
         idx, A_s, U_s, f_s, a_s, gap = idx[keep], A_s[keep], U_s[keep], f_s[keep], new_a[keep], new_gap[keep]
     if idx.numel():
+        was_dense[idx] = True
         out[idx] = _dense_top(A_s)
         stats["dense"] += idx.numel()
 
@@ -360,6 +369,7 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
         gen = torch.Generator().manual_seed(0)  # fixed start blocks: the maps are deterministic
         fill = torch.linalg.qr(torch.randn(p, k, generator=gen, dtype=torch.float64))[0].to(**kw)
         U = torch.empty(S, p, k, **kw)
+        was_dense = torch.zeros(S, dtype=torch.bool, device=M.device)
     counts = torch.bincount(birth, minlength=T + 1).tolist()
     workers = max(1, torch.get_num_threads())
     fro2, a_all, up_all = (torch.empty(S, **kw) for _ in range(3))
@@ -376,6 +386,7 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
             dst[max(lo, old):hi] = starts[max(lo, old):hi]
             if iterative:
                 U[max(lo, old):hi] = fill
+                was_dense[max(lo, old):hi] = False
         A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
         fro2[lo:hi] = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
         if iterative:
@@ -384,7 +395,7 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
             a_all[lo:hi], up_all[lo:hi] = a, up
 
     def finish(w: int, idx: Tensor, A_all: Tensor, lam: Tensor) -> None:
-        _settle(A_all, fro2, U, a_all, up_all, idx, rtol, max_iter, per_thread[w], lam)
+        _settle(A_all, fro2, U, a_all, up_all, idx, rtol, max_iter, was_dense, retry, per_thread[w], lam)
 
     alive = 0
     with _threads(1), ThreadPoolExecutor(workers) as pool:
@@ -409,11 +420,13 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
             else:
                 ok = up_all[:alive] <= a_all[:alive] * (1 + rtol) ** 2
                 per_thread[0]["iterative"] += int(ok.sum())
+                was_dense[:alive].masked_fill_(ok, False)
                 lam = a_all[:alive].clone()
                 todo = (~ok).nonzero()[:, 0]
                 if todo.numel():
                     # interleaved: the exact eigensolves cluster at short gaps (s near t)
                     groups = [g for g in (todo[w::workers] for w in range(workers)) if g.numel()]
+                    retry = (t - birth[:alive]) % _RETRY_EVERY == 0
                     list(pool.map(lambda wg: finish(wg[0], wg[1], A, lam), enumerate(groups)))
             outs["spectral"][t, cols] = lam.sqrt()
     for st in per_thread:
