@@ -47,6 +47,16 @@ def _f(t: Tensor) -> float:
     return float(t.detach())
 
 
+def _gate_checks(alpha: float, beta: float, defect: float) -> list[Check]:
+    """SGORNN's gate constraints and U's orthogonality from the scalars α, β and ‖UᵀU − I‖₂, so
+    that a checkpoint and every trajectory record (which holds these three) are judged alike."""
+    return [Check("sgornn.eq3", "β ≤ 1 − 2α (eq. 3, Theorem 1)", beta <= 1 - 2 * alpha + 1e-12,
+                  f"α = {alpha:.6g}, β = {beta:.6g}, 1 − 2α = {1 - 2 * alpha:.6g}"),
+            Check("sgornn.theorem2", "β ≤ 1 − α (Theorem 2)", beta <= 1 - alpha + 1e-12, f"α + β = {alpha + beta:.6g}"),
+            Check("sgornn.theorem2", "U = φ(Θ) orthogonal", defect <= ORTHOGONALITY_TOL_FLOAT32,
+                  f"‖UᵀU − I‖₂ = {defect:.3g}")]
+
+
 def assumption_checks(cell, config) -> list[Check]:
     """Evaluate the assumption predicates of every claim that applies to ``cell``.
 
@@ -60,16 +70,10 @@ def assumption_checks(cell, config) -> list[Check]:
     out: list[Check] = []
     with torch.no_grad():
         if isinstance(cell, (SGORNN, FastRNN)):
-            alpha, beta = _f(cell.alpha), _f(cell.beta)
             U = cell.recurrent_matrix().detach()
-            defect = _f(orthogonality_defect(U.double()))
-            out.append(Check("sgornn.eq3", "β ≤ 1 − 2α (eq. 3, Theorem 1)", beta <= 1 - 2 * alpha + 1e-12,
-                             f"α = {alpha:.6g}, β = {beta:.6g}, 1 − 2α = {1 - 2 * alpha:.6g}"))
-            out.append(Check("sgornn.theorem2", "β ≤ 1 − α (Theorem 2)", beta <= 1 - alpha + 1e-12,
-                             f"α + β = {alpha + beta:.6g}"))
-            out.append(Check("sgornn.theorem2", "U = φ(Θ) orthogonal", defect <= ORTHOGONALITY_TOL_FLOAT32,
-                             f"‖UᵀU − I‖₂ = {defect:.3g}"))
+            out += _gate_checks(_f(cell.alpha), _f(cell.beta), _f(orthogonality_defect(U.double())))
         if isinstance(cell, FastRNN):
+            alpha = _f(cell.alpha)
             limit = sgornn.fastrnn_eq4_limit(cell.U.double(), config.T, _f(torch.linalg.matrix_norm(cell.U.double())))
             out.append(Check("sgornn.eq4", f"FastRNN eq. 4 at T = {config.T}", alpha <= limit,
                              f"α = {alpha:.4g}, eq. 4 allows α ≤ {limit:.4g}"))
@@ -188,7 +192,8 @@ _TRAJECTORY_PREDICATES = {
 
 def audit_run(run_dir: str | Path) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
-    first fails.
+    first fails (the predicates on recorded quantities, α, β, ‖UᵀU − I‖₂ and the Neumann
+    condition, at every record; those that need the parameters, at every checkpoint).
 
     Returns:
         {"checkpoints": [audit of each checkpoint], "first_failure": {assumption: step or None},
@@ -223,4 +228,12 @@ def audit_run(run_dir: str | Path) -> dict:
             label = f"{claim}: {name}"
             bad = [int(s) for s, v in zip(trajectory["step"], trajectory[key]) if not v < 1]
             first[label] = bad[0] if bad else None
+    # the gate constraints at every record, not only at the (sparser) checkpoints
+    if config.cell in ("sgornn", "fastrnn") and {"alpha", "beta", "orthogonality_defect"} <= trajectory.keys():
+        for step, alpha, beta, defect in zip(trajectory["step"], trajectory["alpha"], trajectory["beta"],
+                                             trajectory["orthogonality_defect"]):
+            for c in _gate_checks(float(alpha), float(beta), float(defect)):
+                key = f"{c.claim}: {c.assumption}"
+                if not c.holds and (first.get(key) is None or step < first[key]):
+                    first[key] = int(step)
     return {"checkpoints": audits, "first_failure": first, "latest": audit_checkpoint(paths[-1])}

@@ -87,7 +87,10 @@ def test_audit_flags_fastrnn_assumptions(tmp_path):
     # α ≈ 0.05 against eq. 4's 1/(4T R_U) ≈ 1/(40 · ‖U‖_F) ≈ 0.01 at T = 10
     assert "U = φ(Θ) orthogonal" in failed and "FastRNN eq. 4 at T = 10" in failed
     run = audit_run(tmp_path)
-    assert run["first_failure"]["sgornn.theorem2: U = φ(Θ) orthogonal"] == 10
+    # the recorded α, β and ‖UᵀU − I‖₂ are judged at every record (step 5), not only at the first
+    # checkpoint (step 10); eq. 4 needs U itself, so only checkpoints can judge it
+    assert run["first_failure"]["sgornn.theorem2: U = φ(Θ) orthogonal"] == 5
+    assert run["first_failure"]["sgornn.eq4: FastRNN eq. 4 at T = 10"] == 10
 
 
 def test_cli_train_then_audit(tmp_path, capsys):
