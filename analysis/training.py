@@ -661,7 +661,7 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         done = step + 1
         if done % config.record_every == 0 or done == config.steps:
             with torch.no_grad():
-                val_loss = float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+                val_loss = _validation_loss(model, spec, val)
             record = {"step": done, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0]}
             record.update(_probe_record(model, x, y, spec, updater))
             _append_record(run_dir, record)
@@ -680,6 +680,11 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             "beat_baseline": bool(val_loss < baseline), "steps": config.steps, "diverged_at": None}
 
 
+def _validation_loss(model: nn.Module, spec: TaskSpec, val: list) -> float:
+    """Mean loss over the fixed validation batches (call under ``torch.no_grad()``)."""
+    return float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+
+
 def _finite(loss: Tensor, model: nn.Module) -> bool:
     """Whether the loss and every gradient are finite (one reduction per tensor, one sync)."""
     sums = [loss.detach().float().reshape(())] + [p.grad.detach().float().sum() for p in model.parameters()
@@ -693,7 +698,7 @@ def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, 
     finite (in the training precision); the parameters are those after ``step`` steps."""
     x, y = batch
     with torch.no_grad():
-        val_loss = float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+        val_loss = _validation_loss(model, spec, val)
     record = {"step": step + 1, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0],
               "diverged": True}
     record.update(_probe_record(model, x, y, spec, updater))  # float64: finite where float32 overflowed
