@@ -15,8 +15,8 @@ How it is computed
    * Frobenius: exact (a sum of squares of the formed product).
    * Spectral: block subspace iteration on B = PᵀP (block size ``block``), warm-started for a fixed
      s from the block of (t − 1, s): for fixed s the top right singular vectors of ∂h_t/∂h_s settle
-     as t grows (forward Oseledets directions), so one or two iterations per (s, t) usually
-     suffice for long gaps. Each value comes with a **certificate**. With Ritz pairs (θ_i, u_i) of
+     as t grows (forward Oseledets directions), so a warm-up step and one certified step per
+     (s, t) usually suffice for long gaps. Each value comes with a **certificate**. With Ritz pairs (θ_i, u_i) of
      the block, residual norms ρ_i = ‖Bu_i − θ_iu_i‖ and the trace bound c_j = ‖P‖_F² − Σ_{i≤j} θ_i
      on the complement of u_1..u_j, the quadratic form of B is dominated by the arrowhead matrix
      [[diag θ, ρ], [ρᵀ, c_j]], so θ_1 ≤ λ_max(B) ≤ (largest root of λ − c_j − Σ ρ_i²/(λ − θ_i)),
@@ -27,7 +27,9 @@ How it is computed
      (``torch.linalg.eigvalsh``). The cheap certificate needs the spectrum to decay beyond the
      block (c_j < θ_1): short gaps t − s of near-orthogonal cells (SGORNN, FastRNN at
      initialisation) have flat spectra, no O(h²k) certificate exists there, and that band of
-     roughly T·(50–150) pairs is what the eigensolves are spent on (``stats``).
+     roughly T·(50–150) pairs is what the eigensolves are spent on (``stats``). A pair whose s
+     needed the eigensolve at t − 1 gets it directly at t, and the iterations are re-tried for it
+     every 8 steps.
    * Smallest singular value: σ_min(P) = 1/‖P⁻¹‖₂ with P⁻¹ = J_{s+1}⁻¹ ⋯ J_t⁻¹, the same machinery
      on the inverse factors (their product is again one GEMM per t). This keeps relative accuracy
      where σ_min ≪ u·σ_max, which the formed product P cannot resolve.
@@ -276,40 +278,50 @@ def _cholesky_certifies(A: Tensor, mu: Tensor) -> Tensor:
     return torch.linalg.cholesky_ex(mu[:, None, None] * eye - G)[1] == 0
 
 
-def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, idx: Tensor, rtol: float,
-            max_iter: int, was_dense: Tensor, retry: Tensor, stats: dict, out: Tensor) -> None:
-    """Finish the pairs ``idx`` the first step left uncertified; writes λ_max into ``out``.
+def _take(X: Tensor, idx: Tensor) -> Tensor:
+    """X[idx] for a sorted 1-D index; a view (no copy of the blocks) when idx is a range, the
+    common case: the pairs of one path form runs of consecutive s."""
+    n = idx.numel()
+    if n and int(idx[-1]) - int(idx[0]) == n - 1:
+        return X[int(idx[0]):int(idx[-1]) + 1]
+    return X[idx]
 
-    A pair whose s needed the exact eigenvalue at t − 1 (``was_dense``, updated in place) gets it
-    again directly, without iterations first, except where ``retry``: the band of pairs without a
-    cheap certificate moves slowly with t, and iterations spent inside it are wasted.
+
+def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, rtol: float, max_iter: int,
+            stats: dict) -> tuple[Tensor, Tensor, Tensor]:
+    """Finish pairs the certified step left open: A (n, p, q), their blocks U (n, p, k) and brackets
+    a ≤ λ_max(AAᵀ) ≤ upper (n,).
 
     Pairs whose bracket can still close (within a factor 2) are iterated while the bracket
     upper/a − 1 shrinks fast enough to reach the target within ``max_iter`` steps (geometric
     extrapolation). Then, where the Ritz value has settled to rtol between the last two steps, one
     Cholesky of μI − B with μ = a(1 + rtol)² proves the upper bound; what is left, and the pairs
     whose bracket is wider than a factor 2, get the exact Gram eigenvalue.
+
+    Returns:
+        ``(lam, dense, U)``: λ_max (n,), where the exact eigenvalue was needed (n,) bool, and the
+        advanced blocks (n, p, k).
     """
     target = (1 + rtol) ** 2 - 1
     tiny = torch.finfo(A.dtype).tiny
-    gap0 = upper[idx] / a[idx].clamp_min(tiny) - 1
+    out, U = a.clone(), U.clone()
+    gap = upper / a.clamp_min(tiny) - 1
     # a bracket wider than a factor 2 in λ means no trace bound c_j is below a (flat spectrum):
     # more iterations of this block cannot close it, so those pairs go to the exact eigenvalue now
-    flat = (gap0 >= 1) | (was_dense[idx] & ~retry[idx])
-    hopeless = idx[flat]
-    if hopeless.numel():
-        out[hopeless] = _dense_top(A[hopeless])
-        stats["dense"] += hopeless.numel()
-    was_dense[idx] = flat
-    idx, gap = idx[~flat], gap0[~flat]
-    A_s, U_s, f_s, a_s = A[idx], U[idx], fro2[idx], a[idx]
+    dense = gap >= 1
+    idx = dense.nonzero()[:, 0]
+    if idx.numel():
+        out[idx] = _dense_top(_take(A, idx))
+        stats["dense"] += idx.numel()
+    idx = (~dense).nonzero()[:, 0]
+    A_s, U_s, f_s, a_s, gap = _take(A, idx), U[idx], fro2[idx], a[idx], gap[idx]
     for it in range(1, max_iter):
         if not idx.numel():
             break
         new_a, new_up, Z = _ritz_step(A_s, U_s, f_s)
         U_s = _next_block(Z)
         U[idx] = U_s
-        stats["extra_iterations"] += idx.numel()
+        stats["iterations"] += idx.numel()
         new_gap = new_up / new_a.clamp_min(tiny) - 1
         done = new_up <= new_a * (1 + target)
         out[idx[done]] = new_a[done]
@@ -328,16 +340,73 @@ def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, idx: T
                 chol_ok[settled] = _cholesky_certifies(A_s[settled], new_a[settled] * (1 + target))
             out[idx[chol_ok]] = new_a[chol_ok]
             stats["cholesky"] += int(chol_ok.sum())
-            dense = rest & ~chol_ok
-            if bool(dense.any()):
-                was_dense[idx[dense]] = True
-                out[idx[dense]] = _dense_top(A_s[dense])
-                stats["dense"] += int(dense.sum())
-        idx, A_s, U_s, f_s, a_s, gap = idx[keep], A_s[keep], U_s[keep], f_s[keep], new_a[keep], new_gap[keep]
+            exact = rest & ~chol_ok
+            if bool(exact.any()):
+                dense[idx[exact]] = True
+                out[idx[exact]] = _dense_top(A_s[exact])
+                stats["dense"] += int(exact.sum())
+        if not bool(keep.all()):
+            A_s = A_s[keep]
+        idx, U_s, f_s, a_s, gap = idx[keep], U_s[keep], f_s[keep], new_a[keep], new_gap[keep]
     if idx.numel():
-        was_dense[idx] = True
+        dense[idx] = True
         out[idx] = _dense_top(A_s)
         stats["dense"] += idx.numel()
+    return out, dense, U
+
+
+def _chunk_top(A: Tensor, fro2: Tensor, U: Tensor, was_dense: Tensor, retry: Tensor, rtol: float,
+               max_iter: int, stats: dict) -> Tensor:
+    """Certified λ_max(A_iA_iᵀ) = ‖A_i‖₂² for a chunk A (n, p, q) of the blocks of one t.
+
+    ``U`` (n, p, k) holds the warm-start blocks from t − 1 and ``was_dense`` (n,) whether the pair
+    of that s needed the exact eigenvalue at t − 1; both are views of the engine's state and are
+    updated in place. A pair with ``was_dense`` gets the exact eigenvalue directly, except where
+    ``retry``: the band of pairs without a cheap certificate moves slowly with t, and iterations
+    spent inside it are wasted. Every other pair gets one warm-up step of block iteration (no
+    certificate: after A changed by one factor the old block's residuals are too large for rtol
+    anyway) and one certified step (:func:`_ritz_step`); those still open go to :func:`_settle`.
+    """
+    lam = torch.empty(A.shape[0], dtype=A.dtype, device=A.device)
+    direct = was_dense & ~retry
+    idx = direct.nonzero()[:, 0]
+    if idx.numel():
+        lam[idx] = _dense_top(_take(A, idx))
+        stats["dense"] += idx.numel()
+    idx = (~direct).nonzero()[:, 0]
+    if not idx.numel():
+        return lam
+    A_i, f_i = _take(A, idx), fro2[idx]
+    W = _next_block(A_i @ (A_i.mT @ _take(U, idx)))
+    a, up, Z = _ritz_step(A_i, W, f_i)
+    W = _next_block(Z)
+    stats["iterations"] += 2 * idx.numel()
+    ok = up <= a * (1 + rtol) ** 2
+    stats["iterative"] += int(ok.sum())
+    dense = torch.zeros_like(ok)
+    open_ = (~ok).nonzero()[:, 0]
+    if open_.numel():
+        a[open_], dense[open_], W[open_] = _settle(_take(A_i, open_), f_i[open_], W[open_], a[open_], up[open_],
+                                                    rtol, max_iter, stats)
+    lam[idx], was_dense[idx], U[idx] = a, dense, W
+    return lam
+
+
+def _chunk_edges(was_dense: Tensor | None, alive: int, workers: int, chunk: int) -> list[int]:
+    """Edges of the chunks of blocks [0, alive) for one t, of about equal cost.
+
+    A pair that took the exact eigenvalue at t − 1 (``was_dense``, length ≤ alive; newborns are
+    iterated) will most likely take it again, at about 5× the cost of an iterated pair: weighting
+    by that keeps the band of exact eigensolves (s near t, the last blocks) from landing on one
+    thread while the others idle.
+    """
+    cost = torch.ones(alive)
+    if was_dense is not None and was_dense.numel():
+        cost[:was_dense.numel()] += 4 * was_dense.cpu()
+    cum = cost.cumsum(0)
+    n_chunks = min(alive, max(2 * workers, -(-int(cum[-1]) // chunk)))
+    cuts = torch.searchsorted(cum, cum[-1] * torch.arange(1, n_chunks) / n_chunks).tolist()
+    return sorted({0, alive, *(c + 1 for c in cuts if c + 1 < alive)})
 
 
 def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
@@ -345,9 +414,10 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T.
 
-    Work is split into chunks of ``chunk`` blocks (GEMM, Frobenius and the first iteration run on a
-    chunk while it is in cache) spread over ``torch.get_num_threads()`` Python threads, each running
-    torch single-threaded (torch releases the GIL inside its kernels).
+    Work for one t is split into chunks of about ``chunk`` iterated blocks (pairs due for the exact
+    eigenvalue weigh 5), each done whole by one of ``torch.get_num_threads()`` Python threads:
+    GEMM, Frobenius norms and the spectral norms (:func:`_chunk_top`). Each thread runs torch
+    single-threaded (torch releases the GIL inside its kernels).
 
     Args:
         M: (T, h, h) right factors (J_tᵀ for ∂h/∂h, J_t⁻¹ for inverse products).
@@ -372,13 +442,14 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
         was_dense = torch.zeros(S, dtype=torch.bool, device=M.device)
     counts = torch.bincount(birth, minlength=T + 1).tolist()
     workers = max(1, torch.get_num_threads())
-    fro2, a_all, up_all = (torch.empty(S, **kw) for _ in range(3))
-    per_thread = [_new_stats() for _ in range(workers)]
+    fro2, lam = torch.empty(S, **kw), torch.empty(S, **kw)
+    if iterative:
+        retry = torch.zeros(S, dtype=torch.bool, device=M.device)
 
-    def advance(t: int, old: int, lo: int, hi: int, src: Tensor, dst: Tensor) -> None:
-        # X(t, s) = X(t − 1, s) M_t for living blocks (one GEMM per chunk), start blocks for newborns
-        if hi == lo:
-            return
+    def advance(t: int, old: int, lo: int, hi: int, src: Tensor, dst: Tensor) -> dict:
+        # X(t, s) = X(t − 1, s) M_t for living blocks (one GEMM per chunk), start blocks for
+        # newborns; then every norm of the chunk while it is still in cache
+        st = _new_stats()
         if t and lo < old:
             m_hi = min(hi, old)
             torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
@@ -390,12 +461,11 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
         A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
         fro2[lo:hi] = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
         if iterative:
-            a, up, Z = _ritz_step(A, U[lo:hi], fro2[lo:hi])
-            U[lo:hi] = _next_block(Z)
-            a_all[lo:hi], up_all[lo:hi] = a, up
-
-    def finish(w: int, idx: Tensor, A_all: Tensor, lam: Tensor) -> None:
-        _settle(A_all, fro2, U, a_all, up_all, idx, rtol, max_iter, was_dense, retry, per_thread[w], lam)
+            lam[lo:hi] = _chunk_top(A, fro2[lo:hi], U[lo:hi], was_dense[lo:hi], retry[lo:hi], rtol, max_iter, st)
+        elif "spectral" in want:
+            lam[lo:hi] = _dense_top(A)
+            st["dense_small"] += hi - lo
+        return st
 
     alive = 0
     with _threads(1), ThreadPoolExecutor(workers) as pool:
@@ -404,34 +474,17 @@ def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor
             if not alive:
                 continue
             src, dst = bufs[t % 2], bufs[(t + 1) % 2]
-            n_chunks = max(workers, -(-alive // chunk))
-            edges = [alive * i // n_chunks for i in range(n_chunks + 1)]
-            list(pool.map(lambda i: advance(t, old, edges[i], edges[i + 1], src, dst), range(n_chunks)))
+            if iterative:
+                torch.eq(torch.remainder(t - birth[:alive], _RETRY_EVERY), 0, out=retry[:alive])
+            edges = _chunk_edges(was_dense[:old] if iterative else None, alive, workers, chunk)
+            for st in pool.map(lambda i: advance(t, old, edges[i], edges[i + 1], src, dst), range(len(edges) - 1)):
+                for key, value in st.items():
+                    stats[key] += value
             cols = birth[:alive]
             if "frobenius" in want:
                 outs["frobenius"][t, cols] = fro2[:alive].sqrt()
-            if "spectral" not in want:
-                continue
-            A = dst[:alive] if rows is None else dst[:alive].index_select(2, rows)
-            if not iterative:
-                lam = torch.cat(list(pool.map(lambda G: torch.linalg.eigvalsh(_gram(G))[:, -1],
-                                              A.chunk(workers)))).clamp_min(0)
-                per_thread[0]["dense_small"] += alive
-            else:
-                ok = up_all[:alive] <= a_all[:alive] * (1 + rtol) ** 2
-                per_thread[0]["iterative"] += int(ok.sum())
-                was_dense[:alive].masked_fill_(ok, False)
-                lam = a_all[:alive].clone()
-                todo = (~ok).nonzero()[:, 0]
-                if todo.numel():
-                    # interleaved: the exact eigensolves cluster at short gaps (s near t)
-                    groups = [g for g in (todo[w::workers] for w in range(workers)) if g.numel()]
-                    retry = (t - birth[:alive]) % _RETRY_EVERY == 0
-                    list(pool.map(lambda wg: finish(wg[0], wg[1], A, lam), enumerate(groups)))
-            outs["spectral"][t, cols] = lam.sqrt()
-    for st in per_thread:
-        for key, value in st.items():
-            stats[key] += value
+            if "spectral" in want:
+                outs["spectral"][t, cols] = lam[:alive].clamp_min(0).sqrt()
     return outs
 
 
@@ -450,7 +503,8 @@ class JacobianMaps:
         stats: how many (pair, sequence) spectral norms each path settled: ``iterative``
             (certified by the bound), ``dense`` (exact Gram eigenvalue after the iteration could not
             certify), ``dense_small`` (blocks no larger than ``block``: exact directly), and
-            ``extra_iterations`` (pair-iterations beyond the first).
+            ``iterations`` (block-iteration steps summed over pairs: two for every iterated pair,
+            more where the certificate needed them).
     """
 
     spectral: Tensor | None
@@ -460,7 +514,7 @@ class JacobianMaps:
 
 
 def _new_stats() -> dict:
-    return {"iterative": 0, "cholesky": 0, "dense": 0, "dense_small": 0, "extra_iterations": 0, "cholesky_tries": 0}
+    return {"iterative": 0, "cholesky": 0, "dense": 0, "dense_small": 0, "iterations": 0, "cholesky_tries": 0}
 
 
 def _check_options(norms, rtol, block, max_iter, reduce) -> tuple[str, ...]:
