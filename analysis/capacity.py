@@ -26,7 +26,7 @@ import torch
 from torch import Tensor
 from torch.func import functional_call
 
-from cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["RademacherEstimate", "maximize_over_balls", "rademacher_lower_estimate", "cell_rademacher",
            "sgornn_rademacher_bound", "capacity_records"]

@@ -8,7 +8,7 @@ from typing import Callable
 import torch
 from torch import Tensor
 
-from cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["parameter_gradients", "gradient_norms", "max_norm"]
 

@@ -54,7 +54,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
-from cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
            "input_jacobian_maps", "JacobianMaps", "pair_jacobian"]

@@ -20,8 +20,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from cells.nc_gru import NeumannCayleyUpdater
-from cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.nc_gru import NeumannCayleyUpdater
+from rnnaudit.cells.orthogonal import orthogonality_defect
 
 __all__ = ["NeumannMonitor", "neumann_arrays", "series_truncation_errors"]
 

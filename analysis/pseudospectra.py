@@ -31,7 +31,7 @@ import scipy.optimize
 import torch
 from torch import Tensor
 
-from analysis.spectra import as_square_matrix
+from rnnaudit.analysis.spectra import as_square_matrix
 
 __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid", "transient_growth",
            "TransientGrowth", "kreiss_constant", "KreissEstimate"]

@@ -24,8 +24,8 @@ import scipy.linalg
 import torch
 from torch import Tensor
 
-from cells._validate import require_finite
-from cells.base import RecurrentCell
+from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["as_square_matrix", "eigenvalues", "spectral_radius", "singular_values", "condition_number",
            "orthogonality_distance", "henrici_departure", "schur_departure", "numerical_range",

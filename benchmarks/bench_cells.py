@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-import cells
+import rnnaudit.cells as cells
 
 
 class _TorchBaseline(nn.Module):

@@ -24,9 +24,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch
 
-from analysis.jacobian import hidden_jacobian_maps
-from analysis.tasks import addition_problem
-from cells import SGORNN, FastRNN
+from rnnaudit.analysis.jacobian import hidden_jacobian_maps
+from rnnaudit.tasks.synthetic import addition_problem
+from rnnaudit.cells import SGORNN, FastRNN
 
 CELLS = {
     "sgornn": lambda gen: SGORNN(2, 128, k=14, generator=gen, dtype=torch.float64),

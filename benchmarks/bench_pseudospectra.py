@@ -45,8 +45,8 @@ def main() -> int:
     import scipy
     import torch
 
-    from analysis.pseudospectra import pseudospectrum, sigma_min_dense
-    from analysis.spectra import schur_departure
+    from rnnaudit.analysis.pseudospectra import pseudospectrum, sigma_min_dense
+    from rnnaudit.analysis.spectra import schur_departure
 
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)

@@ -29,7 +29,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch
 from torch import nn
 
-from cells.spectral import ORNN, SpectralRNN
+from rnnaudit.cells.spectral import ORNN, SpectralRNN
 
 
 class _TorchRNN(nn.Module):

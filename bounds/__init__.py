@@ -4,9 +4,9 @@ Find a claim by paper and number: ``bounds/<paper>.py`` holds one :class:`bounds
 per statement, named after it (``bounds.sgornn.theorem2``); ids are ``<paper>.<label>``.
 """
 
-from bounds.core import (PROFILES, VERDICTS, Assumption, CaseRecord, Claim, ClaimResult, Profile, check_claim,
+from rnnaudit.bounds.core import (PROFILES, VERDICTS, Assumption, CaseRecord, Claim, ClaimResult, Profile, check_claim,
                          evaluate_cases, load_counterexample, measure_case, save_counterexample)
-from bounds.registry import CLAIMS_BY_PAPER, PAPERS, all_claims, claim_by_id
+from rnnaudit.bounds.registry import CLAIMS_BY_PAPER, PAPERS, all_claims, claim_by_id
 
 __all__ = ["PROFILES", "VERDICTS", "Assumption", "CaseRecord", "Claim", "ClaimResult", "Profile", "check_claim",
            "evaluate_cases", "load_counterexample", "measure_case", "save_counterexample", "CLAIMS_BY_PAPER", "PAPERS",

@@ -408,7 +408,7 @@ def save_counterexample(path: str | Path, claim: Claim, record: CaseRecord) -> N
     """Write a reloadable counterexample: the case's tensors and config plus the claim id and
     measured ratio, as a dict of tensors and plain values (loadable with ``weights_only=True``).
     Written atomically."""
-    from analysis.atomic import atomic_path
+    from rnnaudit.atomic import atomic_path
 
     payload = {"claim_id": claim.id, "ratio": record.ratio, "parts": record.parts,
                "failed_assumptions": record.failed_assumptions, "case": record.case.state()}
@@ -426,7 +426,7 @@ def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
         ValueError: the file is not a counterexample written by :func:`save_counterexample`,
             or names a claim this version does not know.
     """
-    from bounds.registry import claim_by_id
+    from rnnaudit.bounds.registry import claim_by_id
 
     payload = torch.load(path, map_location=device, weights_only=True)
     if not isinstance(payload, dict) or not {"claim_id", "case", "ratio"} <= payload.keys():

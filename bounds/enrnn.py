@@ -30,8 +30,8 @@ from scipy.stats import kstwo
 from torch import Tensor
 from torch.func import jacrev, vmap
 
-from bounds.core import Assumption, Claim, load_params
-from cells import ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient, spectral_radius
+from rnnaudit.bounds.core import Assumption, Claim, load_params
+from rnnaudit.cells import ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient, spectral_radius
 
 __all__ = ["ENRNNCase", "InitCase", "sample_coupling_case", "sample_theorem31_case", "sample_prop32_case",
            "sample_init_case", "dominant_matrix", "recurrent_matrix", "ks_statistic", "CLAIMS", "coupling",
@@ -775,7 +775,7 @@ def pseudospectral_lower_bound(A: Tensor) -> Tensor:
     sampling can only miss points of Λ_ε, so this is a lower estimate of the true maximum, which
     keeps the check honest.
     """
-    from analysis import pseudospectrum, sigma_min
+    from rnnaudit.analysis import pseudospectrum, sigma_min
 
     A64 = A.detach().cpu().double()
     lim = float(torch.linalg.matrix_norm(A64, ord=2)) + max(TRANSIENT_EPS)
@@ -800,7 +800,7 @@ def pseudospectral_lower_bound(A: Tensor) -> Tensor:
 
 
 def _measure_transient(case: TransientCase) -> dict[str, tuple[Tensor, Tensor]]:
-    from analysis import transient_growth
+    from rnnaudit.analysis import transient_growth
 
     growth = transient_growth(case.A, TRANSIENT_HORIZON)
     peak = torch.as_tensor(growth.peak, dtype=case.A.dtype, device=case.A.device)

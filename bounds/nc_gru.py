@@ -37,8 +37,8 @@ import torch
 from torch import Tensor
 from torch.func import jacrev, vmap
 
-from cells import GRU, NCGRU, orthogonality_defect, scaling_diagonal, scornn_skew_init
-from bounds.core import Assumption, Claim
+from rnnaudit.cells import GRU, NCGRU, orthogonality_defect, scaling_diagonal, scornn_skew_init
+from rnnaudit.bounds.core import Assumption, Claim
 
 __all__ = ["GRUCase", "GRUSteps", "gru_steps", "NeumannCase", "CayleyGradientCase", "EPS_GRID",
            "sample_trajectory_case", "sample_saturated_case", "sample_neumann_case", "sample_cayley_gradient_case",

@@ -3,8 +3,8 @@ CLI can say so instead of silently skipping it."""
 
 from __future__ import annotations
 
-from bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
-from bounds.core import Claim
+from rnnaudit.bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
+from rnnaudit.bounds.core import Claim
 
 __all__ = ["PAPERS", "CLAIMS_BY_PAPER", "all_claims", "claim_by_id"]
 

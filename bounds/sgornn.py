@@ -28,10 +28,10 @@ import torch
 from torch import Tensor
 from torch.func import jacfwd
 
-from analysis.tasks import addition_problem
-from cells import SGORNN, FastRNN, orthogonality_defect, scalar_gated_recurrence, vprnn_max_sublayers
-from cells.orthogonal import VPRNNRotations
-from bounds.core import Assumption, Claim, load_params
+from rnnaudit.tasks.synthetic import addition_problem
+from rnnaudit.cells import SGORNN, FastRNN, orthogonality_defect, scalar_gated_recurrence, vprnn_max_sublayers
+from rnnaudit.cells.orthogonal import VPRNNRotations
+from rnnaudit.bounds.core import Assumption, Claim, load_params
 
 __all__ = ["GatedCase", "PerturbationCase", "sample_gated_case", "local_M_phi", "CLAIMS", "hidden_state", "theorem2",
            "corollary1", "eq31", "eq31_corrected", "eq3", "eq34", "fastrnn_eq4_limit", "fastrnn_eq4_assumption"]
@@ -630,7 +630,7 @@ def _sample_theorem1(gen, h, T, device, dtype) -> SampleCase:
 
 
 def _measure_theorem1(case: SampleCase) -> dict[str, tuple[Tensor, Tensor]]:
-    from analysis.capacity import cell_rademacher, sgornn_rademacher_bound
+    from rnnaudit.analysis.capacity import cell_rademacher, sgornn_rademacher_bound
 
     h, T = case.size()
     estimate = cell_rademacher(case.cell, case.X, R_W=case.R_W, R_v=case.R_v, R_x=case.R_x, n_draws=8, n_starts=2,

@@ -35,12 +35,12 @@ import torch
 from torch import Tensor
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from analysis.tasks import addition_problem
-from cells import (ORNN, SpectralRNN, get_activation, householder_backward, householder_forward,
+from rnnaudit.tasks.synthetic import addition_problem
+from rnnaudit.cells import (ORNN, SpectralRNN, get_activation, householder_backward, householder_forward,
                    orthogonality_defect, pack_reflectors, parameter_count, reflect, reflect_grad, reflector_product,
                    unpack_reflectors)
-from cells._validate import require_finite
-from bounds.core import Assumption, Claim
+from rnnaudit.cells._validate import require_finite
+from rnnaudit.bounds.core import Assumption, Claim
 
 __all__ = [
     "proposition1_reflectors", "svd_reflectors", "theorem3_reflectors", "algorithm1_backward_printed",

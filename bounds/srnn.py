@@ -30,9 +30,9 @@ import torch
 from torch import Tensor
 from torch.func import functional_call, jacrev
 
-from analysis.tasks import addition_problem
-from bounds.core import Assumption, Claim
-from cells import SRNN, activation_derivative, eq9_closed_form, orthogonality_defect, shift, shift_matrix
+from rnnaudit.tasks.synthetic import addition_problem
+from rnnaudit.bounds.core import Assumption, Claim
+from rnnaudit.cells import SRNN, activation_derivative, eq9_closed_form, orthogonality_defect, shift, shift_matrix
 
 __all__ = ["PermutationCase", "ShuffleCase", "TimingCase", "WalkCase", "sample_permutation_case",
            "sample_shuffle_case", "sample_timing_case", "sample_walk_case", "eq8_recursion", "eq9_as_printed",

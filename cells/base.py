@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from cells._validate import check_parameters_finite, check_sequence, check_state
+from rnnaudit.cells._validate import check_parameters_finite, check_sequence, check_state
 
 #: Negative slope of ``"leaky_relu"``: PyTorch's default. spectral_rnn.md Sec. 7 uses leaky_ReLU but states no
 #: slope (its TensorFlow code base would default to tf.nn.leaky_relu's 0.2); any slope in [0, 1] keeps

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["LSTM"]
 

@@ -20,9 +20,9 @@ import math
 import torch
 from torch import Tensor, nn
 
-from cells._validate import require_finite
-from cells.base import RecurrentCell, get_activation
-from cells.orthogonal import ScaledCayley
+from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells.base import RecurrentCell, get_activation
+from rnnaudit.cells.orthogonal import ScaledCayley
 
 __all__ = ["ENRNN", "spectral_radius", "eigenvalue_normalize", "prop32_gradient", "eq5_init", "enrnn_recurrence"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from cells.base import RecurrentCell, get_activation
+from rnnaudit.cells.base import RecurrentCell, get_activation
 
 __all__ = ["FastRNN", "scalar_gated_recurrence"]
 

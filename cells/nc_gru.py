@@ -14,9 +14,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from cells.base import RecurrentCell
-from cells.orthogonal import orthogonality_defect
-from cells.scornn import ScoRNNCayley, check_skew, modrelu, skew_gradient
+from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.scornn import ScoRNNCayley, check_skew, modrelu, skew_gradient
 
 __all__ = ["GRU", "NCGRU", "NeumannCayley", "NeumannCayleyUpdater"]
 

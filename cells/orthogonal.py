@@ -17,7 +17,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from cells._validate import require_finite
+from rnnaudit.cells._validate import require_finite
 
 __all__ = ["VPRNNRotations", "MatrixExponential", "ScaledCayley", "ORTHOGONAL_MAPS", "vprnn_max_sublayers"]
 

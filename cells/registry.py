@@ -3,15 +3,15 @@ arguments, never pickled objects)."""
 
 from __future__ import annotations
 
-from cells.base import RecurrentCell
-from cells.baselines import LSTM
-from cells.enrnn import ENRNN
-from cells.fastrnn import FastRNN
-from cells.nc_gru import GRU, NCGRU
-from cells.scornn import ScoRNN
-from cells.sgornn import SGORNN, VPRNN
-from cells.spectral import ORNN, SpectralRNN
-from cells.srnn import SRNN
+from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.baselines import LSTM
+from rnnaudit.cells.enrnn import ENRNN
+from rnnaudit.cells.fastrnn import FastRNN
+from rnnaudit.cells.nc_gru import GRU, NCGRU
+from rnnaudit.cells.scornn import ScoRNN
+from rnnaudit.cells.sgornn import SGORNN, VPRNN
+from rnnaudit.cells.spectral import ORNN, SpectralRNN
+from rnnaudit.cells.srnn import SRNN
 
 __all__ = ["CELLS", "build_cell"]
 

@@ -17,8 +17,8 @@ import math
 import torch
 from torch import Tensor, nn
 
-from cells._validate import require_finite
-from cells.base import RecurrentCell
+from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["modrelu", "check_skew", "scaling_diagonal", "scaled_cayley", "scaled_cayley_gradient",
            "scornn_skew_init", "skew_gradient", "ScoRNNCayley", "ScoRNN"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from cells.base import RecurrentCell, get_activation
-from cells.fastrnn import scalar_gated_recurrence
-from cells.orthogonal import build_orthogonal_map
+from rnnaudit.cells.base import RecurrentCell, get_activation
+from rnnaudit.cells.fastrnn import scalar_gated_recurrence
+from rnnaudit.cells.orthogonal import build_orthogonal_map
 
 __all__ = ["SGORNN", "VPRNN"]
 

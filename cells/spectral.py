@@ -36,8 +36,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from cells._validate import check_sequence, check_state, require_finite
-from cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
+from rnnaudit.cells._validate import check_sequence, check_state, require_finite
+from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = [
     "householder_matrix", "reflect", "reflect_grad", "pack_reflectors", "unpack_reflectors", "reflector_product",

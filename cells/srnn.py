@@ -16,7 +16,7 @@ import torch
 from torch import Tensor, nn
 from torch.func import functional_call, jacrev
 
-from cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
+from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = ["SRNN", "shift", "shift_matrix", "eq9_closed_form", "activation_derivative"]
 

@@ -1,15 +1,9 @@
-"""Figures, the report and the ``rnnaudit`` CLI (the top layer: uses bounds, analysis, cells)."""
+"""Figures and the report: heatmaps, spectra with pseudospectra, tightness and trajectory plots,
+report.md/report.html (uses bounds, analysis, cells)."""
 
-import os
-
-# The console script imports this package before figures.cli, so this is the first place the
-# CLI can act before torch is imported. OpenMP's default active wait makes idle threads spin; on a
-# busy 2-core machine that slows the checks' many small batched products by orders of magnitude.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-from figures.heatmap import plot_jacobian_heatmap  # noqa: E402
-from figures.spectrum import plot_eigenvalues, plot_spectrum  # noqa: E402
-from figures.style import apply_style  # noqa: E402
-from figures.tightness import plot_tightness  # noqa: E402
+from rnnaudit.figures.heatmap import plot_jacobian_heatmap
+from rnnaudit.figures.spectrum import plot_eigenvalues, plot_spectrum
+from rnnaudit.figures.style import apply_style
+from rnnaudit.figures.tightness import plot_tightness
 
 __all__ = ["plot_jacobian_heatmap", "plot_eigenvalues", "plot_spectrum", "plot_tightness", "apply_style"]

@@ -8,7 +8,7 @@ import torch
 from matplotlib.colors import LogNorm
 from torch import Tensor
 
-from figures.style import SEQUENTIAL_CMAP, apply_style
+from rnnaudit.figures.style import SEQUENTIAL_CMAP, apply_style
 
 __all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels"]
 
@@ -28,8 +28,8 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
     Raises:
         ValueError: unknown ``kind``.
     """
-    from analysis import hidden_jacobian_maps, input_jacobian_maps
-    from cells import ENRNN
+    from rnnaudit.analysis import hidden_jacobian_maps, input_jacobian_maps
+    from rnnaudit.cells import ENRNN
 
     if kind not in ("hidden", "input"):
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")

@@ -11,11 +11,12 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import torch
 
-from analysis import atomic_path, hidden_jacobian_norms
-from analysis.tasks import addition_problem
-from cells import SGORNN, FastRNN
-from figures.heatmap import plot_jacobian_heatmap
-from figures.spectrum import plot_spectrum
+from rnnaudit.analysis import hidden_jacobian_norms
+from rnnaudit.atomic import atomic_path
+from rnnaudit.tasks.synthetic import addition_problem
+from rnnaudit.cells import SGORNN, FastRNN
+from rnnaudit.figures.heatmap import plot_jacobian_heatmap
+from rnnaudit.figures.spectrum import plot_spectrum
 
 __all__ = ["save_figure", "sgornn_figures", "PAPER_FIGURES"]
 

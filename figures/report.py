@@ -10,8 +10,8 @@ import os
 from importlib import metadata
 from pathlib import Path
 
-from analysis import write_json_atomic, write_text_atomic
-from bounds.core import ClaimResult
+from rnnaudit.atomic import write_json_atomic, write_text_atomic
+from rnnaudit.bounds.core import ClaimResult
 
 __all__ = ["version", "results_document", "write_results", "render_markdown", "render_html", "render_audit_markdown",
            "render_audit_html"]

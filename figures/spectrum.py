@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import Tensor
 
-from figures.style import apply_style, palette
+from rnnaudit.figures.style import apply_style, palette
 
 __all__ = ["plot_eigenvalues", "plot_spectrum"]
 
@@ -72,7 +72,7 @@ def plot_spectrum(matrix: Tensor, *, title: str = "", grid: int = 80, eps_decade
 
     Source: the ε-pseudospectrum argument of enrnn.md Sec. 2.
     """
-    from analysis import pseudospectrum
+    from rnnaudit.analysis import pseudospectrum
 
     if not eps_decades:
         raise ValueError("eps_decades must name at least one log10(ε)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures.style import apply_style, palette
+from rnnaudit.figures.style import apply_style, palette
 
 __all__ = ["plot_tightness"]
 

@@ -1,4 +1,4 @@
-"""Plots of a training run's recorded trajectory (analysis.training.read_trajectory) and
+"""Plots of a training run's recorded trajectory (rnnaudit.training.read_trajectory) and
 side-by-side comparisons across runs (as sgornn.md Fig. 1–3 compare SGORNN, FastRNN, VPRNN)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from figures.style import apply_style, palette
+from rnnaudit.figures.style import apply_style, palette
 
 __all__ = ["plot_trajectory", "plot_comparison", "TRAJECTORY_PANELS"]
 
@@ -33,7 +33,7 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
     """One panel per recorded quantity group, against the training step.
 
     Args:
-        trajectory: key → 1-D array, with ``step`` (from :func:`analysis.training.read_trajectory`).
+        trajectory: key → 1-D array, with ``step`` (from :func:`rnnaudit.training.read_trajectory`).
         title: figure title.
 
     Returns:
@@ -43,7 +43,7 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
         ValueError: no ``step`` key, or arrays of different lengths.
     """
     if "step" not in trajectory:
-        raise ValueError("trajectory must contain 'step' (use analysis.training.read_trajectory)")
+        raise ValueError("trajectory must contain 'step' (use rnnaudit.training.read_trajectory)")
     n = len(trajectory["step"])
     if any(len(v) != n for v in trajectory.values()):
         raise ValueError("all trajectory arrays must have the length of 'step'")

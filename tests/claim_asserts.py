@@ -2,7 +2,7 @@
 
 import pytest
 
-from bounds import Profile, check_claim, load_counterexample, measure_case
+from rnnaudit.bounds import Profile, check_claim, load_counterexample, measure_case
 
 
 def assert_reproducible_violation(claim, profile: Profile, out_dir, *, seed: int = 0, rel: float = 1e-12):

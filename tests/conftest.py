@@ -2,7 +2,7 @@
 
 import os
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # see figures/cli.py; must precede importing torch
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as rnnaudit/__init__.py does; must precede importing torch
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
@@ -28,17 +28,11 @@ DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
 @pytest.fixture(scope="session")
 def report_dir(tmp_path_factory):
-    """One small sgornn audit through the CLI (profile shrunk so it takes seconds), shared by the
-    report tests."""
-    import figures.cli as cli
-    from bounds import Profile
+    """One small sgornn check (profile shrunk so it takes seconds), shared by the report tests."""
+    from rnnaudit.bounds import Profile
+    from rnnaudit.checking import check
 
     out = tmp_path_factory.mktemp("audit")
-    saved = cli.PROFILES["quick"]
-    cli.PROFILES["quick"] = Profile("quick", n_random=6, restarts=1, ascent_steps=4)
-    try:
-        status = cli.main(["check", "--paper", "sgornn", "--out", str(out), "--seed", "7"])
-    finally:
-        cli.PROFILES["quick"] = saved
-    assert status == 0  # the audit ran; verdicts do not change the exit status without --strict
+    check(["sgornn"], profile=Profile("quick", n_random=6, restarts=1, ascent_steps=4), seed=7, out_dir=out,
+          progress=False)
     return out

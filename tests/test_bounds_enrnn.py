@@ -11,10 +11,10 @@ import torch
 from scipy.stats import kstest
 
 from tests.claim_asserts import assert_reproducible_violation
-from bounds import Profile, check_claim, evaluate_cases, measure_case
-from bounds.enrnn import (CLAIMS, ENRNNCase, InitCase, coupling, eq5, eq5_corrected, ks_statistic, proposition32,
+from rnnaudit.bounds import Profile, check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds.enrnn import (CLAIMS, ENRNNCase, InitCase, coupling, eq5, eq5_corrected, ks_statistic, proposition32,
                           proposition32_corrected, sample_coupling_case, sample_prop32_case, theorem31)
-from cells import ENRNN
+from rnnaudit.cells import ENRNN
 
 F64 = torch.float64
 TINY = Profile("quick", n_random=6, restarts=2, ascent_steps=8)
@@ -194,8 +194,8 @@ def test_all_enrnn_claims_have_the_issue_ids_and_sources():
 
 
 def test_transient_holds_and_shows_amplification_for_non_normal_matrices():
-    from bounds.enrnn import TRANSIENT_HORIZON, sample_transient_case, transient
-    from analysis import transient_growth
+    from rnnaudit.bounds.enrnn import TRANSIENT_HORIZON, sample_transient_case, transient
+    from rnnaudit.analysis import transient_growth
 
     result = check_claim(transient, Profile("quick", n_random=6, restarts=0, ascent_steps=0), seed=0)
     assert result.verdict == "holds" and result.errors == []
@@ -207,7 +207,7 @@ def test_transient_holds_and_shows_amplification_for_non_normal_matrices():
 
 def test_transient_violated_when_rho_reaches_one():
     """ρ = 1.0001 > 1: (ρ_ε − 1)/ε ≈ 1.1 at ε = 1e-3, but the 400 computed powers only reach 1.04."""
-    from bounds.enrnn import TransientCase, transient
+    from rnnaudit.bounds.enrnn import TransientCase, transient
 
     result = evaluate_cases(transient, [TransientCase(1.0001 * torch.eye(3, dtype=torch.float64))])
     assert result.verdict == "violated"

@@ -9,13 +9,13 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from tests.claim_asserts import assert_reproducible_violation
-from bounds import Profile, check_claim, evaluate_cases, measure_case
-from bounds.nc_gru import (CLAIMS, EPS_GRID, GRUCase, NeumannCase, corollary1,
+from rnnaudit.bounds import Profile, check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds.nc_gru import (CLAIMS, EPS_GRID, GRUCase, NeumannCase, corollary1,
                            corollary1_corrected, corollary2, corollary2_corrected, corollary3, corollary3_corrected,
                            eq5, eq18, eq18_corrected, neumann_algorithm1, sample_cayley_gradient_case,
                            sample_neumann_case, sample_saturated_case, sample_trajectory_case, theorem1,
                            theorem1_corrected)
-from cells import GRU, NCGRU, NeumannCayleyUpdater, scaled_cayley_gradient
+from rnnaudit.cells import GRU, NCGRU, NeumannCayleyUpdater, scaled_cayley_gradient
 
 F64 = torch.float64
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -348,7 +348,7 @@ def test_neumann_algorithm1_matches_the_cells_updater(order):
 def test_eq5_formula_matches_cells_scaled_cayley_gradient():
     """The eq. 5–6 formula written in the check agrees with cells.scaled_cayley_gradient (1e-12 relative)."""
     case = sample_cayley_gradient_case(torch.Generator().manual_seed(2), 7, 3)
-    from bounds.nc_gru import _cayley, _loss
+    from rnnaudit.bounds.nc_gru import _cayley, _loss
     U = _cayley(case.A, case.d).requires_grad_()
     (G,) = torch.autograd.grad(_loss(case, U), [U])
     ref = scaled_cayley_gradient(case.A, case.d, G)

@@ -8,10 +8,10 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from bounds import Profile, check_claim, evaluate_cases, measure_case
-from bounds.sgornn import (CLAIMS, GatedCase, corollary1, eq31, eq31_corrected, hidden_state, local_M_phi,
+from rnnaudit.bounds import Profile, check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds.sgornn import (CLAIMS, GatedCase, corollary1, eq31, eq31_corrected, hidden_state, local_M_phi,
                            sample_gated_case, theorem2)
-from cells import FastRNN, SGORNN
+from rnnaudit.cells import FastRNN, SGORNN
 from tests.claim_asserts import assert_reproducible_violation
 
 F64 = torch.float64
@@ -129,7 +129,7 @@ def test_hidden_state_and_eq8_hold_for_all_gates_with_beta_le_one_minus_alpha(se
 
 
 def test_eq3_holds_with_clipping_and_is_violated_without(tmp_path):
-    from bounds.sgornn import eq3
+    from rnnaudit.bounds.sgornn import eq3
 
     result = check_claim(eq3, TINY, seed=0)
     assert result.verdict == "holds" and result.worst_ratio == pytest.approx(1.0, abs=1e-12)
@@ -142,10 +142,10 @@ def test_eq3_holds_with_clipping_and_is_violated_without(tmp_path):
 def test_eq34_holds_for_vprnn_and_fails_with_too_many_sublayers():
     """h = 2 allows k = 2 sublayers; with 16 sublayers whose rotations all act on the one pair,
     ΔΘ = δ·1ᵀ moves U by ≈ 16δ while the bound is 2·‖ΔΘ‖₂ = 2·4δ: ratio ≈ 2."""
-    from bounds.sgornn import PerturbationCase, eq34
+    from rnnaudit.bounds.sgornn import PerturbationCase, eq34
 
     assert check_claim(eq34, TINY, seed=0).verdict == "holds"
-    from cells import VPRNNRotations
+    from rnnaudit.cells import VPRNNRotations
 
     phi = VPRNNRotations(2, 16, dtype=F64)
     phi.permutations.copy_(torch.arange(2).expand(16, 2))
@@ -156,7 +156,7 @@ def test_eq34_holds_for_vprnn_and_fails_with_too_many_sublayers():
 
 
 def test_fastrnn_eq4_limit_matches_the_formula():
-    from bounds.sgornn import fastrnn_eq4_assumption, fastrnn_eq4_limit
+    from rnnaudit.bounds.sgornn import fastrnn_eq4_assumption, fastrnn_eq4_limit
 
     U = torch.diag(torch.tensor([2.0, 0.5], dtype=F64))  # ‖U‖₂ = 2, ‖U‖_F = √4.25
     T, R_U = 10, 3.0
@@ -171,7 +171,7 @@ def test_fastrnn_eq4_limit_matches_the_formula():
 def test_theorem1_no_violation_found_inside_and_violated_outside_eq3():
     """Inside eq. 3 the capacity probe's lower estimate stays under 2αT R_W R_x R_v/√m; with
     α + β = 1.3 the states grow like 1.3^T and the estimate passes the bound."""
-    from bounds.sgornn import SampleCase, theorem1
+    from rnnaudit.bounds.sgornn import SampleCase, theorem1
 
     result = check_claim(dataclasses.replace(theorem1, sizes={"quick": [(2, 1), (4, 5)]}),
                          Profile("quick", n_random=4, restarts=0, ascent_steps=0), seed=0)

@@ -17,12 +17,12 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from tests.claim_asserts import assert_reproducible_violation
-from bounds import Profile, check_claim, evaluate_cases, measure_case
-from bounds import spectral_rnn as S
-from bounds.spectral_rnn import (CLAIMS, CountCase, FlopCounter, GeneralizationCase, MatrixCase, RNNCase,
+from rnnaudit.bounds import Profile, check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds import spectral_rnn as S
+from rnnaudit.bounds.spectral_rnn import (CLAIMS, CountCase, FlopCounter, GeneralizationCase, MatrixCase, RNNCase,
                                  SpectralCellCase, count_flops, proposition1_reflectors, rnn_states, sparse_hgrad,
                                  sparse_hprod, table1_counts, theorem3_reflectors, theorem5_bounds)
-from cells import SpectralRNN, householder_matrix, reflector_product
+from rnnaudit.cells import SpectralRNN, householder_matrix, reflector_product
 
 F64 = torch.float64
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])

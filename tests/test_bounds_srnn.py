@@ -10,11 +10,11 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from tests.claim_asserts import assert_reproducible_violation
-from bounds import Profile, check_claim, evaluate_cases, measure_case
-from bounds.srnn import (CLAIMS, PermutationCase, ShuffleCase, TimingCase, WalkCase, eq4, eq8_recursion, eq9,
+from rnnaudit.bounds import Profile, check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds.srnn import (CLAIMS, PermutationCase, ShuffleCase, TimingCase, WalkCase, eq4, eq8_recursion, eq9,
                          eq9_as_printed, eq9_corrected, eq10, eq10_corrected, eq11, eq11_corrected, fit_exponent,
                          gamblers_ruin, gamblers_ruin_corrected, sample_shuffle_case, simulate_gamblers_ruin, table1)
-from cells import SRNN, shift_matrix
+from rnnaudit.cells import SRNN, shift_matrix
 
 F64 = torch.float64
 TINY = Profile("quick", n_random=6, restarts=2, ascent_steps=8)

@@ -6,9 +6,9 @@ import math
 import pytest
 import torch
 
-from analysis.capacity import (KIND, capacity_records, cell_rademacher, maximize_over_balls,
+from rnnaudit.analysis.capacity import (KIND, capacity_records, cell_rademacher, maximize_over_balls,
                                rademacher_lower_estimate, sgornn_rademacher_bound)
-from cells import SGORNN
+from rnnaudit.cells import SGORNN
 
 F64 = torch.float64
 

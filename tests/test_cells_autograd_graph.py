@@ -11,7 +11,7 @@ here; the structure of the autograd graph is.
 import pytest
 import torch
 
-from cells.registry import CELLS, build_cell
+from rnnaudit.cells.registry import CELLS, build_cell
 
 F64 = torch.float64
 

@@ -10,11 +10,11 @@ import pytest
 import torch
 from torch.func import functional_call, grad
 
-from cells.enrnn import ENRNN, eigenvalue_normalize, prop32_gradient
-from cells.nc_gru import NCGRU, NeumannCayley
-from cells.registry import CELLS, build_cell
-from cells.scornn import ScoRNN, ScoRNNCayley, scaled_cayley
-from cells.spectral import ORNN, SpectralLinear, SpectralRNN, householder_forward, spectral_rnn_parameter_count
+from rnnaudit.cells.enrnn import ENRNN, eigenvalue_normalize, prop32_gradient
+from rnnaudit.cells.nc_gru import NCGRU, NeumannCayley
+from rnnaudit.cells.registry import CELLS, build_cell
+from rnnaudit.cells.scornn import ScoRNN, ScoRNNCayley, scaled_cayley
+from rnnaudit.cells.spectral import ORNN, SpectralLinear, SpectralRNN, householder_forward, spectral_rnn_parameter_count
 
 F64 = torch.float64
 N, H = 3, 8  # H even (VPRNN rotates pairs), split 4/4 by the registry's ENRNN

@@ -7,11 +7,11 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import kstest
 
-from cells.base import parameter_count
-from cells.baselines import LSTM
-from cells.enrnn import (ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient,
+from rnnaudit.cells.base import parameter_count
+from rnnaudit.cells.baselines import LSTM
+from rnnaudit.cells.enrnn import (ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient,
                          spectral_radius)
-from cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.orthogonal import orthogonality_defect
 from tests.conftest import DEVICES
 
 F64 = torch.float64

@@ -7,11 +7,11 @@ import math
 import pytest
 import torch
 
-from cells.base import parameter_count
-from cells.baselines import LSTM
-from cells.nc_gru import GRU, NCGRU, NeumannCayley, NeumannCayleyUpdater
-from cells.orthogonal import ScaledCayley, orthogonality_defect
-from cells.scornn import (ScoRNN, ScoRNNCayley, modrelu, scaled_cayley, scaled_cayley_gradient, scaling_diagonal,
+from rnnaudit.cells.base import parameter_count
+from rnnaudit.cells.baselines import LSTM
+from rnnaudit.cells.nc_gru import GRU, NCGRU, NeumannCayley, NeumannCayleyUpdater
+from rnnaudit.cells.orthogonal import ScaledCayley, orthogonality_defect
+from rnnaudit.cells.scornn import (ScoRNN, ScoRNNCayley, modrelu, scaled_cayley, scaled_cayley_gradient, scaling_diagonal,
                           scornn_skew_init)
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from cells import (LSTM, FastRNN, MatrixExponential, SGORNN, ScaledCayley, VPRNN, VPRNNRotations, orthogonality_defect,
+from rnnaudit.cells import (LSTM, FastRNN, MatrixExponential, SGORNN, ScaledCayley, VPRNN, VPRNNRotations, orthogonality_defect,
                    parameter_count, vprnn_max_sublayers)
 from tests.conftest import DEVICES
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cells.base import parameter_count
-from cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.base import parameter_count
+from rnnaudit.cells.orthogonal import orthogonality_defect
 from torch.utils.flop_counter import FlopCounterMode
 
-from cells.spectral import (ORNN, SpectralLinear, SpectralRNN, WYFactors, compact_wy, householder_backward,
+from rnnaudit.cells.spectral import (ORNN, SpectralLinear, SpectralRNN, WYFactors, compact_wy, householder_backward,
                             householder_forward, householder_matrix, ornn_parameter_count, pack_reflectors, reflect,
                             reflect_grad, reflector_product, spectral_rnn_parameter_count, unpack_reflectors,
                             wy_apply, wy_factors, wy_recurrence)
@@ -450,7 +450,7 @@ def test_sec7_leaky_relu_states_match_a_hand_computed_recurrence(device, cls):
 def test_activation_names_are_checked_at_construction():
     """Every cell with a pointwise activation argument accepts the new "leaky_relu" and still rejects an
     unknown name with a ValueError that lists the choices (cells.base.get_activation)."""
-    from cells.registry import build_cell
+    from rnnaudit.cells.registry import build_cell
 
     for name in ("sgornn", "fastrnn", "vprnn", "spectral_rnn", "ornn", "srnn", "enrnn"):
         build_cell(name, 2, 4, activation="leaky_relu", dtype=F64)

@@ -5,9 +5,9 @@ import torch
 from torch import nn
 from torch.func import functional_call, jacrev
 
-from cells.base import parameter_count
-from cells.orthogonal import orthogonality_defect
-from cells.srnn import SRNN, activation_derivative, eq9_closed_form, shift, shift_matrix
+from rnnaudit.cells.base import parameter_count
+from rnnaudit.cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.srnn import SRNN, activation_derivative, eq9_closed_form, shift, shift_matrix
 from tests.conftest import DEVICES
 
 F64 = torch.float64
@@ -204,7 +204,7 @@ def test_srnn_parameters_by_role_are_the_b_network():
 def test_activation_derivative_equals_autograd(name):
     """The closed-form σ' used by eq. 9 (srnn.md Sec. 3) equals autograd's derivative, z = 0
     included (both take the left slope there), for every activation the cells accept."""
-    from cells.base import get_activation
+    from rnnaudit.cells.base import get_activation
     z = torch.tensor([-2.0, -1e-3, 0.0, 1e-3, 3.0], dtype=torch.float64, requires_grad=True)
     (auto,) = torch.autograd.grad(get_activation(name)(z).sum(), z)
     # elementwise derivatives of smooth pieces: exact up to tanh's rounding (a few ulps)

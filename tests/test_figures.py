@@ -6,10 +6,10 @@ import pytest
 import torch
 from PIL import Image
 
-from analysis import hidden_jacobian_norms
-from cells import FastRNN, VPRNNRotations
-from figures import plot_eigenvalues, plot_jacobian_heatmap
-from figures.paper_figures import save_figure
+from rnnaudit.analysis import hidden_jacobian_norms
+from rnnaudit.cells import FastRNN, VPRNNRotations
+from rnnaudit.figures import plot_eigenvalues, plot_jacobian_heatmap
+from rnnaudit.figures.paper_figures import save_figure
 
 
 def test_heatmap_of_rho_identity_shows_rho_powers(tmp_path):
@@ -55,7 +55,7 @@ def test_plots_reject_bad_input():
 
 
 def test_tightness_plot_draws_each_claim_and_the_ratio_one_line():
-    from figures import plot_tightness
+    from rnnaudit.figures import plot_tightness
 
     claims = [{"id": "a.x", "verdict": "holds", "tightness": {"by_T": {"1": 0.5, "10": 0.9}}},
               {"id": "a.y", "verdict": "violated", "tightness": {"by_T": {"2": 3.0, "20": "inf"}}},
@@ -70,7 +70,7 @@ def test_tightness_plot_draws_each_claim_and_the_ratio_one_line():
 
 
 def test_spectrum_plot_has_pseudospectra_and_singular_values():
-    from figures import plot_spectrum
+    from rnnaudit.figures import plot_spectrum
 
     J = torch.diag(torch.ones(5, dtype=torch.float64), 1) * 0.9  # nilpotent: non-trivial pseudospectra
     fig = plot_spectrum(J, grid=30)
@@ -80,7 +80,7 @@ def test_spectrum_plot_has_pseudospectra_and_singular_values():
 
 
 def test_trajectory_plot_draws_recorded_quantities_and_constraint_lines():
-    from figures.trajectory import plot_comparison, plot_trajectory
+    from rnnaudit.figures.trajectory import plot_comparison, plot_trajectory
 
     step = np.array([10.0, 20.0, 30.0])
     t = {"step": step, "loss": np.array([0.2, 0.1, 0.05]), "val_loss": np.array([0.3, 0.2, 0.1]),
@@ -105,7 +105,7 @@ def test_trajectory_plot_draws_recorded_quantities_and_constraint_lines():
 @pytest.mark.parametrize("argv", [["heatmap", "sgornn", "--T", "12", "--hidden", "8"],
                                   ["spectrum", "enrnn", "--hidden", "8"]])
 def test_heatmap_and_spectrum_commands_write_the_file(argv, tmp_path):
-    from figures import cli
+    from rnnaudit import cli
 
     for suffix in (".png", ".svg"):
         out = tmp_path / f"fig{suffix}"
@@ -113,7 +113,7 @@ def test_heatmap_and_spectrum_commands_write_the_file(argv, tmp_path):
 
 
 def test_figure_commands_reject_bad_sources_and_suffixes(tmp_path, capsys):
-    from figures import cli
+    from rnnaudit import cli
 
     for argv in (["heatmap", "nosuchcell", "--out", str(tmp_path / "a.png")],
                  ["spectrum", "sgornn", "--out", str(tmp_path / "a.txt")]):
@@ -124,8 +124,8 @@ def test_figure_commands_reject_bad_sources_and_suffixes(tmp_path, capsys):
 
 
 def test_enrnn_heatmap_panels_split_long_and_short_term_blocks():
-    from cells import ENRNN, FastRNN
-    from figures.heatmap import jacobian_panels, plot_jacobian_heatmaps
+    from rnnaudit.cells import ENRNN, FastRNN
+    from rnnaudit.figures.heatmap import jacobian_panels, plot_jacobian_heatmaps
 
     cell = ENRNN(2, 4, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     x = torch.randn(12, 2, dtype=torch.float64)

@@ -11,9 +11,9 @@ import math
 import pytest
 import torch
 
-from analysis.jacobian import (JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms, input_jacobian_maps,
+from rnnaudit.analysis.jacobian import (JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms, input_jacobian_maps,
                                input_jacobians, pair_jacobian, step_jacobians)
-from cells import ENRNN, GRU, SGORNN, FastRNN
+from rnnaudit.cells import ENRNN, GRU, SGORNN, FastRNN
 from tests.conftest import DEVICES
 
 F64 = torch.float64

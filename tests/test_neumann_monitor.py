@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
-from cells import NCGRU, NeumannCayleyUpdater
+from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
+from rnnaudit.cells import NCGRU, NeumannCayleyUpdater
 
 F64 = torch.float64
 

@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from analysis.training import PRESETS, TrainConfig, preset_config, read_trajectory
-from figures import cli
+from rnnaudit.training import PRESETS, TrainConfig, preset_config, read_trajectory
+from rnnaudit import cli
 
 #: Small enough for seconds per preset on 2 CPU cores; hidden_size keeps the preset's value,
 #: because cell arguments (ENRNN's long_size, the negative ones of D) are sized for it.
@@ -111,8 +111,8 @@ def test_spectral_rnn_sec_7_uses_leaky_relu():
     """Sec. 7: "In most cases leaky_ReLU is used as activation function except for LSTM"; Adam.
     The slope is not stated (cells.base.LEAKY_RELU_SLOPE, PyTorch's 0.01). Both presets build a
     Spectral-RNN with that activation; a different --cell drops it with the other cell arguments."""
-    from analysis.training import build_model
-    from cells.base import LEAKY_RELU_SLOPE
+    from rnnaudit.training import build_model
+    from rnnaudit.cells.base import LEAKY_RELU_SLOPE
 
     assert LEAKY_RELU_SLOPE == 0.01
     for name in ("spectral_rnn-addition", "spectral_rnn-copy"):

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from analysis import gradient_norms, hidden_jacobian_norms, parameter_gradients, step_jacobians
-from cells import FastRNN, SGORNN
+from rnnaudit.analysis import gradient_norms, hidden_jacobian_norms, parameter_gradients, step_jacobians
+from rnnaudit.cells import FastRNN, SGORNN
 from tests.conftest import DEVICES
 
 F64 = torch.float64

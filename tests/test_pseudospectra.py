@@ -12,9 +12,9 @@ import scipy.linalg
 import scipy.optimize
 import torch
 
-from analysis.pseudospectra import (kreiss_constant, pseudospectrum, sigma_min, sigma_min_dense,
+from rnnaudit.analysis.pseudospectra import (kreiss_constant, pseudospectrum, sigma_min, sigma_min_dense,
                                     transient_growth)
-from cells import ScoRNN
+from rnnaudit.cells import ScoRNN
 from tests.conftest import DEVICES
 
 F64 = torch.float64

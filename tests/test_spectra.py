@@ -9,10 +9,10 @@ import pytest
 import torch
 from scipy.spatial import ConvexHull
 
-from analysis.spectra import (as_square_matrix, condition_number, eigenvalues, henrici_departure, numerical_radius,
+from rnnaudit.analysis.spectra import (as_square_matrix, condition_number, eigenvalues, henrici_departure, numerical_radius,
                               numerical_range, orthogonality_distance, schur_departure, singular_values,
                               spectral_radius, spectral_summary)
-from cells import ENRNN, ScoRNN
+from rnnaudit.cells import ENRNN, ScoRNN
 from tests.conftest import DEVICES
 
 F64 = torch.float64

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from analysis.sweep import expand, load_spec, run_sweep
-from analysis.training import build_model, preset_config, read_trajectory
-from figures import cli
+from rnnaudit.training.sweep import expand, load_spec, run_sweep
+from rnnaudit.training import build_model, preset_config, read_trajectory
+from rnnaudit import cli
 
 
 def _spec(tmp_path, **grid):
@@ -58,7 +58,7 @@ def test_spec_files_and_cli(tmp_path, capsys):
 
 def test_grid_over_cell_follows_the_preset_override_rule_of_the_cli(tmp_path):
     """A grid that changes a preset's cell gets what ``rnnaudit train --preset P --cell C`` gets
-    (analysis.training.preset_config): the preset's cell_kwargs and param_lr belonged to its cell
+    (rnnaudit.training.preset_config): the preset's cell_kwargs and param_lr belonged to its cell
     and are dropped; the rest of the preset (batch, optimizer, Neumann reset) stays. The point that
     keeps the preset's cell keeps them, and a task change drops the preset's task_kwargs."""
     spec = {"out": str(tmp_path), "base": {"preset": "nc_gru-copy", "hidden_size": 8},

@@ -12,7 +12,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from analysis.tasks import (ADDITION_BASELINE_MSE, COPY_N_CLASSES, COPY_N_TOKENS, DENOISE_N_CLASSES,
+from rnnaudit.tasks.synthetic import (ADDITION_BASELINE_MSE, COPY_N_CLASSES, COPY_N_TOKENS, DENOISE_N_CLASSES,
                             DENOISE_N_TOKENS, PARENTHESIS_TOKENS, TASKS, addition_problem, copy_task,
                             denoise_task, parenthesis_count_distribution, parenthesis_task, task_baseline)
 

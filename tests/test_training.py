@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-import analysis.training as training
-from analysis.training import TrainConfig, load_checkpoint, read_trajectory, train
-from bounds.audit import assumption_checks, audit_checkpoint, audit_run
-from figures import cli
+import rnnaudit.training as training
+from rnnaudit.training import TrainConfig, load_checkpoint, read_trajectory, train
+from rnnaudit.auditing import assumption_checks, audit_checkpoint, audit_run
+from rnnaudit import cli
 
 SMALL = dict(T=10, hidden_size=8, batch=8, steps=30, lr=1e-2, record_every=5, checkpoint_every=10, val_batches=2)
 
@@ -117,7 +117,7 @@ def test_bad_config_is_a_clear_error(field, value, needle, tmp_path):
 
 
 def test_assumption_checks_on_untrained_spectral_rnn():
-    from cells import SpectralRNN
+    from rnnaudit.cells import SpectralRNN
 
     checks = assumption_checks(SpectralRNN(2, 8, 2, 2), TrainConfig(cell="spectral_rnn"))
     assert [c.claim for c in checks] == ["spectral_rnn.eq7"] and checks[0].holds
@@ -172,7 +172,7 @@ def test_copy_resume_reproduces_the_uninterrupted_trajectory(tmp_path, monkeypat
 @pytest.mark.parametrize("task,length,classes", [("copy", 5 + 20, 9), ("denoise", 5 + 20, 10),
                                                  ("parenthesis", 5, 18)])
 def test_token_tasks_train_per_step_against_their_own_baseline(task, length, classes, tmp_path):
-    from analysis.tasks import task_baseline
+    from rnnaudit.tasks.synthetic import task_baseline
 
     config = TrainConfig(cell="gru", task=task, jacobian_steps=[3], **TOKEN)
     summary = train(config, tmp_path, progress=False)
@@ -194,7 +194,7 @@ def test_copy_loss_of_the_memoryless_predictor_is_the_baseline():
     """The trainer's cross-entropy averages over all T + 20 steps, the convention of the baseline
     10 ln 8/(T + 20) (srnn.md Sec. 4; nc_gru.md Sec. 4.4): a predictor certain of "blank" for the
     first T + 10 steps and uniform over the 8 symbols for the last 10 attains it exactly."""
-    from analysis.tasks import task_baseline
+    from rnnaudit.tasks.synthetic import task_baseline
 
     T = 7
     x, y = training.TASK_SPECS["copy"].generate(16, T, torch.Generator().manual_seed(0))
@@ -206,10 +206,10 @@ def test_copy_loss_of_the_memoryless_predictor_is_the_baseline():
 
 
 def test_parenthesis_loss_of_the_count_law_predictor_is_the_baseline():
-    """Outputting π_t (the law of each count, analysis.tasks.parenthesis_count_distribution) has
+    """Outputting π_t (the law of each count, rnnaudit.tasks.synthetic.parenthesis_count_distribution) has
     expected trainer loss equal to the MSE baseline, so the loss reduces over the same axes as
     the baseline formula (1/T) Σ_t (1 − ‖π_t‖²)/(max_count + 1)."""
-    from analysis.tasks import parenthesis_count_distribution, task_baseline
+    from rnnaudit.tasks.synthetic import parenthesis_count_distribution, task_baseline
 
     T, batch = 12, 4000
     _, y = training.TASK_SPECS["parenthesis"].generate(batch, T, torch.Generator().manual_seed(0))
@@ -283,9 +283,9 @@ def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypa
     sequences the bound checks measure (seed 0, 4 sequences) and the sequence ``load_source``
     probes with (its seed) equal the variant generator's output bit for bit. A run without the
     field (an older checkpoint) gets the default variant."""
-    import bounds.audit as audit
-    from analysis.tasks import addition_problem
-    from figures.sources import load_source
+    import rnnaudit.auditing as audit
+    from rnnaudit.tasks.synthetic import addition_problem
+    from rnnaudit.sources import load_source
 
     T = 6
     config = TrainConfig(cell="sgornn", task_kwargs={"variant": "nc_gru"},

@@ -21,10 +21,10 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from analysis.training import TASK_SPECS, build_model, load_checkpoint, read_trajectory
-from bounds import sgornn
-from bounds.core import evaluate_cases
-from cells import ENRNN, SGORNN, FastRNN, SpectralRNN, orthogonality_defect, spectral_radius
+from rnnaudit.training import TASK_SPECS, build_model, load_checkpoint, read_trajectory
+from rnnaudit.bounds import sgornn
+from rnnaudit.bounds.core import evaluate_cases
+from rnnaudit.cells import ENRNN, SGORNN, FastRNN, SpectralRNN, orthogonality_defect, spectral_radius
 
 __all__ = ["Check", "assumption_checks", "task_inputs", "bound_checks", "audit_checkpoint", "audit_run"]
 
@@ -61,7 +61,7 @@ def assumption_checks(cell, config) -> list[Check]:
     """Evaluate the assumption predicates of every claim that applies to ``cell``.
 
     Args:
-        cell: a trained cell (any dtype). config: its :class:`analysis.training.TrainConfig`
+        cell: a trained cell (any dtype). config: its :class:`rnnaudit.training.TrainConfig`
             (the run's T is needed by FastRNN's eq. 4).
 
     Returns:
@@ -126,7 +126,7 @@ def task_inputs(config, n_sequences: int, seed: int = 0, T: int | None = None) -
     different map than the one trained).
 
     Args:
-        config: a :class:`analysis.training.TrainConfig` (one without ``task_kwargs``, as read from
+        config: a :class:`rnnaudit.training.TrainConfig` (one without ``task_kwargs``, as read from
             an older checkpoint, means the task's defaults). n_sequences: ≥ 1. seed: of a fresh
             CPU generator. T: sequence length (default ``config.T``).
 
@@ -146,7 +146,7 @@ def bound_checks(model, config, n_sequences: int = 4, seed: int = 0) -> list[dic
     """Run the bound checks of the model's paper on its trained parameters.
 
     Args:
-        model: a :class:`analysis.training.SequenceModel`. config: its TrainConfig.
+        model: a :class:`rnnaudit.training.SequenceModel`. config: its TrainConfig.
         n_sequences: task sequences (length config.T, the run's ``task_kwargs``,
             :func:`task_inputs`) the bounds are measured on.
 

@@ -20,12 +20,9 @@ import sys
 from pathlib import Path
 
 import torch
-from tqdm import tqdm
 
-from bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, check_claim, claim_by_id, load_counterexample, measure_case  # noqa: E501
-from figures.paper_figures import PAPER_FIGURES, save_figure
-from figures.tightness import plot_tightness
-from figures.report import results_document, write_results
+from rnnaudit.bounds import PAPERS, claim_by_id, load_counterexample, measure_case
+from rnnaudit.figures.paper_figures import save_figure
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="re-measure a saved counterexample")
     rep.add_argument("path", type=Path)
 
-    from analysis.training import OPTIMIZERS, PRESETS, TASK_SPECS
-    from cells.registry import CELLS
+    from rnnaudit.training import OPTIMIZERS, PRESETS, TASK_SPECS
+    from rnnaudit.cells.registry import CELLS
 
     tr = sub.add_parser("train", help="train a cell on a task and record its trajectory")
     tr.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
@@ -115,45 +112,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check(args, parser) -> int:
-    if args.device == "cuda" and not torch.cuda.is_available():
-        parser.error("argument --device: cuda requested but no CUDA device is available (torch.cuda.is_available() "
-                     "is False)")
-    papers = args.paper or list(PAPERS)
-    out_dir: Path = args.out
-    if out_dir.exists() and not out_dir.is_dir():
-        parser.error(f"argument --out: {out_dir} exists and is not a directory")
-    profile = PROFILES[args.profile]
-    fig_dir = out_dir / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    results, figures, skipped = [], [], []
-    for paper in papers:
-        claims = CLAIMS_BY_PAPER[paper]
-        if not claims:
-            skipped.append(paper)
-            print(f"{paper}: no claims implemented yet", file=sys.stderr)
-            continue
-        total = len(claims) * (profile.n_random + profile.restarts)
-        with tqdm(total=total, desc=paper, unit="case", file=sys.stderr, dynamic_ncols=True) as bar:
-            for claim in claims:
-                bar.set_postfix_str(claim.id)
-                results.append(check_claim(claim, profile, seed=args.seed, device=args.device,
-                                           out_dir=out_dir / "counterexamples", progress=bar.update))
-        paper_results = [r.to_json() for r in results if r.claim.paper == paper]
-        figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = violated)",
-                        save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
-        if paper in PAPER_FIGURES:
-            figures += PAPER_FIGURES[paper](fig_dir, seed=args.seed, device=args.device, profile=profile.name)
-    doc = results_document(results, device=args.device, dtype="float64", seed=args.seed, profile=profile.name,
-                           figures=figures, out_dir=out_dir, skipped_papers=skipped)
-    write_results(doc, out_dir)
-    width = max((len(r.claim.id) for r in results), default=10)
-    for r in results:
+    from rnnaudit.checking import check
+
+    try:
+        run = check(args.paper, profile=args.profile, seed=args.seed, device=args.device, out_dir=args.out)
+    except ValueError as err:
+        parser.error(str(err))
+    for paper in run.skipped_papers:
+        print(f"{paper}: no claims implemented yet", file=sys.stderr)
+    width = max((len(r.claim.id) for r in run.results), default=10)
+    for r in run.results:
         worst = r.worst_ratio
         print(f"{r.claim.id:<{width}}  {r.verdict:<12}  worst ratio {'–' if worst is None else f'{worst:.4g}'}")
-    print(f"wrote {out_dir / 'results.json'} and {out_dir / 'report.md'}")
-    if args.strict and any(r.verdict == "violated" for r in results):
-        return 1
-    return 0
+    print(f"wrote {args.out / 'results.json'} and {args.out / 'report.md'}")
+    return 1 if args.strict and run.violated else 0
 
 
 def _reproduce(args, parser) -> int:
@@ -173,7 +145,7 @@ def _reproduce(args, parser) -> int:
 
 
 def _train(args, parser) -> int:
-    from analysis.training import TrainConfig, preset_config, train
+    from rnnaudit.training import TrainConfig, preset_config, train
 
     overrides = {"cell": args.cell, "task": args.task, "T": args.T, "steps": args.steps, "batch": args.batch,
                  "hidden_size": args.hidden, "seed": args.seed, "record_every": args.record_every,
@@ -201,9 +173,9 @@ def _train(args, parser) -> int:
 
 
 def _audit(args, parser) -> int:
-    from analysis import write_json_atomic, write_text_atomic
-    from bounds.audit import audit_checkpoint, audit_run
-    from figures.report import render_audit_html, render_audit_markdown
+    from rnnaudit.atomic import write_json_atomic, write_text_atomic
+    from rnnaudit.auditing import audit_checkpoint, audit_run
+    from rnnaudit.figures.report import render_audit_html, render_audit_markdown
 
     if not args.path.exists():
         parser.error(f"argument path: no such file or directory {args.path}")
@@ -214,8 +186,8 @@ def _audit(args, parser) -> int:
     doc["source"] = str(args.path)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.path.is_dir():
-        from analysis.training import read_trajectory
-        from figures.trajectory import plot_trajectory
+        from rnnaudit.training import read_trajectory
+        from rnnaudit.figures.trajectory import plot_trajectory
 
         save_figure(plot_trajectory(read_trajectory(args.path), title=str(args.path)), args.out / "trajectory.png")
         doc["figures"] = [{"caption": "Recorded trajectory", "path": "trajectory.png"}]
@@ -231,9 +203,9 @@ def _audit(args, parser) -> int:
 
 
 def _figure_command(args, parser) -> int:
-    from figures.heatmap import plot_jacobian_heatmaps
-    from figures.sources import FIGURE_SUFFIXES, load_source
-    from figures.spectrum import plot_spectrum
+    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+    from rnnaudit.sources import FIGURE_SUFFIXES, load_source
+    from rnnaudit.figures.spectrum import plot_spectrum
 
     if args.out.suffix not in FIGURE_SUFFIXES:
         parser.error(f"argument --out: expected a file ending in {', '.join(FIGURE_SUFFIXES)}, got {args.out}")
@@ -255,7 +227,7 @@ def _figure_command(args, parser) -> int:
 
 
 def _sweep(args, parser) -> int:
-    from analysis.sweep import load_spec, run_sweep, submit_sweep
+    from rnnaudit.training.sweep import load_spec, run_sweep, submit_sweep
 
     try:
         spec = load_spec(args.spec)
@@ -275,9 +247,9 @@ def _sweep(args, parser) -> int:
 
 
 def _compare(args, parser) -> int:
-    from analysis.training import read_trajectory
-    from figures.sources import FIGURE_SUFFIXES
-    from figures.trajectory import plot_comparison
+    from rnnaudit.training import read_trajectory
+    from rnnaudit.sources import FIGURE_SUFFIXES
+    from rnnaudit.figures.trajectory import plot_comparison
 
     if args.out.suffix not in FIGURE_SUFFIXES:
         parser.error(f"argument --out: expected a file ending in {', '.join(FIGURE_SUFFIXES)}, got {args.out}")

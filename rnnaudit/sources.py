@@ -9,8 +9,8 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-from analysis.training import TASK_SPECS, build_model, load_checkpoint
-from cells.registry import CELLS, build_cell
+from rnnaudit.training import TASK_SPECS, build_model, load_checkpoint
+from rnnaudit.cells.registry import CELLS, build_cell
 
 __all__ = ["Source", "load_source", "FIGURE_SUFFIXES"]
 

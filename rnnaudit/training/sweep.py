@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import fields
 from pathlib import Path
 
-from analysis.training import PRESETS, TrainConfig, load_checkpoint, preset_config, train
+from rnnaudit.training import PRESETS, TrainConfig, load_checkpoint, preset_config, train
 
 __all__ = ["load_spec", "expand", "run_sweep", "submit_sweep"]
 
@@ -50,7 +50,7 @@ def load_spec(path: str | Path) -> dict:
 def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
     """The (run directory, config) of every point of the grid, in grid order.
 
-    With ``base["preset"]``, each run is :func:`analysis.training.preset_config` of that preset
+    With ``base["preset"]``, each run is :func:`rnnaudit.training.preset_config` of that preset
     with ``base`` and then the grid point as overrides (so a grid over ``cell`` drops the preset's
     cell arguments and ``param_lr``, as ``rnnaudit train --preset ... --cell ...`` does); without
     one, the :class:`TrainConfig` defaults with those overrides.

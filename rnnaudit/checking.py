@@ -1,0 +1,120 @@
+"""``rnnaudit check`` as a library function: every claim of the chosen papers, the figures and the
+report, with the CLI only parsing arguments and printing."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim
+
+__all__ = ["CheckRun", "check"]
+
+
+@dataclass
+class CheckRun:
+    """What :func:`check` produced.
+
+    Attributes:
+        results: one :class:`rnnaudit.bounds.ClaimResult` per claim, papers in the order asked.
+        document: the results.json object (:func:`rnnaudit.figures.report.results_document`);
+            ``None`` when nothing was written (``out_dir=None``).
+        out_dir: where the report went, or None.
+        skipped_papers: papers asked for that have no claims.
+    """
+
+    results: list[ClaimResult]
+    document: dict | None
+    out_dir: Path | None
+    skipped_papers: list[str]
+
+    @property
+    def violated(self) -> list[ClaimResult]:
+        """The results whose verdict is ``violated``."""
+        return [r for r in self.results if r.verdict == "violated"]
+
+
+def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | Profile = "quick", seed: int = 0,
+          device: str = "cpu", out_dir: str | Path | None = None, progress: bool = True) -> CheckRun:
+    """Check every claim of ``papers`` in float64 and, with ``out_dir``, write the report.
+
+    Args:
+        papers: paper stems (:data:`rnnaudit.bounds.PAPERS`); None means all five.
+        profile: ``"quick"``, ``"full"`` or a :class:`rnnaudit.bounds.Profile` (search effort).
+        seed: base seed (each claim derives its own generator from it and its id).
+        device: ``"cpu"`` or ``"cuda"``.
+        out_dir: directory for results.json, report.md, report.html, figures/ and
+            counterexamples/; None checks without writing anything (no figures).
+        progress: a tqdm bar per paper on stderr.
+
+    Returns:
+        :class:`CheckRun`.
+
+    Raises:
+        ValueError: unknown paper or profile name; ``cuda`` without a CUDA device; ``out_dir``
+            exists and is not a directory.
+    """
+    papers = list(PAPERS) if papers is None else list(papers)
+    unknown = [p for p in papers if p not in CLAIMS_BY_PAPER]
+    if unknown:
+        raise ValueError(f"papers must be among {', '.join(PAPERS)}, got {', '.join(unknown)}")
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {sorted(PROFILES)} or a Profile, got {profile!r}")
+        profile = PROFILES[profile]
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device 'cuda' requested but no CUDA device is available (torch.cuda.is_available() is "
+                         "False)")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    out = None if out_dir is None else Path(out_dir)
+    if out is not None and out.exists() and not out.is_dir():
+        raise ValueError(f"out_dir {out} exists and is not a directory")
+
+    from tqdm import tqdm
+
+    results: list[ClaimResult] = []
+    skipped: list[str] = []
+    for paper in papers:
+        claims = CLAIMS_BY_PAPER[paper]
+        if not claims:
+            skipped.append(paper)
+            continue
+        total = len(claims) * (profile.n_random + profile.restarts)
+        with tqdm(total=total, desc=paper, unit="case", file=sys.stderr, dynamic_ncols=True,
+                  disable=not progress) as bar:
+            for claim in claims:
+                bar.set_postfix_str(claim.id)
+                results.append(check_claim(claim, profile, seed=seed, device=device,
+                                           out_dir=None if out is None else out / "counterexamples",
+                                           progress=bar.update))
+    if out is None:
+        return CheckRun(results, None, None, skipped)
+    return CheckRun(results, _write_report(results, papers, out, profile=profile, seed=seed, device=device,
+                                           skipped=skipped), out, skipped)
+
+
+def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, profile: Profile, seed: int,
+                  device: str, skipped: list[str]) -> dict:
+    from rnnaudit.figures.paper_figures import PAPER_FIGURES, save_figure
+    from rnnaudit.figures.report import results_document, write_results
+    from rnnaudit.figures.tightness import plot_tightness
+
+    fig_dir = out / "figures"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    figures = []
+    for paper in papers:
+        if paper in skipped:
+            continue
+        paper_results = [r.to_json() for r in results if r.claim.paper == paper]
+        figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = violated)",
+                        save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
+        if paper in PAPER_FIGURES:
+            figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name)
+    doc = results_document(results, device=device, dtype="float64", seed=seed, profile=profile.name,
+                           figures=figures, out_dir=out, skipped_papers=skipped)
+    write_results(doc, out)
+    return doc

@@ -1,0 +1,243 @@
+"""The trainer: runs that record the quantities the theorems are about, into a run directory
+(:mod:`rnnaudit.training.runs`):
+
+- ``run.json``: the :class:`TrainConfig` (written once, atomically);
+- ``trajectory.jsonl``: one JSON object per recorded step, appended and fsync'ed line by line.
+  A kill can cut at most the line being written; :func:`read_trajectory` ignores a trailing
+  partial line, so no flushed record is ever lost and the file never has to be repaired;
+- ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: model, optimizer, scheduler
+  and RNG states, written atomically, loadable with ``torch.load(..., weights_only=True)``;
+- ``jacobian/step_XXXXXXXX.pt``: ‖∂h_t/∂h_s‖₂ maps at the steps listed in ``jacobian_steps``.
+
+``resume=True`` restores the latest checkpoint, drops trajectory records written after it and
+continues; on the CPU with the same seed the result is the same trajectory as an uninterrupted
+run (deterministic algorithms are switched on for the run).
+
+Probes always run in float64 on a copy of the parameters, whatever precision training uses.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import math
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+from tqdm import tqdm
+
+from rnnaudit.analysis.jacobian import hidden_jacobian_norms
+from rnnaudit.atomic import atomic_path, write_json_atomic
+from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
+from rnnaudit.training.config import OPTIMIZERS, TrainConfig
+from rnnaudit.training.model import SequenceModel, build_model
+from rnnaudit.training.runs import _append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint
+from rnnaudit.training.task_specs import TASK_SPECS, TaskSpec
+
+__all__ = ["train"]
+
+
+def _param_groups(model: nn.Module, param_lr: dict):
+    """model.parameters() as they are without ``param_lr``; otherwise the parameters matching no
+    pattern (learning rate ``lr``) and then one group per pattern, in the dict's order.
+
+    Raises:
+        ValueError: a pattern matches no parameter (the message lists the names).
+    """
+    if not param_lr:
+        return model.parameters()
+    groups = {pattern: [] for pattern in param_lr}
+    rest = []
+    for name, param in model.named_parameters():
+        match = next((pattern for pattern in param_lr if fnmatch.fnmatchcase(name, pattern)), None)
+        (rest if match is None else groups[match]).append(param)
+    empty = [pattern for pattern, params in groups.items() if not params]
+    if empty:
+        names = [name for name, _ in model.named_parameters()]
+        raise ValueError(f"param_lr pattern(s) {empty} match no parameter; the model's are {names}")
+    return ([{"params": rest}] if rest else []) + [{"params": params, "lr": float(param_lr[pattern])}
+                                                   for pattern, params in groups.items()]
+
+
+def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, updater) -> dict:
+    """The recorded quantities, in float64 on a copy of the model."""
+    probe = copy.deepcopy(model).double()
+    x = x.double()
+    y = y.double() if y.is_floating_point() else y  # class indices stay int64
+    cell = probe.cell
+    h0 = torch.zeros(x.shape[0], cell.hidden_size, dtype=torch.float64, device=x.device, requires_grad=True)
+    loss = spec.loss(probe(x, h0), y)
+    roles = cell.parameters_by_role()
+    grads = torch.autograd.grad(loss, [h0, *roles.values()], allow_unused=True)
+    record = {"grad_h0": float(torch.linalg.vector_norm(grads[0]))}
+    for role, g in zip(roles, grads[1:]):
+        if g is not None:
+            record[f"grad/{role}/max"] = float(g.abs().max())
+            record[f"grad/{role}/fro"] = float(torch.linalg.vector_norm(g))
+    with torch.no_grad():
+        W = cell.recurrent_matrix().detach()
+        if W.dim() == 2 and W.shape[0] == W.shape[1]:
+            record["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
+            record["spectral_norm"] = float(torch.linalg.matrix_norm(W, ord=2))
+            record["orthogonality_defect"] = float(orthogonality_defect(W))
+        for gate in ("alpha", "beta"):
+            value = getattr(cell, gate, None)
+            if isinstance(value, Tensor):
+                record[gate] = float(value)
+        sigma = getattr(cell, "sigma", None)
+        if isinstance(sigma, Tensor):
+            record["sigma_min"], record["sigma_max"] = float(sigma.min()), float(sigma.max())
+    if updater is not None and updater.records:
+        record["neumann_condition"] = max(r["convergence"] for r in updater.records[-len(updater.maps):])
+    return record
+
+
+def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, progress: bool = True) -> dict:
+    """Train ``config`` and record its trajectory into ``run_dir`` (see the module docstring).
+
+    Args:
+        config: the run. run_dir: output directory (created). resume: continue from the latest
+            checkpoint of ``run_dir`` (whose run.json must match ``config`` up to ``steps``).
+        progress: show a tqdm bar with the loss and rate.
+
+    Returns:
+        {"final_loss", "final_val_loss", "baseline", "beat_baseline", "steps", "diverged_at"}: a run
+        whose loss or gradients become NaN/Inf (exploding gradients) stops before that optimizer
+        step; its last trajectory record has ``"diverged": true`` and float64 probes of the
+        parameters that produced it, a checkpoint holds those parameters, ``steps`` is the number
+        of steps taken and ``diverged_at`` the step that failed (None when the run finished).
+
+    Raises:
+        ValueError: invalid config; resume without checkpoints, or with a different config.
+    """
+    config.validate()
+    previous = torch.are_deterministic_algorithms_enabled()
+    if config.device == "cpu":
+        torch.use_deterministic_algorithms(True)
+    try:
+        return _train(config, Path(run_dir), resume, progress)
+    finally:
+        torch.use_deterministic_algorithms(previous)
+
+
+def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> dict:
+    task = TASK_SPECS[config.task]
+    # the task's arguments bound once; every draw below goes through this spec
+    spec = TaskSpec(*task.dims(config.task_kwargs), lambda b, T, g: task.generate(b, T, g, **config.task_kwargs),
+                    task.loss, lambda T: task.baseline(T, **config.task_kwargs), task.per_step)
+    model = build_model(config)
+    optimizer = OPTIMIZERS[config.optimizer](_param_groups(model, config.param_lr), lr=config.lr,
+                                             **config.optimizer_kwargs)
+    total = config.steps
+    lr_lambda = (lambda s: max(0.0, 1 - s / total)) if config.schedule == "linear" else (lambda s: 1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
+    data_gen = torch.Generator().manual_seed(config.seed + 1)
+    val_gen = torch.Generator().manual_seed(config.seed + 2)
+    val = [spec.generate(config.batch, config.T, val_gen) for _ in range(config.val_batches)]
+    val = [(x.to(config.device), y.to(config.device)) for x, y in val]
+    updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset) \
+        if config.cell == "nc_gru" else None
+    start = 0
+    if resume:
+        ckpt = load_checkpoint(run_dir, map_location=config.device)
+        saved = asdict(ckpt["config"])
+        mismatched = [k for k, v in asdict(config).items() if k != "steps" and saved.get(k) != v]
+        if mismatched:
+            raise ValueError(f"resume: config differs from the run's in {mismatched}")
+        model.load_state_dict(ckpt["model"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        scheduler.load_state_dict(ckpt["scheduler"])
+        data_gen.set_state(ckpt["data_rng"])
+        torch.set_rng_state(ckpt["torch_rng"])
+        start = int(ckpt["step"])
+        if updater is not None:
+            updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset)
+            updater.k = int(ckpt["neumann_k"])
+        _truncate_trajectory(run_dir, start)
+    else:
+        if (run_dir / "trajectory.jsonl").exists():
+            raise ValueError(f"{run_dir} already holds a run; pass resume=True (--resume) or choose another --out")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(run_dir / "run.json", asdict(config))
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if config.amp and config.device == "cuda" else None
+    bar = tqdm(range(start, config.steps), initial=start, total=config.steps, desc=f"{config.cell}/{config.task}",
+               disable=not progress, dynamic_ncols=True)
+    loss_value = val_loss = math.nan
+    for step in bar:
+        before = data_gen.get_state()  # to checkpoint the state before a step that diverges
+        x, y = spec.generate(config.batch, config.T, data_gen)
+        x, y = x.to(config.device), y.to(config.device)
+        optimizer.zero_grad(set_to_none=True)
+        if autocast is not None:
+            with autocast:
+                loss = spec.loss(model(x).float(), y)
+        else:
+            loss = spec.loss(model(x), y)
+        loss.backward()
+        if not _finite(loss, model):
+            # exploding gradients (sgornn.md Sec. 3.1, FastRNN at T = 1000): stop before the step
+            # that would write NaN/Inf into the parameters, record the float64 probes of the
+            # parameters that produced it, and checkpoint them so the audit can examine them
+            data_gen.set_state(before)
+            bar.close()
+            return _diverged(config, run_dir, step, float(loss.detach()), model, optimizer, scheduler, data_gen,
+                             updater, (x, y), spec, val)
+        if config.clip_grad_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad_norm)
+        optimizer.step()
+        scheduler.step()
+        if updater is not None:
+            updater.step()
+        loss_value = float(loss.detach())
+        done = step + 1
+        if done % config.record_every == 0 or done == config.steps:
+            with torch.no_grad():
+                val_loss = _validation_loss(model, spec, val)
+            record = {"step": done, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0]}
+            record.update(_probe_record(model, x, y, spec, updater))
+            _append_record(run_dir, record)
+            bar.set_postfix(loss=f"{loss_value:.4g}", val=f"{val_loss:.4g}")
+        if done in config.jacobian_steps:
+            probe = copy.deepcopy(model.cell).double()
+            with torch.no_grad():
+                norms = hidden_jacobian_norms(probe, val[0][0][0].double())
+            with atomic_path(run_dir / "jacobian" / f"step_{done:08d}.pt") as tmp:
+                torch.save(norms.cpu(), tmp)
+        if done % config.checkpoint_every == 0 or done == config.steps:
+            _save_checkpoint(run_dir, config, done, model, optimizer, scheduler, data_gen, updater)
+    bar.close()
+    baseline = spec.baseline(config.T)
+    return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": baseline,
+            "beat_baseline": bool(val_loss < baseline), "steps": config.steps, "diverged_at": None}
+
+
+def _validation_loss(model: nn.Module, spec: TaskSpec, val: list) -> float:
+    """Mean loss over the fixed validation batches (call under ``torch.no_grad()``)."""
+    return float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+
+
+def _finite(loss: Tensor, model: nn.Module) -> bool:
+    """Whether the loss and every gradient are finite (one reduction per tensor, one sync)."""
+    sums = [loss.detach().float().reshape(())] + [p.grad.detach().float().sum() for p in model.parameters()
+                                                  if p.grad is not None]
+    return bool(torch.isfinite(torch.stack(sums)).all())
+
+
+def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, model, optimizer, scheduler,
+              data_gen, updater, batch, spec: TaskSpec, val) -> dict:
+    """Record and checkpoint a run whose loss or gradients at optimizer step ``step + 1`` are not
+    finite (in the training precision); the parameters are those after ``step`` steps."""
+    x, y = batch
+    with torch.no_grad():
+        val_loss = _validation_loss(model, spec, val)
+    record = {"step": step + 1, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0],
+              "diverged": True}
+    record.update(_probe_record(model, x, y, spec, updater))  # float64: finite where float32 overflowed
+    _append_record(run_dir, record)
+    _save_checkpoint(run_dir, config, step, model, optimizer, scheduler, data_gen, updater)
+    return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": spec.baseline(config.T),
+            "beat_baseline": False, "steps": step, "diverged_at": step + 1}
