@@ -1,5 +1,5 @@
 """Forward+backward time per sequence of every reference cell, against torch.nn.GRU of the same
-width measured in the same run (issue 3's benchmark), and SRNN's recurrence-time scaling in d_h.
+width measured in the same run, and SRNN's recurrence-time scaling in d_h.
 
     python benchmarks/bench_cells.py [--T 1000] [--batch 64] [--sizes 128 1024] [--device cpu|cuda]
     python benchmarks/bench_cells.py --srnn-slope [--T 1000] [--batch 64] [--slope-widths 128 256 ... 8192]
@@ -7,7 +7,7 @@ width measured in the same run (issue 3's benchmark), and SRNN's recurrence-time
 Default mode: one table per width, seconds per sequence and the ratio to torch.nn.GRU (< 1 is
 faster), then the fitted exponent of SRNN's forward time ~ d_h^slope.
 
-``--srnn-slope`` (issue 3: "SRNN's recurrence must scale linearly in d_h (show the slope)"): forward +
+``--srnn-slope`` (SRNN's recurrence should scale linearly in d_h: the slope shows it): forward +
 backward time of SRNN (srnn.md eq. 3–5, W_p applied by a roll) and of the same network with W_p
 replaced by a dense trainable d_h × d_h matrix (one matmul per step; b, loop and checks identical),
 at fixed T and batch, for d_h in a geometric range; a least-squares fit of log(time) against

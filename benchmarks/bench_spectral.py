@@ -1,6 +1,6 @@
 """Forward+backward time per sequence of SpectralRNN (m1 = m2 = 16) against torch.nn.RNN (dense W, ReLU) of the
-same width, measured in the same run (issue 3: "Spectral-RNN with m1 = m2 = 16 must not be slower than a
-dense-W vanilla RNN at h = 1024 on GPU").
+same width, measured in the same run (the aim: Spectral-RNN with m1 = m2 = 16 no slower than a dense-W
+vanilla RNN at h = 1024 on a GPU).
 
     python benchmarks/bench_spectral.py [--T 1000] [--batch 64] [--sizes 128 1024] [--device cpu|cuda]
                                         [--repeats 3] [--methods wy wy_autograd reflectors dense]

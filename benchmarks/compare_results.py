@@ -1,10 +1,11 @@
 """Compare two ``rnnaudit check`` results.json files claim by claim.
 
-    python benchmarks/compare_results.py BEFORE/results.json AFTER/results.json [--timing srnn.table1]
+    python benchmarks/compare_results.py BEFORE/results.json AFTER/results.json [--paper P ...]
+                                         [--timing srnn.table1]
 
 Verdicts, case counts and worst ratios (overall and per part) must be identical, bit for bit,
 except the worst ratios of claims measured from wall-clock timings (``--timing``, default
-``srnn.table1``), whose verdicts must still agree. Claims present in one file only are listed.
+``srnn.table1``), whose verdicts must still agree. Claims present in one file only are listed. ``--paper`` compares only those papers' claims.
 Exit status 0 when nothing differs, 1 otherwise (each difference printed on one line).
 """
 
@@ -16,10 +17,12 @@ import sys
 from pathlib import Path
 
 
-def compare(before: dict, after: dict, timing: set[str]) -> list[str]:
-    """Differences between two results.json documents, one line each (empty when none)."""
-    old = {c["id"]: c for c in before["claims"]}
-    new = {c["id"]: c for c in after["claims"]}
+def compare(before: dict, after: dict, timing: set[str], papers: set[str] | None = None) -> list[str]:
+    """Differences between two results.json documents, one line each (empty when none); only the
+    claims of ``papers`` when given."""
+    keep = lambda c: papers is None or c["paper"] in papers  # noqa: E731
+    old = {c["id"]: c for c in before["claims"] if keep(c)}
+    new = {c["id"]: c for c in after["claims"] if keep(c)}
     out = [f"{cid}: only in the first file" for cid in old.keys() - new.keys()]
     out += [f"{cid}: only in the second file" for cid in new.keys() - old.keys()]
     for cid in sorted(old.keys() & new.keys()):
@@ -37,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path)
     parser.add_argument("--timing", nargs="*", default=["srnn.table1"],
                         help="claims measured from timings: only their verdicts must agree")
+    parser.add_argument("--paper", nargs="+", help="compare only these papers' claims")
     args = parser.parse_args(argv)
     docs = []
     for path in (args.before, args.after):
@@ -44,10 +48,11 @@ def main(argv: list[str] | None = None) -> int:
             docs.append(json.loads(path.read_text()))
         except (OSError, ValueError) as err:
             parser.exit(2, f"compare_results: {path}: {err}\n")
-    diffs = compare(*docs, set(args.timing))
+    diffs = compare(*docs, set(args.timing), None if args.paper is None else set(args.paper))
     for line in diffs:
         print(line)
-    print(f"{len(docs[1]['claims'])} claims compared, {len(diffs)} difference(s)")
+    n = sum(1 for c in docs[1]["claims"] if args.paper is None or c["paper"] in args.paper)
+    print(f"{n} claims compared, {len(diffs)} difference(s)")
     return 1 if diffs else 0
 
 

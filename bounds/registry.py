@@ -1,12 +1,19 @@
-"""All implemented claims, by paper. A paper with no claims yet maps to an empty tuple, so the
-CLI can say so instead of silently skipping it."""
+"""All implemented claims, by paper, and the reloading of saved counterexamples (which needs to
+know every claim). A paper with no claims yet maps to an empty tuple, so the CLI can say so
+instead of silently skipping it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import torch
+
 from rnnaudit.bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
+from rnnaudit.bounds.cases import case_from_state
 from rnnaudit.bounds.core import Claim
 
-__all__ = ["PAPERS", "CLAIMS_BY_PAPER", "all_claims", "claim_by_id"]
+__all__ = ["PAPERS", "CLAIMS_BY_PAPER", "all_claims", "claim_by_id", "load_counterexample"]
 
 #: The five specification papers (file stems in shared/papers/).
 PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
@@ -21,7 +28,7 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
 
 
 def all_claims() -> list[Claim]:
-    """Every implemented claim, papers in :data:`PAPERS` order."""
+    """Every implemented claim, papers in :data:`PAPERS` order, each paper's in paper order."""
     return [c for p in PAPERS for c in CLAIMS_BY_PAPER[p]]
 
 
@@ -35,3 +42,21 @@ def claim_by_id(claim_id: str) -> Claim:
         if c.id == claim_id:
             return c
     raise ValueError(f"unknown claim id {claim_id!r}; known: {', '.join(c.id for c in all_claims())}")
+
+
+def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
+                        dtype: torch.dtype = torch.float64) -> tuple[str, Any, float]:
+    """Reload a counterexample file written by :func:`rnnaudit.bounds.search.save_counterexample`:
+    returns ``(claim_id, case, recorded_ratio)``.
+
+    The file is untrusted input: it is read with ``torch.load(..., weights_only=True)``, and the
+    only modules it can name are rnnaudit's cells (:data:`rnnaudit.cells.registry.MODULE_TYPES`).
+
+    Raises:
+        ValueError: the file is not such a counterexample, or names a claim this version does not know.
+    """
+    payload = torch.load(path, map_location=device, weights_only=True)
+    if not isinstance(payload, dict) or not {"claim_id", "case", "ratio"} <= payload.keys():
+        raise ValueError(f"{path} is not an rnnaudit counterexample (missing claim_id/case/ratio)")
+    claim = claim_by_id(payload["claim_id"])
+    return claim.id, case_from_state(claim.cases.case_type, payload["case"], device, dtype), float(payload["ratio"])

@@ -123,6 +123,12 @@ class RecurrentCell(nn.Module):
         """Trainable tensors keyed by their role in the paper's notation."""
         raise NotImplementedError
 
+    def config(self) -> dict:
+        """Constructor keyword arguments that rebuild this cell's structure, not its values:
+        ``type(cell)(**cell.config())`` followed by ``load_state_dict`` gives the same cell. Plain
+        JSON values only (saved counterexamples and checkpoints hold them)."""
+        raise NotImplementedError
+
 
 def parameter_count(module: nn.Module) -> int:
     """Number of free trainable scalars, as the papers' parameter tables count them.

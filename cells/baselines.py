@@ -81,6 +81,11 @@ class LSTM(RecurrentCell):
         """The four recurrent matrices (input, forget, cell, output gates), shape (4, H, H)."""
         return self.lstm.weight_hh_l0.reshape(4, self.units, self.units)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "units": self.units,
+                "single_bias": not self.lstm.bias_hh_l0.requires_grad}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W_ih", "W_hh", "b"} (b = torch's bias_ih; bias_hh is fixed at 0 with ``single_bias``)."""
         roles = {"W_ih": self.lstm.weight_ih_l0, "W_hh": self.lstm.weight_hh_l0, "b": self.lstm.bias_ih_l0}

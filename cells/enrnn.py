@@ -317,6 +317,12 @@ class ENRNN(RecurrentCell):
             return prop32_gradient(T, dL_dWS, self.eps, as_stated=as_stated)
         return dL_dWS
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "long_size": self.long_size, "short_size": self.short_size,
+                "eps": self.eps, "coupling": self.W_C is not None, "activation": self.activation,
+                "num_negative": int((self.phi.D < 0).sum())}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"U_L", "U_S", "Theta_L" (A = Θ − Θᵀ), "T", "W_C", "b_L", "b_S"}; empty or absent
         blocks omitted."""

@@ -111,6 +111,11 @@ class FastRNN(RecurrentCell):
         h0 = self.initial_state(x, h0)
         return scalar_gated_recurrence(x @ self.W.mT, self.U, self.b, self.alpha, self.beta, h0, self.activation)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "hidden_size": self.hidden_size, "activation": self.activation,
+                "beta_mode": self.beta_mode, "bias": self.b is not None}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W", "U", "b", "alpha", "beta"} (logits for α, β; absent entries omitted)."""
         roles = {"W": self.W, "U": self.U, "b": self.b, "alpha": self.alpha_logit, "beta": self.beta_logit}

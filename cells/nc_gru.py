@@ -244,6 +244,10 @@ class GRU(_GatedRecurrence):
     def _candidate(self, z: Tensor) -> Tensor:
         return torch.tanh(z + self.b_c)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "hidden_size": self.hidden_size}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W_r", "W_u", "W_c", "U_r", "U_u", "U_c", "b_r", "b_u", "b_c"} (eq. 1)."""
         return {"W_r": self.W_r, "W_u": self.W_u, "W_c": self.W_c, "U_r": self.U_r, "U_u": self.U_u,
@@ -306,6 +310,11 @@ class NCGRU(_GatedRecurrence):
         """Recompute every Ã exactly (e.g. after loading or editing A)."""
         for m in self.cayley.values():
             m.reset_inverse()
+
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "hidden_size": self.hidden_size, "orthogonal": list(self.orthogonal),
+                "num_negative": next(iter(self.cayley.values())).num_negative}
 
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W_r", "W_u", "W_c", "b_r", "b_u", "b"} plus "A_g" for orthogonal and "U_g" for free gates g."""

@@ -79,6 +79,11 @@ class VPRNNRotations(nn.Module):
         theta = (torch.rand(hidden_size // 2, k, generator=generator, dtype=torch.float64) * 2 - 1) * math.pi
         self.theta = nn.Parameter(theta.to(dtype=dtype or torch.get_default_dtype(), device=device))
 
+    def config(self) -> dict:
+        """Constructor arguments that rebuild this map's structure (not its values):
+        ``type(self)(**self.config())`` then ``load_state_dict``; plain JSON values."""
+        return {"hidden_size": self.hidden_size, "k": self.k}
+
     def apply(self, y: Tensor, theta: Tensor | None = None) -> Tensor:
         """U y for each row y of ``y`` (shape (..., h)), without forming U.
 
@@ -123,6 +128,11 @@ class MatrixExponential(nn.Module):
         self.hidden_size = hidden_size
         self.theta = nn.Parameter(torch.zeros(hidden_size, hidden_size, dtype=dtype, device=device))
 
+    def config(self) -> dict:
+        """Constructor arguments that rebuild this map's structure (not its values):
+        ``type(self)(**self.config())`` then ``load_state_dict``; plain JSON values."""
+        return {"hidden_size": self.hidden_size}
+
     def free_entries(self) -> dict[str, int]:
         """{"theta": h(h−1)/2}: only the skew part Θ − Θᵀ enters U, and its gradient is skew, so
         Θ's symmetric part is never trained (see :func:`cells.base.parameter_count`)."""
@@ -162,6 +172,11 @@ class ScaledCayley(nn.Module):
         d = torch.ones(hidden_size, dtype=dtype, device=device)
         d[hidden_size - num_negative:] = -1
         self.register_buffer("D", d)
+
+    def config(self) -> dict:
+        """Constructor arguments that rebuild this map's structure (not its values):
+        ``type(self)(**self.config())`` then ``load_state_dict``; plain JSON values."""
+        return {"hidden_size": self.hidden_size, "num_negative": int((self.D < 0).sum())}
 
     def free_entries(self) -> dict[str, int]:
         """{"theta": h(h−1)/2}: only A = Θ − Θᵀ enters U (see :class:`MatrixExponential`)."""

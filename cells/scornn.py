@@ -285,6 +285,11 @@ class ScoRNN(RecurrentCell):
             states.append(h)
         return torch.stack(states, dim=1)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {"input_size": self.input_size, "hidden_size": self.hidden_size,
+                "num_negative": self.cayley.num_negative}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"A", "U", "b"}: skew A of eq. 2, input matrix U, modReLU bias b."""
         return {"A": self.cayley.A, "U": self.U, "b": self.b}

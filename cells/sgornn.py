@@ -11,7 +11,7 @@ from torch import Tensor, nn
 
 from rnnaudit.cells.base import RecurrentCell, get_activation
 from rnnaudit.cells.fastrnn import scalar_gated_recurrence
-from rnnaudit.cells.orthogonal import build_orthogonal_map
+from rnnaudit.cells.orthogonal import ORTHOGONAL_MAPS, build_orthogonal_map
 
 __all__ = ["SGORNN", "VPRNN"]
 
@@ -34,6 +34,18 @@ class _OrthogonalRecurrence(RecurrentCell):
         self.phi = build_orthogonal_map(phi, hidden_size, **phi_kw)
         self.W = nn.Parameter(nn.init.xavier_uniform_(torch.empty(hidden_size, input_size, **kw), generator=generator))
         self.b = nn.Parameter(torch.zeros(hidden_size, **kw)) if bias else None
+
+    def _structure(self) -> dict:
+        """Arguments both SGORNN and VPRNN take: sizes, φ by name, k, σ, bias."""
+        names = {cls: name for name, cls in ORTHOGONAL_MAPS.items()}
+        if type(self.phi) not in names:
+            raise ValueError(f"config(): φ is a custom module ({type(self.phi).__name__}), which has no name to "
+                             "rebuild it from")
+        out = {"input_size": self.input_size, "hidden_size": self.hidden_size, "phi": names[type(self.phi)],
+               "activation": self.activation, "bias": self.b is not None}
+        if out["phi"] == "vprnn":
+            out["k"] = self.phi.k
+        return out
 
     def recurrent_matrix(self) -> Tensor:
         """U = φ(Θ), shape (h, h), orthogonal."""
@@ -118,6 +130,10 @@ class SGORNN(_OrthogonalRecurrence):
         return scalar_gated_recurrence(x @ self.W.mT, self.phi.matrix(), self.b, self.alpha, self.beta, h0,
                                        self.activation)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return {**self._structure(), "clip_beta": self.clip_beta}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W", "Theta", "b", "alpha", "beta"}; α, β as their logits α̂, β̂."""
         roles = {"W": self.W, "Theta": self.phi.theta, "b": self.b, "alpha": self.alpha_logit,
@@ -156,6 +172,10 @@ class VPRNN(_OrthogonalRecurrence):
         h0 = self.initial_state(x, h0)
         one, zero = x.new_ones(()), x.new_zeros(())
         return scalar_gated_recurrence(x @ self.W.mT, self.phi.matrix(), self.b, one, zero, h0, self.activation)
+
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        return self._structure()
 
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W", "Theta", "b"}."""

@@ -711,6 +711,14 @@ class SpectralRNN(RecurrentCell):
             raise ValueError("readout needs output_size (n_y) > 0 at construction")
         return h @ self.Y.mT
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        out = {"input_size": self.input_size, "hidden_size": self.hidden_size, "activation": self.activation,
+               "bias": self.b is not None, "output_size": self.output_size or None}
+        if type(self) is ORNN:
+            return {**out, "m": self.m1}
+        return {**out, "m1": self.m1, "m2": self.m2, "r": self.r, "sigma_star": self.sigma_star}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"U", "V", "sigma_hat", "M", "b", "Y"} (U, V packed; absent ones omitted)."""
         roles = {"U": self.U, "V": self.V, "sigma_hat": self.sigma_hat, "M": self.M, "b": self.b, "Y": self.Y}

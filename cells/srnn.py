@@ -227,6 +227,13 @@ class SRNN(RecurrentCell):
             raise ValueError("this SRNN has no output map s; construct it with output_size=...")
         return self.s(h)
 
+    def config(self) -> dict:
+        """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
+        linears = [m for m in self.b.f_r if isinstance(m, nn.Linear)]
+        return {"input_size": self.input_size, "hidden_size": self.hidden_size,
+                "fr_hidden": [m.out_features for m in linears[:-1]], "gating": self.b.gate is not None,
+                "activation": self.activation, "output_size": None if self.s is None else self.s.out_features}
+
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"f_r.W1", "f_r.b1", …, "f_r.W{L}", "f_r.b{L}", "W_s", "b_s"} (gate entries only with
         gating). W_p has no parameters; s is excluded (readout)."""

@@ -1,5 +1,5 @@
-"""results.json and report.md for ``rnnaudit check`` (schema in the foundation issue; later
-versions add keys, never remove or rename them)."""
+"""results.json and report.md for ``rnnaudit check`` (later versions add keys, never
+remove or rename them)."""
 
 from __future__ import annotations
 
@@ -149,23 +149,37 @@ def write_results(doc: dict, out_dir: Path) -> None:
     write_text_atomic(out_dir / "report.html", render_html(doc, out_dir))
 
 
+def _audit_rows(latest: dict) -> tuple[list[dict], list[dict]]:
+    """The claims that apply to the audited model, and those that do not."""
+    return ([c for c in latest["claims"] if c["applies"]], [c for c in latest["claims"] if not c["applies"]])
+
+
+def _assumption_text(c: dict) -> str:
+    return "; ".join(f"{'holds' if a['holds'] else 'FAILS'}: {a['name']} ({a['detail']})"
+                     for a in c["assumptions"]) or "–"
+
+
 def render_audit_markdown(doc: dict) -> str:
-    """report.md of ``rnnaudit audit``: assumptions of the latest checkpoint, bound checks on its
-    trained parameters, and (for a run directory) the first step at which each assumption failed."""
+    """report.md of ``rnnaudit audit``: the model, then every claim that applies to it (its
+    assumptions on the model's parameters, the bound measured on its task's sequences, and what
+    that means), the claims that do not apply with the reason, and (for a run directory) the first
+    step at which each assumption failed."""
     latest = doc["latest"]
     cfg = latest["config"]
+    applies, other = _audit_rows(latest)
     lines = ["# rnnaudit audit", "", f"Source: `{doc['source']}`, step {latest['step']}, cell `{cfg['cell']}`, "
              f"task `{cfg['task']}`, T = {cfg['T']}, h = {cfg['hidden_size']}.", "",
-             "## Assumptions", "", "| claim | assumption | holds | value |", "|---|---|---|---|"]
-    for c in latest["assumptions"]:
-        lines.append(f"| `{c['claim']}` | {c['assumption']} | {'yes' if c['holds'] else '**no**'} | {c['detail']} |")
-    if latest["bounds"]:
-        lines += ["", "## Bounds on the trained parameters", "",
-                  "Bias absorbed into W (x̃ = [x, 1]), loss L = vᵀh_T with v the readout row, inputs from the run's task.",
-                  "", "| claim | verdict | worst ratio | assumptions that fail |", "|---|---|---|---|"]
-        for b in latest["bounds"]:
-            failed = "; ".join(b["failed_assumptions"]) or "none"
-            lines.append(f"| `{b['id']}` | {b['verdict']} | {_fmt(b['worst_ratio'])} | {failed} |")
+             "Assumptions are evaluated on the trained parameters; bounds are measured on sequences of the run's own "
+             "task, with any bias absorbed into W as sgornn.md eq. 5 allows. A bound measured where its "
+             "assumptions fail is not a guarantee of the theorem.", "",
+             "## Claims that apply to this model", "",
+             "| claim | reading | bound on the model | assumptions |", "|---|---|---|---|"]
+    for c in applies:
+        bound = "–" if c["verdict"] is None else f"{c['verdict']}, worst ratio {_fmt(c['worst_ratio'])}"
+        lines.append(f"| `{c['id']}` | {c['reading']} | {bound} | {_assumption_text(c)} |")
+    if other:
+        lines += ["", "## Claims that do not apply", "", "| claim | why |", "|---|---|"]
+        lines += [f"| `{c['id']}` | {c['reason']} |" for c in other]
     for f in doc.get("figures", []):
         lines += ["", f"![{f['caption']}]({f['path']})"]
     if "first_failure" in doc:
@@ -181,20 +195,22 @@ def render_audit_html(doc: dict, out_dir: Path) -> str:
     esc = html.escape
     latest = doc["latest"]
     cfg = latest["config"]
-    rows = "".join(f"<tr><td><code>{esc(c['claim'])}</code></td><td>{esc(c['assumption'])}</td>"
-                   f"<td class='{'holds' if c['holds'] else 'violated'}'>{'yes' if c['holds'] else 'no'}</td>"
-                   f"<td>{esc(c['detail'])}</td></tr>" for c in latest["assumptions"])
+    applies, other = _audit_rows(latest)
+
+    def bound(c):
+        return "–" if c["verdict"] is None else f"{c['verdict']}, worst ratio {_fmt(c['worst_ratio'])}"
+
+    rows = "".join(f"<tr><td><code>{esc(c['id'])}</code></td>"
+                   f"<td class='{'holds' if c['assumptions_hold'] else 'violated'}'>{esc(c['reading'])}</td>"
+                   f"<td>{esc(bound(c))}</td><td>{esc(_assumption_text(c))}</td></tr>" for c in applies)
     parts = ["<h1>rnnaudit audit</h1>",
              f"<p>Source <code>{esc(doc['source'])}</code>, step {latest['step']}, cell <code>{esc(cfg['cell'])}</code>, "
              f"task <code>{esc(cfg['task'])}</code>, T = {cfg['T']}, h = {cfg['hidden_size']}.</p>",
-             "<h2>Assumptions</h2><table><tr><th>claim</th><th>assumption</th><th>holds</th><th>value</th></tr>"
-             f"{rows}</table>"]
-    if latest["bounds"]:
-        brows = "".join(f"<tr><td><code>{esc(b['id'])}</code></td><td class='{esc(b['verdict'])}'>"
-                        f"{esc(b['verdict'])}</td><td>{esc(_fmt(b['worst_ratio']))}</td>"
-                        f"<td>{esc('; '.join(b['failed_assumptions']) or 'none')}</td></tr>" for b in latest["bounds"])
-        parts.append("<h2>Bounds on the trained parameters</h2><table><tr><th>claim</th><th>verdict</th>"
-                     f"<th>worst ratio</th><th>assumptions that fail</th></tr>{brows}</table>")
+             "<h2>Claims that apply to this model</h2><table><tr><th>claim</th><th>reading</th><th>bound on the model"
+             f"</th><th>assumptions</th></tr>{rows}</table>"]
+    if other:
+        orows = "".join(f"<tr><td><code>{esc(c['id'])}</code></td><td>{esc(c['reason'])}</td></tr>" for c in other)
+        parts.append(f"<h2>Claims that do not apply</h2><table><tr><th>claim</th><th>why</th></tr>{orows}</table>")
     if "first_failure" in doc:
         frows = "".join(f"<tr><td>{esc(k)}</td><td>{'never' if v is None else v}</td></tr>"
                         for k, v in doc["first_failure"].items())

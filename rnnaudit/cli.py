@@ -194,10 +194,15 @@ def _audit(args, parser) -> int:
     write_json_atomic(args.out / "audit.json", doc)
     write_text_atomic(args.out / "report.md", render_audit_markdown(doc))
     write_text_atomic(args.out / "report.html", render_audit_html(doc, args.out))
-    for c in doc["latest"]["assumptions"]:
-        print(f"{'holds ' if c['holds'] else 'FAILS '} {c['claim']}: {c['assumption']} ({c['detail']})")
-    for b in doc["latest"]["bounds"]:
-        print(f"{b['id']:<20} {b['verdict']:<10} worst ratio {b['worst_ratio']:.4g}")
+    for c in doc["latest"]["claims"]:
+        if c["applies"]:
+            ratio = "" if c["worst_ratio"] is None else f" (bound: {c['verdict']}, worst ratio {c['worst_ratio']:.4g})"
+            print(f"{c['id']:<28} {c['reading']}{ratio}")
+            for a in c["assumptions"]:
+                if not a["holds"]:
+                    print(f"{'':<28}   FAILS {a['name']} ({a['detail']})")
+    print(f"{sum(not c['applies'] for c in doc['latest']['claims'])} claim(s) do not apply to this model "
+          "(see the report for why)")
     print(f"wrote {args.out / 'audit.json'}, {args.out / 'report.md'} and {args.out / 'report.html'}")
     return 0
 

@@ -1,0 +1,76 @@
+"""nc_gru.md, Corollary 2 (eq. 14–15; proof SM 7, eq. 59–64): α + β ≲ 2 (≲ 1) when the GRU's gates are
+nearly 0 or 1 entrywise (nearly the zero or all-ones vector), as printed ("≲" read as ≤ y(1 + ε)) and
+corrected (the error term ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂] written out)."""
+
+from __future__ import annotations
+
+from torch import Tensor
+
+from rnnaudit.bounds.core import Claim
+from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_GRU, A_ONE_STEP, A_SAT, A_SAT_VEC, A_STATE, EPS_NOTE, H_C,
+                                          SATURATED_GRU_STEPS, GRUCase, gru_steps, saturated_bound, theorem1_alpha_beta)
+
+__all__ = ["corollary2", "corollary2_corrected", "COR2_ASSUMPTIONS"]
+
+COR2_ASSUMPTIONS = (A_GRU, A_ONE_STEP, A_STATE, A_EPS, A_SAT, A_SAT_VEC)
+
+
+def _measure_corollary2(case: GRUCase) -> dict[str, tuple[Tensor, Tensor]]:
+    s, eps = gru_steps(case), case.eps
+    parts = {}
+    for reading, absolute in (("printed α, β", False), ("|·| α, β", True)):
+        alpha, beta = theorem1_alpha_beta(s, absolute=absolute)
+        total = alpha[0] + beta[0]
+        parts[f"eq. 14 (ε = {eps:g}): α + β ≤ 2(1 + ε), {reading}"] = (total, total.new_tensor(2 * (1 + eps)))
+        if case.regime == "vectors":
+            parts[f"eq. 15 (ε = {eps:g}): α + β ≤ 1 + ε, {reading}"] = (total, total.new_tensor(1 + eps))
+    return parts
+
+
+def _measure_corollary2_corrected(case: GRUCase) -> dict[str, tuple[Tensor, Tensor]]:
+    s, eps = gru_steps(case), case.eps
+    alpha, beta = theorem1_alpha_beta(s, absolute=True)
+    total, (H, C) = alpha[0] + beta[0], H_C(s)
+    parts = {f"eq. 14 (ε = {eps:g}): α + β ≤ 2 + ε(1−ε)[(H+C)‖U_u‖₂ + H‖U_r‖₂]": (
+        total, saturated_bound(eps, H, C, s.norms["u"], s.norms["r"], vectors=False))}
+    if case.regime == "vectors":
+        parts[f"eq. 15 (ε = {eps:g}): α + β ≤ 1 + ε + ε(1−ε)[(H+C)‖U_u‖₂ + H‖U_r‖₂]"] = (
+            total, saturated_bound(eps, H, C, s.norms["u"], s.norms["r"], vectors=True))
+    return parts
+
+
+corollary2 = Claim(
+    id="nc_gru.corollary2",
+    source="nc_gru.md, Corollary 2, eq. 14–15 (proof SM 7, eq. 59–64)",
+    statement="Gates u_t, r_t nearly 0 or 1 entrywise ⇒ α + β ≲ 2 (eq. 14); u_t, r_t nearly the zero or all-ones "
+              "vector ⇒ α + β ≲ 1 (eq. 15); read with saturation tolerance ε as α + β ≤ 2(1 + ε) and ≤ 1 + ε",
+    assumptions=COR2_ASSUMPTIONS,
+    measure="α + β of eq. 9–12 at one ε-saturated GRU step, for the printed (signed) and the |·| maxima",
+    bound="2(1 + ε) (eq. 14) and 1 + ε (eq. 15, vector regime only)",
+    evaluate=_measure_corollary2,
+    cases=SATURATED_GRU_STEPS,
+    explanation="The proof drops δ_u(max|h| + max|c|)‖U_u‖₂ and δ_r‖U_r‖₂ max|h| as ≈ 0 because δ_u, δ_r ≈ 0, but "
+                "δ_u, δ_r ≤ ε(1 − ε) only, so the error is ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂] (H = max|h_{t−1}|, "
+                "C = max|c_t|): it grows with ‖U_u‖₂, ‖U_r‖₂, so no tolerance depending on ε alone (here y·ε) "
+                "covers it: with H = C ≈ 1 and gates on the edge of the tolerance, α + β exceeds 2(1 + ε) once "
+                "2‖U_u‖₂ + ‖U_r‖₂ ≳ 5, at every ε (also from h_{t−1} = h_0 = 0, with ‖U_u‖₂ ≳ 5). The ≲ holds only "
+                "as ε‖U‖₂ → 0. See nc_gru.corollary2.corrected for the explicit bound.",
+    notes=EPS_NOTE + " h_{t−1} ranges over [−1, 1]^h, which contains every state of eq. 1 from h_0 = 0. For fixed "
+          "weights the ratio tends to ≤ 1 as ε → 0, but at every ε there are weights that break it.",
+)
+
+corollary2_corrected = Claim(
+    id="nc_gru.corollary2.corrected",
+    source="nc_gru.md, Corollary 2, eq. 14–15, corrected by rnnaudit (error term written out)",
+    statement="With every gate entry within ε ≤ 1/2 of 0 or 1: α + β ≤ 2 + ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂]; "
+              "with u_t, r_t each within ε of 0 or 1 (vectors): α + β ≤ 1 + ε + ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂]; "
+              "H = max_i |[h_{t−1}]_i| ≤ 1, C = max_i |[c_t]_i| ≤ 1 for tanh",
+    assumptions=COR2_ASSUMPTIONS,
+    measure="α + β of eq. 9–12 (|·| reading, the one Theorem 1 proves) at one ε-saturated GRU step",
+    bound="the two right-hand sides, with the case's H, C, ‖U_u‖₂, ‖U_r‖₂",
+    evaluate=_measure_corollary2_corrected,
+    cases=SATURATED_GRU_STEPS,
+    explanation="Would mean δ ≤ ε(1 − ε) fails for σ ∈ [0, ε] ∪ [1 − ε, 1], impossible for ε ≤ 1/2.",
+    notes=EPS_NOTE + " With H, C ≤ 1 the excess over 2 (or 1) is at most ε(1 − ε)(2‖U_u‖₂ + ‖U_r‖₂) (eq. 14) and "
+          "ε + ε(1 − ε)(2‖U_u‖₂ + ‖U_r‖₂) (eq. 15).",
+)

@@ -1,0 +1,99 @@
+"""nc_gru.md, Corollary 3 (eq. 21–22; proof SM 7, eq. 65–68): ‖∂h_t/∂h_{t−1}‖₂ ≲ 2 (≲ 1) for the NC-GRU of
+eq. 19 with saturated gates, as printed and corrected (‖U_r‖₂, ‖U_u‖₂, H, C explicit, every NC-GRU variant)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from torch import Tensor
+
+from rnnaudit.bounds.core import Assumption, Claim, assumption_tolerances
+from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, SATURATED_GRU_STEPS,
+                                          GRUCase, assumption_check, gru_steps, sample_saturated_case, saturated_bound,
+                                          spectral)
+from rnnaudit.cells import NCGRU, orthogonality_defect
+
+__all__ = ["corollary3", "corollary3_corrected", "A_NCGRU", "A_UR_UC_ORTH", "A_UC_ORTH"]
+
+
+def _measure_corollary3(case: GRUCase) -> dict[str, tuple[Tensor, Tensor]]:
+    s, eps = gru_steps(case), case.eps
+    J = spectral(s.J[0])
+    parts = {f"eq. 21 (ε = {eps:g}): ‖∂h_t/∂h_(t−1)‖₂ ≤ 2(1 + ε)": (J, J.new_tensor(2 * (1 + eps)))}
+    if case.regime == "vectors":
+        parts[f"eq. 22 (ε = {eps:g}): ‖∂h_t/∂h_(t−1)‖₂ ≤ 1 + ε"] = (J, J.new_tensor(1 + eps))
+    return parts
+
+
+def _measure_corollary3_corrected(case: GRUCase) -> dict[str, tuple[Tensor, Tensor]]:
+    s, eps = gru_steps(case), case.eps
+    J, (H, C) = spectral(s.J[0]), H_C(s)
+    parts = {f"eq. 21 (ε = {eps:g}): ‖∂h_t/∂h_(t−1)‖₂ ≤ 2 + ε(1−ε)[(H+C)‖U_u‖₂ + H‖U_r‖₂]": (
+        J, saturated_bound(eps, H, C, s.norms["u"], s.norms["r"], vectors=False))}
+    if case.regime == "vectors":
+        parts[f"eq. 22 (ε = {eps:g}): ‖∂h_t/∂h_(t−1)‖₂ ≤ 1 + ε + ε(1−ε)[(H+C)‖U_u‖₂ + H‖U_r‖₂]"] = (
+            J, saturated_bound(eps, H, C, s.norms["u"], s.norms["r"], vectors=True))
+    return parts
+
+
+def _defects(c: GRUCase) -> dict[str, float]:
+    U = c.cell.recurrent_matrices()
+    return {g: float(orthogonality_defect(U[f"U_{g}"].detach())) for g in ("r", "u", "c")}
+
+
+A_NCGRU = Assumption("NC-GRU of eq. 19 (Φ = modReLU)", lambda c: (type(c.cell) is NCGRU, type(c.cell).__name__))
+A_UR_UC_ORTH = Assumption("U_r(A_r), U_c(A_c) orthogonal (eq. 19)", assumption_check(
+    _defects, lambda c, v: max(v["r"], v["c"]) <= assumption_tolerances().orthogonality,
+    lambda c, v: "‖UᵀU − I‖₂ = {r:.3g} (U_r), {c:.3g} (U_c)".format(**v)))
+A_UC_ORTH = Assumption("U_c(A_c) orthogonal (every NC-GRU variant, Sec. 5.2)", assumption_check(
+    _defects, lambda c, v: v["c"] <= assumption_tolerances().orthogonality,
+    lambda c, v: "‖U_cᵀU_c − I‖₂ = {c:.3g}".format(**v)))
+
+
+def _sample_ncgru_step(gen, h, T, device, dtype) -> GRUCase:
+    return sample_saturated_case(gen, h, T, device, dtype, model="NCGRU")
+
+
+def _sample_any_ncgru_step(gen, h, T, device, dtype) -> GRUCase:
+    return sample_saturated_case(gen, h, T, device, dtype, model="NCGRU-any")
+
+
+#: One ε-saturated NC-GRU step with U_r and U_c orthogonal (eq. 19), optionally U_u too.
+_NCGRU_STEPS = replace(SATURATED_GRU_STEPS, sample=_sample_ncgru_step)
+#: The same for every NC-GRU variant of Sec. 5.2, NC-GRU(U_c) with a free U_r included.
+_ANY_NCGRU_STEPS = replace(SATURATED_GRU_STEPS, sample=_sample_any_ncgru_step)
+
+corollary3 = Claim(
+    id="nc_gru.corollary3",
+    source="nc_gru.md, Corollary 3, eq. 21–22 (proof SM 7, eq. 65–68)",
+    statement="NC-GRU (eq. 19): ‖U_r‖₂ = ‖U_c‖₂ = 1 and gates nearly 0 or 1 ⇒ ‖∂h_t/∂h_{t−1}‖₂ ≲ 2 (eq. 21); gates "
+              "nearly the zero or all-ones vector ⇒ ≲ 1 (eq. 22); read as ≤ 2(1 + ε) and ≤ 1 + ε",
+    assumptions=(A_NCGRU, A_UR_UC_ORTH, A_ONE_STEP, A_EPS, A_SAT, A_SAT_VEC),
+    measure="‖∂h_t/∂h_{t−1}‖₂ by autograd (jacrev of NCGRU.step) at one ε-saturated step, any h_{t−1}",
+    bound="2(1 + ε) (eq. 21) and 1 + ε (eq. 22, vector regime only)",
+    evaluate=_measure_corollary3,
+    cases=_NCGRU_STEPS,
+    explanation="Inherits Corollary 2's dropped term ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂], and worse: Corollary 2 "
+                "used H, C ≤ 1 (Corollary 1, tanh), but NC-GRU's Φ = modReLU is unbounded, so H = max|h_{t−1}| and "
+                "C = max|c_t| are not bounded by 1 and the error grows with the state even for fixed weights; "
+                "‖U_u‖₂ is free unless U_u is orthogonal too. In NC-GRU(U_c), the model of most of Sec. 4, U_r is "
+                "not orthogonal either, so ‖U_r‖₂ = 1 fails. See nc_gru.corollary3.corrected.",
+    notes=EPS_NOTE + " Theorem 1 applies to modReLU since |Φ'| ≤ 1. Cases are NC-GRU(U_r, U_c) and "
+          "NC-GRU(U_r, U_u, U_c) with exact Ã (orthogonal to 1e-15).",
+)
+
+corollary3_corrected = Claim(
+    id="nc_gru.corollary3.corrected",
+    source="nc_gru.md, Corollary 3, eq. 21–22, corrected by rnnaudit (‖U_r‖₂, ‖U_u‖₂, H, C explicit)",
+    statement="NC-GRU with U_c orthogonal (any of Sec. 5.2's variants), gate entries within ε of 0 or 1: "
+              "‖∂h_t/∂h_{t−1}‖₂ ≤ 2 + ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂]; u_t, r_t within ε of 0 or 1 (vectors): "
+              "≤ 1 + ε + ε(1 − ε)[(H + C)‖U_u‖₂ + H‖U_r‖₂]; H = max|h_{t−1}|, C = max|c_t| (unbounded for modReLU)",
+    assumptions=(A_NCGRU, A_UC_ORTH, A_ONE_STEP, A_EPS, A_SAT, A_SAT_VEC),
+    measure="‖∂h_t/∂h_{t−1}‖₂ by autograd at one ε-saturated NC-GRU step",
+    bound="the right-hand sides with the case's H, C, ‖U_u‖₂, ‖U_r‖₂ and ‖U_c‖₂ = 1",
+    evaluate=_measure_corollary3_corrected,
+    cases=_ANY_NCGRU_STEPS,
+    explanation="Would mean Theorem 1 (|·| reading) fails for modReLU or ‖U_c‖₂ ≠ 1; U_c = Ã(I − A)D is orthogonal "
+                "only while Ã = (I + A)^{-1}.",
+    notes=EPS_NOTE + " Includes NC-GRU(U_c) (U_r free). ‖U_r‖₂ = 1 only for orthogonal U_r.",
+)

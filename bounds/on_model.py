@@ -1,0 +1,140 @@
+"""A claim applied to a given (trained) model: are its assumptions met, and does its bound hold there?
+
+Each claim's :class:`~rnnaudit.bounds.core.CaseSpace` may say how a model becomes one of its cases
+(``from_model``). :func:`assess` then evaluates the claim's own assumption predicates on those
+cases, with the slack that fits how the parameters were stored (:data:`FLOAT32_TRAINED` for
+float32 parameters), and measures the bound on them. A claim whose cases a model cannot be (a
+parameter count, a random-walk law, another architecture) is reported as not applicable, with the
+reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import FLOAT32_TRAINED, FLOAT64_CASES, Claim, NotApplicable, Tolerances, tolerances
+from rnnaudit.bounds.search import evaluate_cases
+
+__all__ = ["ModelView", "NotApplicable", "ClaimOnModel", "assess", "tolerances_for"]
+
+
+@dataclass
+class ModelView:
+    """A model as the claims see it.
+
+    Attributes:
+        cell: the recurrent cell (an :class:`rnnaudit.cells.base.RecurrentCell`), in the dtype it
+            was trained in; ``from_model`` functions copy it to float64 before measuring.
+        inputs: input sequences to measure the bounds on, (m, T, n), any floating dtype.
+        readout: the linear readout's weight (k, h) when the model has one (a single row is the
+            single-neuron output f = σ_y(vᵀh_T) of the gradient and capacity theorems), else None.
+        T: the sequence length the model is meant for (a run's T; eq. 4-type conditions depend on it).
+    """
+
+    cell: torch.nn.Module
+    inputs: Tensor
+    readout: Tensor | None = None
+    T: int | None = None
+
+    @property
+    def parameter_dtype(self) -> torch.dtype:
+        """The floating dtype the cell's parameters are stored in."""
+        return next((p.dtype for p in self.cell.parameters() if p.is_floating_point()), torch.float64)
+
+    def readout_row(self) -> Tensor:
+        """The single readout row v (h,).
+
+        Raises:
+            NotApplicable: no readout, or more than one output.
+        """
+        if self.readout is None or self.readout.dim() != 2 or self.readout.shape[0] != 1:
+            shape = None if self.readout is None else tuple(self.readout.shape)
+            raise NotApplicable(f"the statement is about a single-neuron output f = σ_y(vᵀh_T); the model's readout "
+                                f"is {shape}")
+        return self.readout[0]
+
+
+def tolerances_for(dtype: torch.dtype) -> Tolerances:
+    """The assumption slack for parameters stored in ``dtype``: float64 parameters are judged like
+    the checks' own cases, anything narrower like float32 training (:data:`FLOAT32_TRAINED`)."""
+    return FLOAT64_CASES if dtype == torch.float64 else FLOAT32_TRAINED
+
+
+@dataclass
+class ClaimOnModel:
+    """What :func:`assess` found for one claim.
+
+    Attributes:
+        id: the claim id. applies: whether the model is one of the claim's cases.
+        reason: why not, when ``applies`` is False; when it applies but no case can be built from
+            the parameters alone (statements about training updates), what is judged instead.
+        assumptions: per assumption, ``{"name", "holds", "detail"}`` on the first case (the
+            parameters are the same in every case; ``holds`` is False if any case fails it).
+        verdict: of the bound measured on the model's cases (``holds``/``violated``/...), None
+            when not applicable.
+        worst_ratio: largest measured/bound over the cases.
+    """
+
+    id: str
+    applies: bool
+    reason: str | None = None
+    assumptions: list[dict] = field(default_factory=list)
+    verdict: str | None = None
+    worst_ratio: float | None = None
+
+    @property
+    def assumptions_hold(self) -> bool:
+        """Every assumption holds on the model."""
+        return all(a["holds"] for a in self.assumptions)
+
+    @property
+    def reading(self) -> str:
+        """What the result means for this model, in words: a bound that holds where the
+        assumptions fail is not a guarantee the theorem gives, so it is never called "holds"."""
+        if not self.applies:
+            return "not applicable"
+        if not self.assumptions:
+            return "judged on training records"
+        if not self.assumptions_hold:
+            return "assumptions fail: the theorem says nothing here"
+        if self.verdict == "violated":
+            return "violated on this model, inside the assumptions"
+        if self.verdict in ("holds", "vacuous"):
+            return f"assumptions hold; the bound {self.verdict} on this model"
+        return "assumptions hold; the bound was not measured" if self.verdict is None else self.verdict
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "applies": self.applies, "reason": self.reason, "reading": self.reading,
+                "assumptions": self.assumptions, "assumptions_hold": self.assumptions_hold if self.applies else None,
+                "verdict": self.verdict, "worst_ratio": self.worst_ratio}
+
+
+def assess(claim: Claim, view: ModelView, *, measure_bound: bool = True) -> ClaimOnModel:
+    """Evaluate ``claim``'s assumptions and, with ``measure_bound``, its bound on the model ``view``
+    describes.
+
+    Returns:
+        :class:`ClaimOnModel`; ``applies=False`` with the reason when the claim's cases cannot be
+        built from this model.
+    """
+    build = claim.cases.from_model
+    if build is None:
+        return ClaimOnModel(claim.id, False, f"{claim.id} is not a statement about a trained model's parameters")
+    try:
+        cases = build(view)
+    except NotApplicable as why:
+        return ClaimOnModel(claim.id, False, str(why))
+    if not cases:  # of the claim's architecture, but its statement is about training updates
+        return ClaimOnModel(claim.id, True, "the statement concerns training updates; its recorded assumptions are "
+                                            "judged on a run's trajectory")
+    with tolerances(tolerances_for(view.parameter_dtype)):
+        checks = [[(a.name, *a.check(case)) for a in claim.assumptions] for case in cases]
+        result = evaluate_cases(claim, cases) if measure_bound else None
+    assumptions = [{"name": name, "holds": all(c[i][1] for c in checks), "detail": detail}
+                   for i, (name, _, detail) in enumerate(checks[0])]
+    if result is None:
+        return ClaimOnModel(claim.id, True, None, assumptions)
+    return ClaimOnModel(claim.id, True, None, assumptions, result.verdict, result.worst_ratio)

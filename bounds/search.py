@@ -1,0 +1,198 @@
+"""The shared search behind every claim: random cases, adversarial ascent, verdicts, counterexamples.
+
+:func:`check_claim` checks one :class:`~rnnaudit.bounds.core.Claim`, in float64 by default:
+
+1. draws ``n_random`` cases over the claim's (h, T) grid and measures measured/bound;
+2. runs projected gradient ascent on log(measured/bound) from ``restarts`` starts, projecting
+   back onto the assumptions after every step, and records every iterate;
+3. gives the verdict: ``violated`` if the worst ratio exceeds ``1 + tolerance``,
+   ``vacuous`` if the claim's own test says the bound exceeds any possible value in every
+   case, ``inconclusive`` if no case could be measured, else ``holds``;
+4. saves the smallest violating case (fewest T·h) as a reloadable ``.pt`` file.
+
+Every recorded case is re-checked against the assumption predicates, so a "violated" verdict
+from :func:`check_claim` is always a counterexample *inside* the assumptions. Cases fed by hand
+through :func:`evaluate_cases` are measured as given (this is how the tests prove a check can
+fail: a case outside the assumptions must come back ``violated``), and their failed
+assumptions are listed.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from rnnaudit.atomic import atomic_path
+from rnnaudit.bounds.cases import case_from_state, case_state, copy_case
+from rnnaudit.bounds.core import PROFILES, CaseRecord, Claim, ClaimResult, Profile, safe_ratio
+
+__all__ = ["check_claim", "evaluate_cases", "measure_case", "claim_generator", "save_counterexample",
+           "COUNTEREXAMPLE_FORMAT"]
+
+#: The ``format`` key of a counterexample file written by :func:`save_counterexample`.
+COUNTEREXAMPLE_FORMAT = "rnnaudit-counterexample-2"
+
+
+def _ratio(parts: dict) -> tuple[torch.Tensor, dict[str, float]]:
+    ratios = {k: safe_ratio(m, b) for k, (m, b) in parts.items()}
+    worst = torch.stack(list(ratios.values())).max()
+    return worst, {k: float(v.detach()) for k, v in ratios.items()}
+
+
+def measure_case(claim: Claim, case) -> tuple[float, dict[str, float]]:
+    """measured/bound of one case, as the checks compute it: (worst ratio, ratio of each part)."""
+    worst, parts = _ratio(claim.evaluate(case))
+    return float(worst.detach()), parts
+
+
+def _record(claim: Claim, case, origin: str) -> CaseRecord:
+    h, T = case.size()
+    failed = []
+    for a in claim.assumptions:
+        ok, detail = a.check(case)
+        if not ok:
+            failed.append(f"{a.name} ({detail})")
+    try:
+        ratio, parts = measure_case(claim, case)
+    except (RuntimeError, ValueError) as err:  # a case the probes cannot measure is recorded, not fatal
+        ratio, parts = float("nan"), {"error": float("nan")}
+        failed.append(f"measurement failed: {err}")
+    vac = bool(claim.vacuous(case)) if claim.vacuous is not None else False
+    return CaseRecord(h, T, ratio, parts, failed, origin, vac, case)
+
+
+def _verdict(claim: Claim, records: list[CaseRecord]) -> str:
+    measured = [r for r in records if not math.isnan(r.ratio)]
+    if not measured:
+        return "inconclusive"
+    if max(r.ratio for r in measured) > 1 + claim.tolerance:
+        return "violated"
+    if claim.vacuous is not None and all(r.vacuous for r in measured):
+        return "vacuous"
+    return "holds"
+
+
+def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], device, dtype) -> None:
+    leaves = claim.cases.free(case)
+    if not leaves:  # nothing left free by the assumptions (e.g. an exact identity): random cases only
+        return
+    for p in leaves:
+        p.requires_grad_(True)
+    opt = torch.optim.Adam(leaves, lr=profile.lr, maximize=True)
+    best_index, best_ratio, best_state = None, -math.inf, None
+    for _ in range(profile.ascent_steps):
+        opt.zero_grad()
+        worst, _ = _ratio(claim.evaluate(case))
+        if not torch.isfinite(worst) or worst <= 0:
+            break
+        torch.log(worst).backward()
+        opt.step()
+        with torch.no_grad():
+            claim.cases.project(case)
+        record = _record(claim, case, "ascent")
+        if record.ratio > best_ratio and not record.failed_assumptions:
+            best_index, best_ratio, best_state = len(records), record.ratio, case_state(case)
+        record.case = None  # only the best iterate keeps its tensors
+        records.append(record)
+    opt.zero_grad()
+    if best_index is not None:
+        records[best_index].case = case_from_state(claim.cases.case_type, best_state, device, dtype)
+
+
+def claim_generator(claim_id: str, seed: int) -> torch.Generator:
+    """A torch.Generator seeded from (seed, claim id), so claims are reproducible one by one."""
+    return torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(claim_id.encode()))
+
+
+def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int = 0,
+                device: str | torch.device = "cpu", dtype: torch.dtype = torch.float64,
+                out_dir: str | Path | None = None, progress: Callable[[int], None] | None = None) -> ClaimResult:
+    """Check ``claim`` on random and adversarial cases that satisfy its assumptions.
+
+    Args:
+        claim: the claim.
+        profile: search effort (:data:`rnnaudit.bounds.core.PROFILES`).
+        seed: base seed; each claim derives its own generator from it and its id.
+        device, dtype: where and in what precision the cases run (float64 by default).
+        out_dir: where a counterexample ``<id>.pt`` is written (nothing is written if None).
+        progress: called with 1 after each random case and each ascent restart.
+
+    Returns:
+        :class:`~rnnaudit.bounds.core.ClaimResult`. Cases that (after projection) fail an
+        assumption are dropped from the verdict and counted in ``errors``; that would be a bug
+        in the claim's sampler or projection, and is reported rather than hidden.
+    """
+    gen = claim_generator(claim.id, seed)
+    sizes = claim.cases.sizes[profile.name]
+    records: list[CaseRecord] = []
+    for i in range(profile.n_random):
+        h, T = sizes[i % len(sizes)]
+        records.append(_record(claim, claim.cases.sample(gen, h, T, device, dtype), "random"))
+        if progress:
+            progress(1)
+    best_starts = sorted((r for r in records if math.isfinite(r.ratio)), key=lambda r: -r.ratio)
+    for r in range(profile.restarts):
+        # half the restarts polish the worst random cases, half start afresh at the largest sizes
+        if r % 2 == 0 and best_starts:
+            case = copy_case(best_starts[(r // 2) % len(best_starts)].case, device, dtype)
+        else:
+            h, T = sizes[-1 - (r // 2) % len(sizes)]
+            case = claim.cases.sample(gen, h, T, device, dtype)
+        _ascent(claim, case, profile, records, device, dtype)
+        if progress:
+            progress(1)
+    outside = [r for r in records if r.failed_assumptions and not math.isnan(r.ratio)]
+    errors = [f"{len(outside)} case(s) left the assumptions and were excluded "
+              f"(first: {outside[0].failed_assumptions[0]})."] if outside else []
+    kept = [r for r in records if not r.failed_assumptions or math.isnan(r.ratio)]
+    verdict = _verdict(claim, kept)
+    result = ClaimResult(claim, verdict, kept, errors=errors)
+    if verdict == "violated":
+        _attach_counterexample(result, out_dir)
+    for r in result.records:
+        r.case = None if r is not result.counterexample_case else r.case
+    return result
+
+
+def evaluate_cases(claim: Claim, cases: list, *, out_dir: str | Path | None = None) -> ClaimResult:
+    """Measure hand-made ``cases`` as given, whether or not they satisfy the assumptions.
+
+    Returns:
+        :class:`~rnnaudit.bounds.core.ClaimResult` whose verdict is computed from these cases
+        alone; each record lists the assumptions its case fails.
+    """
+    records = [_record(claim, c, "given") for c in cases]
+    result = ClaimResult(claim, _verdict(claim, records), records)
+    failed = sorted({a for r in records for a in r.failed_assumptions})
+    if failed:
+        result.errors.append("Cases outside the assumptions: " + "; ".join(failed) + ".")
+    if result.verdict == "violated":
+        _attach_counterexample(result, out_dir)
+    return result
+
+
+def _attach_counterexample(result: ClaimResult, out_dir: str | Path | None) -> None:
+    claim = result.claim
+    violating = [r for r in result.records if r.ratio > 1 + claim.tolerance]
+    with_case = [r for r in violating if r.case is not None] or violating
+    smallest = min(with_case, key=lambda r: (r.h * r.T, -r.ratio))
+    result.counterexample_case = smallest
+    if out_dir is not None and smallest.case is not None:
+        path = Path(out_dir) / f"{claim.id}.pt"
+        save_counterexample(path, claim, smallest)
+        result.counterexample = str(path)
+
+
+def save_counterexample(path: str | Path, claim: Claim, record: CaseRecord) -> None:
+    """Write a reloadable counterexample: the case's state (:func:`rnnaudit.bounds.cases.case_state`)
+    plus the claim id and measured ratio, as a dict of tensors and plain values (loadable with
+    ``torch.load(..., weights_only=True)``; reloaded by :func:`rnnaudit.bounds.load_counterexample`).
+    Written atomically."""
+    payload = {"format": COUNTEREXAMPLE_FORMAT, "claim_id": claim.id, "ratio": record.ratio, "parts": record.parts,
+               "failed_assumptions": record.failed_assumptions, "case": case_state(record.case)}
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)

@@ -1,0 +1,78 @@
+"""sgornn.md, Appendix A.2, eq. 31: the norm step of Theorem 2's proof, as printed and corrected.
+
+The step passes from |∂L/∂Θ_ij| ≤ M_φ ‖∂L/∂U‖₁,₁ to M_φ h ‖∂L/∂U‖₂ through ‖X‖₁,₁ ≤ √h ‖X‖_F,
+which is false for h×h matrices. The corrected step goes through the nuclear norm.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import Claim
+from rnnaudit.bounds.sgornn.cases import A_V, F_T_ASSUMPTIONS, GATED_1_ALPHA, R_NOTE, GatedCase, loss_and_states
+
+__all__ = ["eq31", "eq31_corrected"]
+
+
+def _dL_dU(case: GatedCase) -> tuple[Tensor, Tensor]:
+    """∂L/∂U (h, h), with U = φ(Θ) treated as the free matrix of eq. 25, and the states."""
+    U = case.recurrent()
+    loss, hs = loss_and_states(case, U)
+    (G,) = torch.autograd.grad(loss, [U], create_graph=True)
+    return G, hs
+
+
+def _measure(case: GatedCase) -> dict[str, tuple[Tensor, Tensor]]:
+    h, _ = case.size()
+    G, _ = _dL_dU(case)
+    l11 = G.abs().sum()
+    return {
+        "‖G‖₁,₁ ≤ √h ‖G‖_F": (l11, math.sqrt(h) * torch.linalg.matrix_norm(G)),
+        "‖G‖₁,₁ ≤ h ‖G‖₂ (the chain as used)": (l11, h * torch.linalg.matrix_norm(G, ord=2)),
+    }
+
+
+def _measure_corrected(case: GatedCase) -> dict[str, tuple[Tensor, Tensor]]:
+    h, _ = case.size()
+    G, hs = _dL_dU(case)
+    nuclear = torch.linalg.matrix_norm(G, ord="nuc")
+    prev_norms = torch.linalg.vector_norm(hs[:-1], dim=-1).sum()  # Σ_{t=1}^{T} ‖h_{t−1}‖, h_0 = 0
+    return {
+        "‖G‖₁,₁ ≤ h ‖G‖_*": (G.abs().sum(), h * nuclear),
+        "‖G‖_* ≤ α R_v Σ_t ‖h_{t−1}‖₂": (nuclear, case.cell.alpha * case.R_v * prev_norms),
+    }
+
+
+eq31 = Claim(
+    id="sgornn.eq31",
+    source="sgornn.md, Appendix A.2, eq. 31 (step of the proof of Theorem 2)",
+    statement="‖X‖₁,₁ ≤ √h ‖X‖_F and ‖X‖_F ≤ √h ‖X‖₂ for any h×h X, applied to X = G = ∂L/∂U",
+    assumptions=F_T_ASSUMPTIONS + (A_V,),
+    measure="G = ∂L/∂U by autograd (U = φ(Θ) as the free matrix of eq. 25); entrywise ℓ1, Frobenius, spectral",
+    bound="√h ‖G‖_F; and h ‖G‖₂ for the combined step M_φ‖G‖₁,₁ ≤ M_φ h ‖G‖₂",
+    evaluate=_measure,
+    cases=GATED_1_ALPHA,
+    explanation="Step eq. 31 is false: Cauchy–Schwarz gives ‖X‖₁,₁ ≤ h‖X‖_F for h×h X (h² entries), not "
+                "√h‖X‖_F; a flat rank-one X reaches ratio √h, and the combined ‖X‖₁,₁ ≤ h‖X‖₂ fails for "
+                "Hadamard-like X (up to √h). Theorem 2 survives: G = Σ_t a_t h_{t−1}ᵀ is a sum of rank-one terms "
+                "and the proof's own sum bounds the nuclear norm, so ‖G‖₁,₁ ≤ h‖G‖_* ≤ h α R_v Σ_t‖h_{t−1}‖ "
+                "(checked as sgornn.eq31.corrected) gives eq. 7 unchanged.",
+    notes="A proof-step check: its verdict concerns the step, not Theorem 2's conclusion.",
+)
+
+eq31_corrected = Claim(
+    id="sgornn.eq31.corrected",
+    source="sgornn.md, Appendix A.2, eq. 31, corrected by rnnaudit",
+    statement="‖G‖₁,₁ ≤ h ‖G‖_* and ‖G‖_* ≤ α R_v Σ_{t=1}^{T} ‖h_{t−1}‖₂ for G = ∂L/∂U (eq. 25)",
+    assumptions=F_T_ASSUMPTIONS + (A_V,),
+    measure="G = ∂L/∂U by autograd; entrywise ℓ1 and nuclear norms; hidden-state norms from the forward pass",
+    bound="h ‖G‖_* and α R_v Σ_t ‖h_{t−1}‖₂",
+    evaluate=_measure_corrected,
+    cases=GATED_1_ALPHA,
+    explanation="Would mean the repaired step is wrong too: the nuclear norm is subadditive over the rank-one "
+                "terms a_t h_{t−1}ᵀ with ‖a_t‖ ≤ α R_v when α + β ≤ 1 and ‖U‖₂ = 1.",
+    notes="With ‖h_{t−1}‖ ≤ α(t−1)R_W R_x this gives ‖∂L/∂Θ‖_max ≤ M_φ h C α² T(T−1)/2, within eq. 7. " + R_NOTE,
+)

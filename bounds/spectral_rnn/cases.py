@@ -1,0 +1,388 @@
+"""The cases of spectral_rnn.md's claims and what several claims share to draw and check them.
+
+Case classes: :class:`MatrixCase` (Theorems 1–4), :class:`CountCase` (parameter and flop counts),
+:class:`SpectralCellCase` (eq. 7, eq. 12–13) and :class:`RNNCase` (the RNN of eq. 17 with a
+perturbation: eq. 24, Lemma 3); Theorem 5's case lives with its claim. All are saved and reloaded by
+the generic rule of :mod:`rnnaudit.bounds.cases`.
+
+Also shared: the float64 assumption (every identity tolerance is a multiple of float64's unit
+roundoff), the random matrices the samplers draw, the "A ∈ O(n)" predicate, the hidden states of
+eq. 17 (:func:`rnn_states`) with Assumption 1's predicates and the RNN sampler.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import Assumption, assumption_tolerances, within
+from rnnaudit.cells import SpectralRNN, get_activation, orthogonality_defect, unpack_reflectors
+from rnnaudit.tasks.synthetic import addition_problem
+
+__all__ = ["F64", "GRAD_RTOL", "t64", "gauss", "draw", "randint", "haar", "sample_orthogonal", "sample_matrix",
+           "random_reflectors", "to_case", "MatrixCase", "CountCase", "SpectralCellCase", "RNNCase", "A_F64",
+           "MATRIX_SIZES", "A_ORTH", "A_M_RANGE", "ACTIVATIONS_1B", "rnn_states", "spec_norm", "growth",
+           "sample_rnn_case", "project_rnn", "free_rnn", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0",
+           "RNN_ASSUMPTIONS", "RNN_SIZES"]
+
+F64 = torch.float64
+#: Gradient identities: relative error ≤ 1e-10 against (‖autograd‖ + S), S the size of the terms
+#: of eq. 13 before cancellation (8 Σ_b ‖h_b‖‖g_b‖ s/‖û‖, s = max(1, max|σ|)). Rounding through
+#: m1 + m2 ≤ 2n reflectors of O(n) flops each is ≤ 10 · 2n · n · u ≈ 2e-12 at n = 32, 5e-12 at n = 64.
+GRAD_RTOL = 1e-10
+
+
+def t64(x: float, like: Tensor | None = None) -> Tensor:
+    """A 0-d float64 tensor (on ``like``'s device when given)."""
+    return torch.tensor(float(x), dtype=F64, device=None if like is None else like.device)
+
+
+def gauss(gen, *shape) -> Tensor:
+    """Standard normal float64 of ``shape`` from ``gen``."""
+    return torch.randn(*shape, generator=gen, dtype=F64)
+
+
+def draw(gen) -> float:
+    """Uniform in [0, 1) from ``gen``."""
+    return float(torch.rand((), generator=gen, dtype=F64))
+
+
+def randint(gen, low: int, high: int) -> int:
+    """Uniform integer in [low, high] (inclusive)."""
+    return int(torch.randint(low, high + 1, (), generator=gen))
+
+
+def haar(gen, n: int) -> Tensor:
+    """Haar-distributed orthogonal matrix (QR of a Gaussian with R's diagonal made positive)."""
+    Q, R = torch.linalg.qr(gauss(gen, n, n))
+    d = torch.sign(torch.diagonal(R))
+    return Q * torch.where(d == 0, torch.ones_like(d), d)
+
+
+def sample_orthogonal(gen, n: int) -> Tensor:
+    """Haar matrices and edge cases: ±I and signed diagonals, signed permutations, near-identity rotations
+    exp(εS) (ε down to 1e-9: Prop. 1's columns are then almost e_1), a first column exactly ±e_1 (the u = 0
+    branch of Prop. 1 and its sign flip), and products of a few reflectors."""
+    kind = randint(gen, 0, 6)
+    if kind == 2:
+        return torch.diag(torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0).to(F64))
+    if kind == 3:
+        signs = torch.where(torch.rand(n, generator=gen) < 0.5, -1.0, 1.0).to(F64)
+        return torch.eye(n, dtype=F64)[torch.randperm(n, generator=gen)] * signs
+    if kind == 4:
+        S = gauss(gen, n, n)
+        eps = 10 ** (-9 + 8 * draw(gen))
+        return torch.linalg.matrix_exp(eps * (S - S.mT))
+    if kind == 5:
+        out = torch.zeros(n, n, dtype=F64)
+        out[0, 0] = 1.0 if draw(gen) < 0.5 else -1.0
+        if n > 1:
+            out[1:, 1:] = haar(gen, n - 1)
+        return out
+    if kind == 6:
+        k = randint(gen, 1, n)
+        out = torch.eye(n, dtype=F64)
+        for _ in range(k):
+            v = gauss(gen, n)
+            out = out - 2 * torch.outer(out @ v, v) / (v @ v)
+        return out
+    return haar(gen, n)
+
+
+def sample_matrix(gen, p: int, q: int) -> Tensor:
+    """Gaussian, rank-deficient, zero, scaled orthogonal (repeated σ), signed diagonal, and ill-conditioned
+    (σ from 1 down to 1e-12) matrices."""
+    kind = randint(gen, 0, 6)
+    r = min(p, q)
+    if kind == 1 and r > 1:
+        k = randint(gen, 1, r - 1)
+        return gauss(gen, p, k) @ gauss(gen, k, q)
+    if kind == 2:
+        return torch.zeros(p, q, dtype=F64)
+    if kind == 3:
+        return (0.1 + 3 * draw(gen)) * haar(gen, max(p, q))[:p, :q]
+    if kind == 4:
+        out = torch.zeros(p, q, dtype=F64)
+        out[range(r), range(r)] = gauss(gen, r)
+        return out
+    if kind == 5:
+        s = torch.logspace(0, -12, r, dtype=F64)
+        return (haar(gen, p)[:, :r] * s) @ haar(gen, q)[:, :r].mT
+    return gauss(gen, p, q) * (10 ** (-3 + 6 * draw(gen)))
+
+
+def random_reflectors(gen, n: int, m: int) -> Tensor:
+    """m Gaussian reflectors u_n, …, u_{n−m+1}, zero-padded: (n, m) in the ``cells.spectral`` layout."""
+    return unpack_reflectors(gauss(gen, m * n - m * (m - 1) // 2), n, m)
+
+
+def to_case(case_tensor: Tensor, device, dtype) -> Tensor:
+    """A sampled float64 tensor on the case's device and dtype."""
+    return case_tensor.to(device=device, dtype=dtype)
+
+
+@dataclass
+class MatrixCase:
+    """A target matrix and the reflector counts allowed for each factor (Theorems 1–4).
+
+    Attributes:
+        A: (p, q) target. m1: reflectors of the left factor (k1 = p − m1 + 1). m2: of the right factor
+            (k2 = q − m2 + 1). u_rand: (p, p) random padded reflectors for the inclusion M_1(u) ∈ O(n)
+            (Theorem 1), or None.
+    """
+
+    A: Tensor
+    m1: int
+    m2: int
+    u_rand: Tensor | None = None
+
+    def size(self) -> tuple[int, int]:
+        """(max(p, q), 1): no sequence is involved."""
+        return max(self.A.shape), 1
+
+
+@dataclass
+class CountCase:
+    """Sizes of one Spectral-RNN (Sec. 4) and how its reflector recurrence is implemented (Sec. 4.2).
+
+    Attributes:
+        n, m1, m2, n_i, n_y: hidden size, reflectors of U and V, input and output sizes.
+        bias: the count includes b (eq. 4). cache_norms: 2/‖u_k‖² computed once per iteration
+            (Sec. 4.2), not in every Hprod/Hgrad. reuse_alpha: Hgrad reuses α from the forward pass.
+    """
+
+    n: int
+    m1: int
+    m2: int
+    n_i: int = 1
+    n_y: int = 1
+    bias: bool = True
+    cache_norms: bool = True
+    reuse_alpha: bool = True
+
+    def size(self) -> tuple[int, int]:
+        """(n, 1)."""
+        return self.n, 1
+
+
+@dataclass
+class SpectralCellCase:
+    """A Spectral-RNN cell, with optional reflector inputs h and upstream gradients g (eq. 7, eq. 12–13).
+
+    Attributes:
+        cell: :class:`cells.SpectralRNN`. h: (batch, n) inputs of the local map h̃ = W h, or None.
+        g: (batch, n) ∂L/∂h̃, or None.
+    """
+
+    cell: SpectralRNN
+    h: Tensor | None = None
+    g: Tensor | None = None
+
+    def size(self) -> tuple[int, int]:
+        """(n, 1)."""
+        return self.cell.hidden_size, 1
+
+
+@dataclass
+class RNNCase:
+    """One RNN of eq. 17 with a perturbation (Lemma 3) and input sequences (App. A.6).
+
+    Attributes:
+        W: (n, n). M: (n, n_i). Y: (n_y, n). dW, dM, dY: perturbations of the same shapes (zeros for eq. 24).
+        x: (S, T, n_i) inputs. B: the data bound of Assumption 1(a) (set to max_t ‖x_t‖, the tightest).
+        activation: "relu", "tanh", "identity" (Assumption 1(b)) or "sigmoid" (outside it).
+        b: (n,) bias or None (eq. 17 absorbs it). h0: (n,) initial state or None (h^(0) = 0).
+    """
+
+    W: Tensor
+    M: Tensor
+    Y: Tensor
+    dW: Tensor
+    dM: Tensor
+    dY: Tensor
+    x: Tensor
+    B: float
+    activation: str = "relu"
+    b: Tensor | None = None
+    h0: Tensor | None = None
+
+    def size(self) -> tuple[int, int]:
+        """(n, T)."""
+        return self.W.shape[0], self.x.shape[1]
+
+
+def _dtype_of(case) -> torch.dtype:
+    for name in ("A", "W", "h"):
+        t = getattr(case, name, None)
+        if isinstance(t, Tensor):
+            return t.dtype
+    if hasattr(case, "cell"):
+        return case.cell.M.dtype
+    return F64
+
+
+A_F64 = Assumption("float64 arithmetic (the tolerances are multiples of float64's unit roundoff)", lambda c: (
+    _dtype_of(c) == F64, str(_dtype_of(c))))
+
+
+#: Sizes (n, 1) of the matrix claims (Theorems 1–4, eq. 7): no sequence is involved.
+MATRIX_SIZES = {"quick": [(1, 1), (2, 1), (3, 1), (5, 1), (8, 1), (16, 1)],
+                "full": [(1, 1), (2, 1), (3, 1), (5, 1), (8, 1), (16, 1), (32, 1), (64, 1), (128, 1)]}
+
+
+def _orth_check(c: MatrixCase) -> tuple[bool, str]:
+    A = c.A.detach()
+    if A.shape[0] != A.shape[1]:
+        return False, f"A is {tuple(A.shape)}, not square"
+    d = float(orthogonality_defect(A))
+    return d <= assumption_tolerances().orthogonality, f"‖AᵀA − I‖₂ = {d:.3g}"
+
+
+A_ORTH = Assumption("A ∈ O(n)", _orth_check)
+A_M_RANGE = Assumption("0 ≤ m1, m2 ≤ n", lambda c: (0 <= c.m1 <= c.n and 0 <= c.m2 <= c.n,
+                                                   f"n = {c.n}, m1 = {c.m1}, m2 = {c.m2}"))
+
+
+#: The activations of Assumption 1(b): ‖φ(x)‖ ≤ ‖x‖ and 1-Lipschitz.
+ACTIVATIONS_1B = ("relu", "tanh", "identity", "leaky_relu")  # draws use the first three
+
+
+def _phi(name: str):
+    return torch.sigmoid if name == "sigmoid" else get_activation(name)
+
+
+def rnn_states(W: Tensor, M: Tensor, x: Tensor, activation: str = "relu", b: Tensor | None = None,
+               h0: Tensor | None = None) -> Tensor:
+    """Hidden states of eq. 17, h^(t) = φ(W h^(t−1) + M x^(t) (+ b)), h^(0) = h0 (0 by default).
+
+    Args:
+        W: (n, n). M: (n, n_i) (App. A.6's shape; Sec. 6's "M ∈ ℝ^{n_i×n}" does not type-check).
+        x: (S, T, n_i). activation: "relu", "tanh", "identity" or "sigmoid". b: (n,) or None. h0: (n,) or None.
+
+    Returns:
+        (S, T, n), dtype of W.
+
+    Raises:
+        ValueError: shapes that do not chain, T = 0, unknown activation.
+
+    Source: spectral_rnn.md eq. 17 (App. A.6).
+    """
+    if W.dim() != 2 or W.shape[0] != W.shape[1] or M.dim() != 2 or M.shape[0] != W.shape[0]:
+        raise ValueError(f"W must be (n, n) and M (n, n_i), got {tuple(W.shape)} and {tuple(M.shape)}")
+    if x.dim() != 3 or x.shape[2] != M.shape[1] or x.shape[1] == 0:
+        raise ValueError(f"x must be (S, T >= 1, {M.shape[1]}), got {tuple(x.shape)}")
+    phi = _phi(activation)
+    pre = x @ M.mT
+    if b is not None:
+        pre = pre + b
+    h = x.new_zeros(x.shape[0], W.shape[0]) if h0 is None else h0.expand(x.shape[0], W.shape[0])
+    states = []
+    for t in range(x.shape[1]):
+        h = phi(h @ W.mT + pre[:, t])
+        states.append(h)
+    return torch.stack(states, 1)
+
+
+def spec_norm(X: Tensor) -> Tensor:
+    """‖X‖₂, 0-d (0 for an empty X)."""
+    return torch.linalg.matrix_norm(X, ord=2) if X.numel() else X.new_zeros(())
+
+
+def growth(Wn: Tensor, T: int) -> Tensor:
+    """max{‖W‖^{t−1}, 1} for t = 1..T, shape (T,)."""
+    t = torch.arange(T, dtype=Wn.dtype, device=Wn.device)
+    return torch.clamp(Wn ** t, min=1.0)
+
+
+def sample_rnn_case(gen, h, T, device, dtype, *, perturb: bool) -> RNNCase:
+    """W = Spectral-RNN's U diag(σ) Vᵀ (σ* ∈ [0.3, 1.5], r ∈ [0, min(σ*, 0.5)], random σ̂) or a dense
+    Gaussian W (a general RNN); M, Y Glorot (from the cell); φ ∈ {ReLU, tanh, identity}; S = 2 sequences
+    (Gaussian, a repeated vector, or addition-problem inputs), B = max_t ‖x_t‖. A quarter of the cases is
+    the aligned edge case W = I (V = U), M = a bᵀ with a > 0, x_t = B b/‖b‖, where eq. 24 is attained.
+    Perturbations (Lemma 3): random directions at a fraction ρ ∈ (0, 1] of ‖·‖/T, ρ = 1 in a third of the
+    cases; in the aligned case δW = 0 and δM ∝ a bᵀ, where eq. 25 is attained at t = 1."""
+    n = h
+    kind = randint(gen, 0, 3)
+    n_i, n_y = [1, 2, 5][randint(gen, 0, 2)], randint(gen, 2, 3)
+    sigma_star = 0.3 + 1.2 * draw(gen)
+    aligned = kind == 3
+    m = randint(gen, 1, n)
+    cell = SpectralRNN(n_i, n, m, m, r=0.0 if aligned else min(sigma_star, 0.5) * draw(gen),
+                       sigma_star=1.0 if aligned else sigma_star, bias=False, output_size=n_y, generator=gen,
+                       dtype=F64)
+    with torch.no_grad():
+        if aligned:
+            cell.V.copy_(cell.U)
+        else:
+            cell.sigma_hat.copy_(3 * gauss(gen, n))
+        W = cell.recurrent_matrix().detach().clone()
+    M, Y = cell.M.detach().clone(), cell.Y.detach().clone()
+    if kind == 2:
+        W = gauss(gen, n, n) * (0.3 + 1.2 * draw(gen)) / math.sqrt(n)
+    S = 2
+    if aligned:
+        a, b = torch.rand(n, generator=gen, dtype=F64) + 0.1, gauss(gen, n_i)
+        M = torch.outer(a, b)
+        x = (b / b.norm()).expand(S, T, n_i).clone() * (0.5 + draw(gen))
+        activation = "identity" if draw(gen) < 0.5 else "relu"
+    else:
+        activation = ACTIVATIONS_1B[randint(gen, 0, 2)]
+        xk = randint(gen, 0, 2)
+        if xk == 0:
+            x = gauss(gen, S, T, n_i)
+        elif xk == 1:
+            x = gauss(gen, S, 1, n_i).expand(S, T, n_i).clone()
+        else:
+            x = addition_problem(S, T, generator=gen)[0].to(F64)
+            if n_i != 2:
+                x = torch.cat([x, x.new_zeros(S, T, max(n_i - 2, 0))], -1)[..., :n_i]
+    dW, dM, dY = torch.zeros_like(W), torch.zeros_like(M), torch.zeros_like(Y)
+    if perturb:
+        rho = lambda: 1.0 if draw(gen) < 1 / 3 else max(draw(gen), 1e-3)  # noqa: E731
+        unit = lambda X: X / spec_norm(X)  # noqa: E731
+        if aligned:
+            dM = rho() * float(spec_norm(M)) / T * unit(torch.outer(torch.rand(n, generator=gen, dtype=F64) + 0.1, b))
+        else:
+            dW = rho() * float(spec_norm(W)) / T * unit(gauss(gen, n, n))
+            dM = rho() * float(spec_norm(M)) / T * unit(gauss(gen, n, n_i))
+        dY = rho() * float(spec_norm(Y)) / T * unit(gauss(gen, n_y, n))
+    B = float(torch.linalg.vector_norm(x, dim=-1).max())
+    conv = lambda X: to_case(X, device, dtype)  # noqa: E731
+    return RNNCase(conv(W), conv(M), conv(Y), conv(dW), conv(dM), conv(dY), conv(x), B, activation)
+
+
+def project_rnn(case: RNNCase, perturbations: bool) -> None:
+    """Back onto ‖x_t‖ ≤ B and, with ``perturbations``, ‖δX‖ ≤ ‖X‖/T (Lemma 3), in place."""
+    norms = torch.linalg.vector_norm(case.x, dim=-1, keepdim=True)
+    case.x.mul_(torch.clamp(case.B / norms.clamp_min(1e-300), max=1.0))
+    if perturbations:
+        T = case.x.shape[1]
+        for d, base in ((case.dW, case.W), (case.dM, case.M), (case.dY, case.Y)):
+            limit, now = float(spec_norm(base)) / T, float(spec_norm(d))
+            if now > limit:
+                d.mul_(limit / now)
+
+
+def free_rnn(case: RNNCase, perturbations: bool) -> list[Tensor]:
+    """W, M, x, and with ``perturbations`` also Y, δW, δM, δY."""
+    return [case.W, case.M, case.x] + ([case.Y, case.dW, case.dM, case.dY] if perturbations else [])
+
+
+A_X_BOUND = Assumption("‖x^(t)‖ ≤ B (Assumption 1a)", lambda c: (
+    within(float(torch.linalg.vector_norm(c.x.detach(), dim=-1).max()), c.B),
+    f"max ‖x_t‖ = {float(torch.linalg.vector_norm(c.x.detach(), dim=-1).max()):.6g}, B = {c.B:.6g}"))
+A_ACT = Assumption("‖φ(x)‖ ≤ ‖x‖ and φ 1-Lipschitz (Assumption 1b)", lambda c: (
+    c.activation in ACTIVATIONS_1B,
+    f"φ = {c.activation}" + (" (σ(0) = 1/2 ≠ 0)" if c.activation == "sigmoid" else "")))
+A_NO_BIAS = Assumption("no bias (absorbed in M, eq. 17)", lambda c: (
+    c.b is None or not bool(c.b.detach().any()), "b ≠ 0"))
+A_H0 = Assumption("h^(0) = 0 (eq. 17)", lambda c: (c.h0 is None or not bool(c.h0.detach().any()), "h^(0) ≠ 0"))
+
+RNN_ASSUMPTIONS = (A_X_BOUND, A_ACT, A_NO_BIAS, A_H0)
+
+#: Sizes (n, T) of the RNN claims (eq. 24, Lemma 3).
+RNN_SIZES = {"quick": [(2, 1), (2, 7), (8, 10), (16, 30)],
+             "full": [(2, 1), (2, 7), (8, 10), (16, 30), (32, 100), (64, 200), (128, 500)]}

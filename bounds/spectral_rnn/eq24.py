@@ -1,0 +1,45 @@
+"""spectral_rnn.md, App. A.6, eq. 23–24: the activation bound ‖h^(t)‖ ≤ B‖M‖ t max{‖W‖^{t−1}, 1} of the
+RNN of eq. 17 under Assumption 1 (a step of the proof of Lemma 3)."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import CaseSpace, Claim, worst_pair
+from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_states, sample_rnn_case, spec_norm)
+
+__all__ = ["eq24"]
+
+
+def _sample(gen, h, T, device, dtype) -> RNNCase:
+    return sample_rnn_case(gen, h, T, device, dtype, perturb=False)
+
+
+def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
+    hs = rnn_states(case.W, case.M, case.x, case.activation, case.b, case.h0)
+    T = hs.shape[1]
+    norms = torch.linalg.vector_norm(hs, dim=-1).amax(0)
+    t = torch.arange(1, T + 1, dtype=hs.dtype, device=hs.device)
+    bound = case.B * spec_norm(case.M) * t * growth(spec_norm(case.W), T)
+    return {"eq. 24: ‖h^(t)‖ ≤ B‖M‖ t max{‖W‖^{t−1}, 1} (worst t)": worst_pair(norms, bound)}
+
+
+_STATES = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, False),
+                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES)
+
+eq24 = Claim(
+    id="spectral_rnn.eq24",
+    source="spectral_rnn.md, App. A.6, eq. 23–24 (activation bound in the proof of Lemma 3)",
+    statement="‖h^(t)‖ ≤ B‖M‖ t max{‖W‖^{t−1}, 1} for the RNN of eq. 17 under Assumption 1",
+    assumptions=RNN_ASSUMPTIONS,
+    measure="hidden-state norms of eq. 17 (rnn_states), worst sequence and worst t",
+    bound="B ‖M‖₂ t max{‖W‖₂^{t−1}, 1}, B = max_t ‖x_t‖ (the tightest B)",
+    evaluate=_measure,
+    cases=_STATES,
+    explanation="Needs ‖φ(x)‖ ≤ ‖x‖ (fails for the sigmoid, σ(0) = 1/2, although Sec. 6 lists it as satisfying "
+                "Assumption 1b), h^(0) = 0 and no bias.",
+    notes="Attained (ratio 1) for W = I, φ = identity or ReLU on a non-negative M x, constant x along M's top right "
+          "singular vector. Sec. 6 gives M ∈ ℝ^{n_i×n}; App. A.6's M ∈ ℝ^{n×n_x} is the typable one.",
+)

@@ -1,0 +1,87 @@
+"""spectral_rnn.md, Sec. 4, eq. 6–7: σ_i = 2r(f(σ̂_i) − 0.5) + σ* and the singular values of W lie
+in [σ* − r, σ* + r] (Corollary 1's "singular radius in [1 − r, 1 + r]")."""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable
+from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, MATRIX_SIZES, SpectralCellCase, draw, gauss, randint,
+                                                t64)
+from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64
+from rnnaudit.cells import SpectralRNN
+
+__all__ = ["eq7", "A_R_NONNEG", "A_RANGE_NONNEG"]
+
+
+def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
+    """σ* ∈ [0.2, 2], r ∈ [0, σ*] (r = 0 and r = σ* as edge cases), σ̂ ~ N(0, 9), saturated (±40) in a
+    third of the cases; m1, m2 uniform in [0, n] (m2 = 0: no V factor)."""
+    n = h
+    sigma_star = 0.2 + 1.8 * draw(gen)
+    kind = randint(gen, 0, 3)
+    r = 0.0 if kind == 0 else sigma_star if kind == 1 else sigma_star * draw(gen)
+    cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
+                       generator=gen, dtype=F64)
+    with torch.no_grad():
+        s = 3 * gauss(gen, n)
+        if draw(gen) < 1 / 3:
+            s = 40 * torch.sign(s)
+        cell.sigma_hat.copy_(s)
+    return SpectralCellCase(cell.to(device=device, dtype=dtype))
+
+
+def _measure(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor]]:
+    cell = case.cell
+    sigma = cell.sigma
+    W = cell.recurrent_matrix()
+    sv = torch.linalg.svdvals(W)
+    lo, hi = cell.sigma_star - cell.r, cell.sigma_star + cell.r
+    n = cell.hidden_size
+    sv_tol = RECON_C * n * n * U64 * max(abs(hi), abs(lo))
+    # computed singular values are within ‖ΔW‖₂ ≤ sv_tol of W's exact ones (Weyl), hence the slack
+    return {
+        "σ_i ≤ σ* + r (eq. 7)": (sigma.max(), t64(hi, sigma)),
+        "σ* − r ≤ σ_i (eq. 7)": (t64(lo, sigma), sigma.min()),
+        "‖W‖₂ ≤ σ* + r": (sv.max(), t64(hi + sv_tol, sigma)),
+        "σ* − r ≤ σ_min(W)": (t64(lo - sv_tol, sigma), sv.min()),
+        "singular values of W = |σ| (eq. 6)": (
+            (sv - sigma.abs().sort(descending=True).values).abs().max(), t64(sv_tol, sigma)),
+    }
+
+
+A_R_NONNEG = Assumption("r ≥ 0", lambda c: (c.cell.r >= 0, f"r = {c.cell.r}"))
+A_RANGE_NONNEG = Assumption("σ* ≥ r (the range [σ* − r, σ* + r] is non-negative, as with σ* = 1, r ≪ 1)",
+                            lambda c: (c.cell.sigma_star >= c.cell.r,
+                                       f"σ* = {c.cell.sigma_star:.6g}, r = {c.cell.r:.6g}"))
+
+def _from_model(view) -> list[SpectralCellCase]:
+    """A Spectral-RNN model's own cell (float64 copy): eq. 7 is about its parameters alone."""
+    if not isinstance(view.cell, SpectralRNN) or view.cell.sigma is None:
+        raise NotApplicable(f"eq. 7 parametrises the singular values σ of a Spectral-RNN (Sec. 4); the model's cell is "
+                            f"{type(view.cell).__name__}" + (" without σ" if isinstance(view.cell, SpectralRNN) else ""))
+    return [SpectralCellCase(copy.deepcopy(view.cell).double())]
+
+
+# the range parts depend on σ̂ only, in closed form: random cases reach them, so nothing is left free
+_CELLS = CaseSpace(case_type=SpectralCellCase, sample=_sample, sizes=MATRIX_SIZES, from_model=_from_model)
+
+eq7 = Claim(
+    id="spectral_rnn.eq7",
+    source="spectral_rnn.md, Sec. 4, eq. 6–7 (and Corollary 1's 'singular radius in [1 − r, 1 + r]')",
+    statement="σ_i = 2r(f(σ̂_i) − 0.5) + σ* ∈ [σ* − r, σ* + r], so W's singular values lie in [σ* − r, σ* + r]",
+    assumptions=(A_R_NONNEG, A_RANGE_NONNEG, A_F64),
+    measure="σ from SpectralRNN.sigma and svdvals of the dense W = U diag(σ) Vᵀ (householder_product)",
+    bound="σ* + r above, σ* − r below; |sv − sort|σ|| ≤ 30 n² u (σ* + r)",
+    evaluate=_measure,
+    cases=_CELLS,
+    explanation="The singular values are |σ_i|: with σ* < r the interval contains negative σ_i whose magnitudes can "
+                "exceed σ* + r (e.g. σ* = −1).",
+    notes="Tight: the sampler's saturated σ̂ = ±40 reach both ends (ratio 1 up to rounding), so no adversarial "
+          "ascent is run (the range parts depend on σ̂ only, in closed form). Sec. 4 writes 'σ̂_i is updated from "
+          "u_i, v_i via SGD'; "
+          "σ̂ is its own parameter (Algorithm 1's ∂L/∂σ̂).",
+)

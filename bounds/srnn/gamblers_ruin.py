@@ -1,0 +1,169 @@
+"""srnn.md, Sec. 3, the Gambler's-ruin estimate after eq. 11: P(vanish) = T/(1+T) and "the expectation
+value of the number of steps until this happens is T", by Monte Carlo on SRNN units. The literal
+reading of the second fails; the corrected form has E[steps | vanish] = (2T+1)/3.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.srnn.cases import f64
+from rnnaudit.cells import shift
+
+__all__ = ["WalkCase", "sample_walk_case", "simulate_gamblers_ruin", "gamblers_ruin", "gamblers_ruin_corrected",
+           "GAMBLER_Z", "GAMBLER_UNITS"]
+
+#: Half-width of the Monte Carlo confidence intervals in standard errors: a two-sided normal
+#: interval of coverage 1 − 6.8e-6 per comparison, so that the ≤ 600 comparisons of the full
+#: profile (200 cases × 3 parts) give a false alarm with probability < 0.5 %.
+GAMBLER_Z = 4.5
+#: Walks simulated per Gambler's-ruin case: standard errors ≈ 0.35 % on P(vanish).
+GAMBLER_UNITS = 20_000
+
+
+@dataclass
+class WalkCase:
+    """Monte Carlo of the Gambler's-ruin model of srnn.md Sec. 3 on SRNN units.
+
+    Every unit of a (batch, d_h) SRNN state starts at h_0 = 1 and receives b(x_t) = +1 with
+    probability ``p_up`` and −1 otherwise (the paper: "the probability of either obtaining a
+    negative or a positive contribution ... is ½"); the state follows eq. 3 with ReLU and the
+    shift W_p, and each unit is followed through the shift. A unit *vanishes* at the first t with
+    z_t ≤ 0 and *survives* when it reaches T + 1 (the upper barrier that makes T/(1+T) the
+    gambler's ruin probability from capital 1 out of T + 1).
+
+    Attributes:
+        d_h: units per state. batch: states (d_h·batch walks). T: the paper's T. p_up: P(b = +1).
+        seed: seeds the contributions.
+    """
+
+    d_h: int
+    batch: int
+    T: int
+    p_up: float
+    seed: int
+
+    def size(self) -> tuple[int, int]:
+        """(d_h, T)."""
+        return self.d_h, self.T
+
+
+def sample_walk_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> WalkCase:
+    """d_h = h units per state and enough states for :data:`GAMBLER_UNITS` walks, p_up = ½."""
+    return WalkCase(h, math.ceil(GAMBLER_UNITS / h), T, 0.5, int(torch.randint(0, 2**31 - 1, (), generator=gen)))
+
+
+def simulate_gamblers_ruin(case: WalkCase, dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
+    """Run the walks of ``case`` until every unit has vanished or survived.
+
+    Returns:
+        ``(tau, vanished)``: steps until absorption (float64) and whether at 0, each (batch·d_h,).
+
+    Raises:
+        RuntimeError: some walk neither vanished nor survived within 40 (T+1)² + 100 steps (the
+            chance of that is below e⁻¹⁹⁰ per walk: the survival probability decays like
+            cos(π/(T+1))ᵗ).
+    """
+    gen = torch.Generator().manual_seed(case.seed)
+    top = case.T + 1
+    h = torch.ones(case.batch, case.d_h, dtype=dtype)
+    active = torch.ones_like(h, dtype=torch.bool)  # indexed by unit (its position at t = 0)
+    tau, vanished = torch.zeros_like(h), torch.zeros_like(active)
+    for t in range(1, 40 * top**2 + 101):
+        b = torch.where(torch.rand(h.shape, generator=gen, dtype=torch.float64) < case.p_up, 1.0, -1.0).to(dtype)
+        z = shift(h) + b
+        h = torch.relu(z)
+        # shift moves position i + 1 to i, so the unit that started at r now sits at r − t (mod d_h)
+        z_unit = torch.roll(z, shifts=t, dims=-1)
+        down, up = active & (z_unit <= 0), active & (z_unit >= top)
+        tau[down | up] = t
+        vanished |= down
+        active &= ~(down | up)
+        if not active.any():
+            return tau.reshape(-1), vanished.reshape(-1)
+    raise RuntimeError(f"{int(active.sum())} walks still running after {t} steps (T = {case.T})")
+
+
+A_FAIR = Assumption("P(b(x_t) = +1) = P(b(x_t) = −1) = ½ (Sec. 3)",
+                    lambda c: (c.p_up == 0.5, f"P(b = +1) = {c.p_up:g}"))
+
+
+def _mean_part(samples: Tensor, target: float) -> tuple[Tensor, Tensor]:
+    n = samples.numel()
+    sd = samples.std() if n > 1 else samples.new_zeros(())
+    return (samples.mean() - target).abs(), GAMBLER_Z * sd / math.sqrt(max(n, 1))
+
+
+def _walk_parts(case: WalkCase) -> tuple[Tensor, Tensor, dict[str, tuple[Tensor, Tensor]]]:
+    tau, vanished = simulate_gamblers_ruin(case)
+    T, M = case.T, tau.numel()
+    p = T / (T + 1)
+    p_hat = vanished.double().mean()
+    parts = {
+        "P(unit vanishes) = T/(1+T)": ((p_hat - p).abs(), f64(GAMBLER_Z * math.sqrt(p * (1 - p) / M), tau)),
+        "E[steps until the walk stops, at 0 or T+1] = T": _mean_part(tau, T),
+    }
+    return tau, vanished, parts
+
+
+def _measure_gamblers_ruin(case: WalkCase) -> dict[str, tuple[Tensor, Tensor]]:
+    tau, vanished, parts = _walk_parts(case)
+    parts["E[steps until the unit vanishes | it vanishes] = T"] = _mean_part(tau[vanished], case.T)
+    return parts
+
+
+def _measure_gamblers_ruin_corrected(case: WalkCase) -> dict[str, tuple[Tensor, Tensor]]:
+    tau, vanished, parts = _walk_parts(case)
+    parts["E[steps until the unit vanishes | it vanishes] = (2T+1)/3"] = _mean_part(tau[vanished],
+                                                                                    (2 * case.T + 1) / 3)
+    return parts
+
+
+_WALKS = CaseSpace(case_type=WalkCase, sample=sample_walk_case,
+                   sizes={"quick": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8)],
+                          "full": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8), (256, 20), (512, 50)]})
+_WALK_MEASURE = (f"Monte Carlo over {GAMBLER_UNITS} SRNN units (eq. 3, ReLU, shift W_p, h_0 = 1, b(x_t) = ±1): "
+                 "|estimate − stated value|")
+_WALK_BOUND = (f"{GAMBLER_Z} standard errors (a two-sided normal confidence interval of coverage 1 − 6.8e-6 "
+               "per comparison)")
+
+gamblers_ruin = Claim(
+    id="srnn.gamblers_ruin",
+    source="srnn.md, Sec. 3, Gambler's-ruin estimate after eq. 11",
+    statement="With ±1 contributions of probability ½, the probability that the hidden state vanishes is "
+              "p(z_t ≤ 0) = T/(1+T), and 'the expectation value of the number of steps until this happens is T'",
+    assumptions=(A_FAIR,),
+    measure=_WALK_MEASURE,
+    bound=_WALK_BOUND,
+    evaluate=_measure_gamblers_ruin,
+    cases=_WALKS,
+    explanation="T/(1+T) is the gambler's ruin probability from capital 1 with the game stopped at T + 1, and T is "
+                "that game's expected *duration* 1·((T+1) − 1), which ends at either barrier. The number of steps "
+                "until the unit vanishes, given that it does, has mean (2T+1)/3, not T (equal only for T = 1); "
+                "and the SRNN unit has no upper barrier, so without it the unit vanishes with probability 1 after "
+                "an infinite expected number of steps. See srnn.gamblers_ruin.corrected.",
+    notes="Reading: the only one under which p = T/(1+T) holds, a walk from 1 absorbed at 0 (vanish) or T + 1. "
+          "Parts 1 and 2 (probability, expected duration) are what the paper computed and hold; part 3 is the "
+          "sentence's literal reading. Sec. 3 also says b(x_t) ≈ N(0, 1); the ±1 walk is the paper's own "
+          "simplification, checked here as stated.",
+)
+
+gamblers_ruin_corrected = Claim(
+    id="srnn.gamblers_ruin.corrected",
+    source="srnn.md, Sec. 3, Gambler's-ruin estimate, corrected by rnnaudit",
+    statement="P(vanish before reaching T+1) = T/(1+T); E[steps until the walk stops] = T; "
+              "E[steps until vanishing | it vanishes] = (2T+1)/3",
+    assumptions=(A_FAIR,),
+    measure=_WALK_MEASURE,
+    bound=_WALK_BOUND,
+    evaluate=_measure_gamblers_ruin_corrected,
+    cases=_WALKS,
+    explanation="Would contradict the gambler's-ruin formulas for a fair walk from 1 on {0, …, T+1}: "
+                "P(ruin) = 1 − 1/(T+1), E[duration] = 1·T, E[duration | ruin] = (2(T+1) − 1)/3.",
+    notes="The conditional mean follows from the Doob transform of the walk by P(ruin | x) = (T+1−x)/(T+1).",
+)

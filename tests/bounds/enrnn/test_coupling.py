@@ -1,0 +1,31 @@
+"""enrnn.coupling: the spectrum of W is the union of its blocks' inside eq. 2, and a lower block breaks it."""
+
+import pytest
+import torch
+
+from rnnaudit.bounds import evaluate_cases, measure_case
+from rnnaudit.bounds.enrnn import coupling
+from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell
+
+
+def test_coupling_holds_inside_its_assumptions(tmp_path):
+    assert_holds_inside_its_assumptions(coupling, tmp_path)
+
+
+def test_coupling_violated_with_a_lower_block():
+    """A block W[q:, :q] (coupling h^(L) into h^(S), excluded by eq. 2) moves the eigenvalues: with W^(L) = I,
+    W^(S) = 0.5 I and W^(C) = I, a lower block 2I makes W's eigenvalues 0.75 ± √(1/16 + 2)."""
+    cell = hand_cell(2, 2, 0.5 * torch.eye(2), W_C=torch.eye(2), activation="modrelu")
+    result = evaluate_cases(coupling, [case_of(cell, T=1, W_lower=2 * torch.eye(2))])
+    assert result.verdict == "violated"
+    assert any(f.startswith("W block upper triangular") for f in result.records[0].failed_assumptions)
+
+
+def test_coupling_holds_with_eps_zero_and_a_shared_eigenvalue():
+    """Sec. 5's ε = 0: normalised W^(S) has ρ = 1 exactly, and W^(C) couples it to W^(L)'s eigenvalue 1, so W
+    has a defective double eigenvalue 1; the spectrum is still the union of the blocks' (to the stated
+    eigenvalue accuracy) and ρ(W) = 1."""
+    cell = hand_cell(2, 2, torch.tensor([[2.0, 1.0], [0.0, 0.5]]), W_C=5 * torch.ones(2, 2), activation="modrelu")
+    case = case_of(cell, T=1)
+    ratio, parts = measure_case(coupling, case)
+    assert ratio <= 1 + coupling.tolerance and parts["ρ(W) ≤ 1"] == pytest.approx(1, abs=1e-5)

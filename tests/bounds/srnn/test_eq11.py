@@ -1,0 +1,33 @@
+"""srnn.eq11 and srnn.eq11.corrected: the printed bound inherits eq. 10's cancellation (inside its
+assumptions, and on the one-unit counterexample); the Cauchy–Schwarz form holds."""
+
+import math
+
+import pytest
+
+from rnnaudit.bounds import check_claim, measure_case
+from rnnaudit.bounds.srnn import eq11, eq11_corrected
+from tests.bounds.helpers import TINY, assert_reproducible_violation
+from tests.bounds.srnn.cases import small, tiny_srnn
+
+
+def test_eq11_corrected_holds_inside_its_assumptions(tmp_path):
+    result = check_claim(small(eq11_corrected), TINY, seed=1, out_dir=tmp_path)
+    assert result.verdict == "holds", result.notes_text()
+    assert result.errors == []
+    assert result.worst_ratio <= 1 + eq11_corrected.tolerance
+
+
+def test_printed_eq11_is_violated_inside_its_assumptions(tmp_path):
+    """The printed eq. 11 fails on cases drawn inside the assumptions; the smallest counterexample
+    reloads and reproduces its ratio."""
+    assert_reproducible_violation(small(eq11), TINY, tmp_path, seed=0, rel=1e-12)
+
+
+def test_eq11_fails_on_the_one_unit_counterexample():
+    """eq. 10's one-unit counterexample (d_h = 1, b(x) = −x, x = (1, −1), h_0 = 0) with g = (0, 1):
+    ∂L/∂w = ∂h_2/∂w = −1 while Σ_t g_t Σ_{i≤t} ∂b(x_i)/∂w = 0. The corrected bound gives 1 ≤ 2."""
+    case = tiny_srnn(-1.0, 0.0, [1.0, -1.0], g=[0.0, 1.0])
+    assert math.isinf(measure_case(eq11, case)[0])
+    # both parameters (w and the bias c, ∂L/∂c = 1 against 1 + 1) sit at half the corrected bound
+    assert measure_case(eq11_corrected, case)[0] == pytest.approx(0.5, rel=1e-14)

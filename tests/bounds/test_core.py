@@ -1,0 +1,141 @@
+"""The verdict rules themselves, on toy claims whose truth is known: vacuous, inconclusive, cases
+outside the assumptions, the tolerance, which counterexample is saved, and the ratio rule."""
+
+import dataclasses
+import math
+
+import pytest
+import torch
+
+from rnnaudit.bounds import (FLOAT32_TRAINED, FLOAT64_CASES, Assumption, CaseSpace, Claim, Profile,
+                             assumption_tolerances, check_claim, evaluate_cases, load_counterexample, tolerances,
+                             within, worst_pair)
+from rnnaudit.bounds.core import safe_ratio
+from rnnaudit.bounds.search import save_counterexample
+
+F64 = torch.float64
+
+
+@dataclasses.dataclass
+class ToyCase:
+    """measured = a, bound = b, at size (h, T); ``inside`` is the toy assumption."""
+
+    a: torch.Tensor
+    b: torch.Tensor
+    h: int = 1
+    T: int = 1
+    inside: bool = True
+
+    def size(self):
+        return self.h, self.T
+
+
+def toy_claim(sample, *, vacuous=None, free=None, project=None, sizes=((1, 1),)):
+    space = CaseSpace(case_type=ToyCase, sample=sample, sizes={"quick": list(sizes)},
+                      **({"free": free} if free else {}), **({"project": project} if project else {}))
+    return Claim(id="test.toy", source="test", statement="a ≤ b",
+                 assumptions=(Assumption("inside", lambda c: (c.inside, f"inside = {c.inside}")),),
+                 measure="a", bound="b", evaluate=lambda c: {"a ≤ b": (c.a, c.b)}, cases=space, explanation="toy",
+                 vacuous=vacuous)
+
+
+def constant(a, b):
+    return lambda gen, h, T, device, dtype: ToyCase(torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype), h, T)
+
+
+ONE = Profile("quick", n_random=3, restarts=0, ascent_steps=0)
+
+
+def test_ratio_at_the_tolerance_holds_and_above_it_is_violated():
+    claim = toy_claim(constant(1.0, 1.0))
+    assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
+        claim.cases, sample=constant(1 + 0.5 * claim.tolerance, 1.0))), ONE).verdict == "holds"
+    assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
+        claim.cases, sample=constant(1 + 2 * claim.tolerance, 1.0))), ONE).verdict == "violated"
+
+
+def test_zero_over_zero_holds_and_positive_over_zero_is_infinite():
+    assert check_claim(toy_claim(constant(0.0, 0.0)), ONE).verdict == "holds"
+    result = check_claim(toy_claim(constant(1e-300, 0.0)), ONE)
+    assert result.verdict == "violated" and math.isinf(result.worst_ratio)
+    r = safe_ratio(torch.tensor([0.0, 2.0, 3.0]), torch.tensor([0.0, 0.0, 2.0]))
+    assert r.tolist() == [0.0, math.inf, 1.5]
+
+
+def test_vacuous_only_when_every_case_says_so():
+    assert check_claim(toy_claim(constant(0.5, 1.0), vacuous=lambda c: True), ONE).verdict == "vacuous"
+    alternating = iter([True, False, True])
+    assert check_claim(toy_claim(constant(0.5, 1.0), vacuous=lambda c: next(alternating)), ONE).verdict == "holds"
+    # a violation is reported even where the bound is also vacuous elsewhere
+    assert check_claim(toy_claim(constant(2.0, 1.0), vacuous=lambda c: True), ONE).verdict == "violated"
+
+
+def test_inconclusive_when_nothing_can_be_measured():
+    def broken(case):
+        raise ValueError("probe failed")
+    claim = dataclasses.replace(toy_claim(constant(1.0, 1.0)), evaluate=broken)
+    result = check_claim(claim, ONE)
+    assert result.verdict == "inconclusive" and result.worst_ratio is None
+
+
+def test_a_sampled_case_outside_the_assumptions_is_excluded_and_reported():
+    def sample(gen, h, T, device, dtype):
+        return ToyCase(torch.tensor(5.0, dtype=dtype), torch.tensor(1.0, dtype=dtype), inside=False)
+    result = check_claim(toy_claim(sample), ONE)
+    # a violating case outside the assumptions is never a counterexample: nothing is left to judge
+    assert result.verdict == "inconclusive"
+    assert result.errors and "left the assumptions" in result.errors[0]
+
+
+def test_hand_fed_cases_outside_the_assumptions_are_measured_and_listed():
+    result = evaluate_cases(toy_claim(constant(1.0, 1.0)), [ToyCase(torch.tensor(3.0), torch.tensor(1.0), inside=False)])
+    assert result.verdict == "violated" and result.records[0].failed_assumptions == ["inside (inside = False)"]
+
+
+def test_the_saved_counterexample_is_the_smallest_violating_case(tmp_path):
+    sizes = iter([(8, 10, 3.0), (2, 3, 1.5), (2, 3, 2.5), (4, 1, 9.0), (2, 2, 0.5)])
+
+    def sample(gen, h, T, device, dtype):
+        h, T, a = next(sizes)
+        return ToyCase(torch.tensor(a, dtype=dtype), torch.tensor(1.0, dtype=dtype), h, T)
+    result = check_claim(toy_claim(sample), Profile("quick", n_random=4, restarts=0, ascent_steps=0), out_dir=tmp_path)
+    ce = result.counterexample_case
+    assert (ce.h, ce.T, ce.ratio) == (4, 1, 9.0)  # h·T = 4 is the smallest; equal sizes prefer the larger ratio
+    assert (tmp_path / "test.toy.pt").is_file()
+
+
+def test_counterexample_of_an_unregistered_claim_is_refused_on_reload(tmp_path):
+    claim = toy_claim(constant(2.0, 1.0))
+    result = check_claim(claim, ONE)
+    save_counterexample(tmp_path / "x.pt", claim, result.counterexample_case)
+    with pytest.raises(ValueError, match="unknown claim id"):
+        load_counterexample(tmp_path / "x.pt")
+
+
+def test_the_ascent_finds_a_violation_random_cases_miss():
+    """measured = x, bound = 1, x starts at 0.5 and the projection caps it at 2: only the ascent can find x > 1."""
+    def sample(gen, h, T, device, dtype):
+        return ToyCase(torch.tensor(0.5, dtype=dtype), torch.tensor(1.0, dtype=dtype))
+    claim = toy_claim(sample, free=lambda c: [c.a], project=lambda c: c.a.clamp_(max=2.0))
+    assert check_claim(claim, ONE).verdict == "holds"
+    result = check_claim(claim, Profile("quick", n_random=2, restarts=1, ascent_steps=40, lr=0.1))
+    assert result.verdict == "violated" and result.worst_ratio == pytest.approx(2.0)
+
+
+def test_worst_pair_follows_the_ratio_rule():
+    m, b = worst_pair(torch.tensor([1.0, 3.0, 0.0, 1.0]), torch.tensor([1.0, 4.0, 0.0, 0.5]))
+    assert (float(m), float(b)) == (1.0, 0.5)
+    m, b = worst_pair(torch.tensor([[0.0, 1e-9, 5.0]], dtype=F64), torch.tensor([[0.0, 0.0, 1.0]], dtype=F64))
+    assert float(m) == 1e-9  # m/0 = inf beats the finite ratio 5
+
+
+def test_tolerances_default_to_float64_and_the_context_restores_them():
+    assert assumption_tolerances() is FLOAT64_CASES
+    assert within(1.0 + 1e-13, 1.0) and not within(1.0 + 1e-9, 1.0)
+    with tolerances(FLOAT32_TRAINED):
+        assert within(1.0 + 1e-7, 1.0) and not within(1.0 + 1e-5, 1.0)
+    assert assumption_tolerances() is FLOAT64_CASES
+
+
+def test_paper_is_derived_from_the_id():
+    assert toy_claim(constant(1.0, 1.0)).paper == "test"
