@@ -3,8 +3,9 @@ Neumann monitor (uses ``rnnaudit.cells`` only)."""
 
 from rnnaudit.analysis.gradients import gradient_norms, max_norm, parameter_gradients
 from rnnaudit.analysis.capacity import RademacherEstimate, capacity_records, cell_rademacher, sgornn_rademacher_bound
-from rnnaudit.analysis.jacobian import (JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms, input_jacobian_maps,
-                               input_jacobians, pair_jacobian, step_jacobians)
+from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps,
+                                       hidden_jacobian_norms, input_jacobian_maps, input_jacobians,
+                                       naive_hidden_jacobian_maps, pair_jacobian, step_jacobians)
 from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
 from rnnaudit.analysis.pseudospectra import (KreissEstimate, PseudospectrumGrid, TransientGrowth, kreiss_constant,
                                     pseudospectrum, sigma_min, sigma_min_dense, transient_growth)
@@ -15,6 +16,7 @@ from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenv
 __all__ = ["gradient_norms", "max_norm",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",
+           "naive_hidden_jacobian_maps", "CERTIFIED_RTOL", "HEATMAP_RTOL",
            "capacity_records", "cell_rademacher", "sgornn_rademacher_bound", "NeumannMonitor", "neumann_arrays",
            "series_truncation_errors",
            "KreissEstimate", "PseudospectrumGrid", "TransientGrowth", "kreiss_constant", "pseudospectrum", "sigma_min",

@@ -11,28 +11,21 @@ How it is computed
 2. Products. With X(t, s) = ∂h_t/∂h_sᵀ = J_{s+1}ᵀ ⋯ J_tᵀ, all s < t are stacked into one
    (t·h, h) matrix, and X(t, ·) = X(t − 1, ·) J_tᵀ is **one GEMM per t** (BLAS-3 speed). Input
    maps are the same with start blocks K_tᵀ (n × h) instead of I.
-3. Norms of every block.
+3. Norms of every block (:mod:`analysis.products`, :mod:`analysis.certificate`).
    * Frobenius: exact (a sum of squares of the formed product).
-   * Spectral: block subspace iteration on B = PᵀP (block size ``block``), warm-started for a fixed
-     s from the block of (t − 1, s): for fixed s the top right singular vectors of ∂h_t/∂h_s settle
-     as t grows (forward Oseledets directions), so a warm-up step and one certified step per
-     (s, t) usually suffice for long gaps. Each value comes with a **certificate**. With Ritz pairs (θ_i, u_i) of
-     the block, residual norms ρ_i = ‖Bu_i − θ_iu_i‖ and the trace bound c_j = ‖P‖_F² − Σ_{i≤j} θ_i
-     on the complement of u_1..u_j, the quadratic form of B is dominated by the arrowhead matrix
-     [[diag θ, ρ], [ρᵀ, c_j]], so θ_1 ≤ λ_max(B) ≤ (largest root of λ − c_j − Σ ρ_i²/(λ − θ_i)),
-     found by monotone Newton steps from above (the simpler 2 × 2 bound
-     λ_max([[θ_1, ‖ρ‖], [‖ρ‖, c_j]]) is the starting point). Pairs whose bracket stays wider than
-     ``rtol`` get a Cholesky factorisation of μI − B at μ = θ_1(1 + rtol)² if their Ritz value has
-     settled (positive definite ⇔ ‖P‖² < μ), else the exact top eigenvalue of the Gram matrix
-     (``torch.linalg.eigvalsh``). The cheap certificate needs the spectrum to decay beyond the
-     block (c_j < θ_1): short gaps t − s of near-orthogonal cells (SGORNN, FastRNN at
-     initialisation) have flat spectra, no O(h²k) certificate exists there, and that band of
-     roughly T·(50–150) pairs is what the eigensolves are spent on (``stats``). A pair whose s
-     needed the eigensolve at t − 1 gets it directly at t, and the iterations are re-tried for it
-     every 8 steps.
+   * Spectral: each value is a Ritz value of B = PᵀP with a **certificate** that ‖P‖₂ is within
+     ``rtol`` above it: block Krylov iteration warm-started from the same s at t − 1 (for fixed s the
+     top right singular vectors of ∂h_t/∂h_s settle as t grows, the forward Oseledets directions) with
+     an arrowhead bound from the residuals and the trace of B; where the spectrum is too flat for any
+     trace bound (short gaps of near-orthogonal cells) the Gram matrix, a Cholesky factorisation of
+     μI − B that proves ‖P‖₂² < μ, and shift-invert refinement of the Ritz value. See
+     :mod:`analysis.certificate` for the bounds and ``stats`` for how many pairs each path settled.
    * Smallest singular value: σ_min(P) = 1/‖P⁻¹‖₂ with P⁻¹ = J_{s+1}⁻¹ ⋯ J_t⁻¹, the same machinery
      on the inverse factors (their product is again one GEMM per t). This keeps relative accuracy
      where σ_min ≪ u·σ_max, which the formed product P cannot resolve.
+4. Method (``method="auto"``): for narrow blocks every norm is cheaper exactly, by one batched
+   eigensolve per t, than certified; :mod:`analysis.map_methods` picks by a cost model. Both methods
+   return the same maps to within ``rtol``.
 
 Accuracy guaranteed (``spectral``): for each pair the returned σ̂ is a Ritz value, so
 σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol) where P̂ is the product as formed in floating point, up to rounding of
@@ -46,22 +39,29 @@ J_k⁻¹ carries relative error ~κ(J_k)·u); it is 0 where a factor is numerica
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.map_methods import choose_method
+from rnnaudit.analysis.products import dense_norm_maps, new_stats, product_norm_maps
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
-           "input_jacobian_maps", "JacobianMaps", "pair_jacobian"]
+           "input_jacobian_maps", "JacobianMaps", "pair_jacobian", "naive_hidden_jacobian_maps", "CERTIFIED_RTOL",
+           "HEATMAP_RTOL"]
+
+#: Default relative tolerance of the spectral values: certified maps for the claims and the tests.
+CERTIFIED_RTOL = 1e-10
+#: Heatmap-grade tolerance. A heatmap shows log10 of the norms on a colormap of at most 256 levels over
+#: at least one decade, so one level spans a factor of at least 10^(1/256) ≈ 1.009 (0.9%); a relative
+#: error of 1e-3 is below a ninth of one level and cannot change a pixel by more than one level.
+#: Figures default to it; the values are still certified, to this tolerance.
+HEATMAP_RTOL = 1e-3
 
 _NORMS = ("spectral", "frobenius", "smallest")
-_NEWTON_STEPS = 4  # on the secular equation of the certificate (monotone from above)
-_RETRY_EVERY = 8  # t-steps between re-tries of the iterations for an s that needed the eigensolve
 _JVP_ROWS = 128  # trajectory rows per forward-mode pass (memory ~ rows · h² · 8 bytes per intermediate)
 
 
@@ -174,318 +174,40 @@ def pair_jacobian(cell: RecurrentCell, x: Tensor, s: int, t: int, h0: Tensor | N
     return torch.autograd.functional.jacobian(h_t_from_h_s, states[s].clone())
 
 
-# ----------------------------------------------------------------------------------------------
-# norms of all products: the engine
-# ----------------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _threads(n: int):
-    """Run torch's intra-op pool with n threads inside the block.
-
-    Batched small-matrix kernels (k × k eigensolves, h × k products, QR of h × k blocks, LAPACK on
-    128 × 128 Gram matrices) gain nothing from OpenMP, and on a shared machine its spin-waits make
-    them an order of magnitude slower; only the product GEMMs use the caller's thread count.
-    """
-    old = torch.get_num_threads()
-    if old == n:
-        yield
-        return
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
-def _ritz_step(A: Tensor, U: Tensor, fro2: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """One block-iteration step on B = A Aᵀ for A (n, p, q), U (n, p, k) orthonormal.
-
-    Rayleigh–Ritz in span(U) gives Ritz pairs (θ_i, u_i), θ_1 ≥ … ≥ θ_k, with residuals
-    r_i = Bu_i − θ_iu_i ⟂ span(U), ρ_i = ‖r_i‖. For the leading j Ritz vectors and a unit
-    x = Σ y_iu_i + z with z ⟂ u_1..u_j,
-
-        xᵀBx ≤ Σ θ_i y_i² + 2‖z‖ Σ |y_i| ρ_i + c_j ‖z‖²,   c_j = ‖A‖_F² − Σ_{i≤j} θ_i ≥ λ_max(B on z's space),
-
-    (cross terms u_iᵀBu_l vanish, r_i ⟂ u_l), a quadratic form in (|y|, ‖z‖) whose matrix is the
-    arrowhead H_j = [[diag θ, ρ], [ρᵀ, c_j]]. So λ_max(B) ≤ λ_max(H_j), the largest root of the
-    secular equation f(λ) = λ − c_j − Σ_{i≤j} ρ_i²/(λ − θ_i). f is increasing and concave right of
-    θ_1, so Newton started above the root (at the 2 × 2 bound of the module docstring, which replaces
-    every θ_i by θ_1) stays above it: every iterate is an upper bound. The bound used is the
-    minimum over j; slowly converging lower Ritz vectors only cost ρ_i²/(θ_1 − θ_i).
-
-    Returns:
-        ``(a, upper, Z)``: a = θ_1 ≤ λ_max(B) ≤ upper, and Z = B·[u_1 … u_k], whose orthonormalisation
-        is the next block.
-    """
-    Y = A.mT @ U                            # (n, q, k)
-    Z = A @ Y                               # (n, p, k) = BU
-    theta, W = torch.linalg.eigh(Y.mT @ Y)  # UᵀBU = W diag(θ) Wᵀ, ascending
-    theta, W = theta.flip(-1).clamp_min(0), W.flip(-1)
-    Z = Z @ W                               # B u_i
-    rho2 = (Z - (U @ W) * theta[:, None, :]).square().sum(1)  # ρ_i²
-    p, q, k = A.shape[1], A.shape[2], U.shape[2]
-    eps = torch.finfo(A.dtype).eps
-    slack = (p * q + k) * eps * fro2[:, None]  # rounding of the sums below
-    c = (fro2[:, None] - theta.cumsum(1)).clamp_min(0) + slack            # (n, k): c_j
-    a = theta[:, 0]
-    b2 = rho2.cumsum(1)
-    half = (a[:, None] - c) / 2
-    two_by_two = (a[:, None] + c) / 2 + torch.sqrt(half.square() + b2)     # ≥ λ_max(H_j)
-    # Newton on f_j from above; terms[n, j, i] for i ≤ j. Iterates are floored at θ_1 (the root
-    # lies above it), so the pole at θ_1 is never crossed even when rounding would
-    lower = torch.ones(k, k, dtype=torch.bool, device=A.device).tril()
-    r2 = rho2[:, None, :] * lower
-    floor = a[:, None] * (1 + 4 * eps)
-    lam = two_by_two
-    for _ in range(_NEWTON_STEPS):
-        d = (lam[:, :, None] - theta[:, None, :]).clamp_min(torch.finfo(A.dtype).tiny)
-        f = lam - c - (r2 / d).sum(-1)
-        fp = 1 + (r2 / d.square()).sum(-1)
-        lam = torch.maximum(lam - (f / fp).clamp_min(0), floor)
-    # accept λ where it provably lies at or above the largest root: λ > θ_1 and f(λ) ≥ 0 (after a
-    # margin of a few ulps against the rounding of the last step); otherwise the 2 × 2 bound
-    lam = lam * (1 + 8 * eps)
-    d = lam[:, :, None] - theta[:, None, :]
-    f = lam - c - (r2 / d.clamp_min(torch.finfo(A.dtype).tiny)).sum(-1)
-    valid = (d[:, :, 0] > 0) & (f >= 0)
-    upper = torch.where(valid, torch.minimum(lam, two_by_two), two_by_two).amin(1)
-    return a, upper, Z
-
-
-def _next_block(Z: Tensor) -> Tensor:
-    """Orthonormal basis of span(Z) (Householder QR: orthonormal even when Z is rank deficient,
-    which is all the certificate needs)."""
-    return torch.linalg.qr(Z)[0]
-
-
-def _gram(A: Tensor) -> Tensor:
-    """The smaller Gram matrix of A (n, p, q): same nonzero eigenvalues as AᵀA."""
-    return A @ A.mT if A.shape[1] <= A.shape[2] else A.mT @ A
-
-
-def _dense_top(A: Tensor) -> Tensor:
-    """λ_max(AᵀA) = ‖A‖₂² exactly (to rounding) for A (n, p, q), by ``torch.linalg.eigvalsh`` of the
-    smaller Gram matrix."""
-    return torch.linalg.eigvalsh(_gram(A))[:, -1].clamp_min(0)
-
-
-def _cholesky_certifies(A: Tensor, mu: Tensor) -> Tensor:
-    """True where μ_i I − A_iA_iᵀ is positive definite, i.e. ‖A_i‖₂² < μ_i (one Cholesky each:
-    a third of the flops of an eigensolve, and a proof of the upper bound)."""
-    G = _gram(A)
-    eye = torch.eye(G.shape[-1], dtype=G.dtype, device=G.device)
-    return torch.linalg.cholesky_ex(mu[:, None, None] * eye - G)[1] == 0
-
-
-def _take(X: Tensor, idx: Tensor) -> Tensor:
-    """X[idx] for a sorted 1-D index; a view (no copy of the blocks) when idx is a range, the
-    common case: the pairs of one path form runs of consecutive s."""
-    n = idx.numel()
-    if n and int(idx[-1]) - int(idx[0]) == n - 1:
-        return X[int(idx[0]):int(idx[-1]) + 1]
-    return X[idx]
-
-
-def _settle(A: Tensor, fro2: Tensor, U: Tensor, a: Tensor, upper: Tensor, rtol: float, max_iter: int,
-            stats: dict) -> tuple[Tensor, Tensor, Tensor]:
-    """Finish pairs the certified step left open: A (n, p, q), their blocks U (n, p, k) and brackets
-    a ≤ λ_max(AAᵀ) ≤ upper (n,).
-
-    Pairs whose bracket can still close (within a factor 2) are iterated while the bracket
-    upper/a − 1 shrinks fast enough to reach the target within ``max_iter`` steps (geometric
-    extrapolation). Then, where the Ritz value has settled to rtol between the last two steps, one
-    Cholesky of μI − B with μ = a(1 + rtol)² proves the upper bound; what is left, and the pairs
-    whose bracket is wider than a factor 2, get the exact Gram eigenvalue.
-
-    Returns:
-        ``(lam, dense, U)``: λ_max (n,), where the exact eigenvalue was needed (n,) bool, and the
-        advanced blocks (n, p, k).
-    """
-    target = (1 + rtol) ** 2 - 1
-    tiny = torch.finfo(A.dtype).tiny
-    out, U = a.clone(), U.clone()
-    gap = upper / a.clamp_min(tiny) - 1
-    # a bracket wider than a factor 2 in λ means no trace bound c_j is below a (flat spectrum):
-    # more iterations of this block cannot close it, so those pairs go to the exact eigenvalue now
-    dense = gap >= 1
-    idx = dense.nonzero()[:, 0]
-    if idx.numel():
-        out[idx] = _dense_top(_take(A, idx))
-        stats["dense"] += idx.numel()
-    idx = (~dense).nonzero()[:, 0]
-    A_s, U_s, f_s, a_s, gap = _take(A, idx), U[idx], fro2[idx], a[idx], gap[idx]
-    for it in range(1, max_iter):
-        if not idx.numel():
-            break
-        new_a, new_up, Z = _ritz_step(A_s, U_s, f_s)
-        U_s = _next_block(Z)
-        U[idx] = U_s
-        stats["iterations"] += idx.numel()
-        new_gap = new_up / new_a.clamp_min(tiny) - 1
-        done = new_up <= new_a * (1 + target)
-        out[idx[done]] = new_a[done]
-        stats["iterative"] += int(done.sum())
-        rate = (new_gap / gap).clamp(min=1e-300, max=1.0)
-        need = torch.log(target / new_gap) / torch.log(rate.clamp(max=1 - 1e-12))
-        keep = ~done & (new_gap < 1) & (rate < 0.9) & (need <= max_iter - 1 - it)
-        rest = ~done & ~keep
-        if bool(rest.any()):
-            # where the Ritz value has settled to rtol (Ritz values only increase), one Cholesky
-            # of μI − B at μ = a(1 + rtol)² usually proves the bound at a third of an eigensolve
-            settled = rest & ((new_a - a_s).abs() <= rtol * new_a)
-            stats["cholesky_tries"] += int(settled.sum())
-            chol_ok = torch.zeros_like(settled)
-            if bool(settled.any()):
-                chol_ok[settled] = _cholesky_certifies(A_s[settled], new_a[settled] * (1 + target))
-            out[idx[chol_ok]] = new_a[chol_ok]
-            stats["cholesky"] += int(chol_ok.sum())
-            exact = rest & ~chol_ok
-            if bool(exact.any()):
-                dense[idx[exact]] = True
-                out[idx[exact]] = _dense_top(A_s[exact])
-                stats["dense"] += int(exact.sum())
-        if not bool(keep.all()):
-            A_s = A_s[keep]
-        idx, U_s, f_s, a_s, gap = idx[keep], U_s[keep], f_s[keep], new_a[keep], new_gap[keep]
-    if idx.numel():
-        dense[idx] = True
-        out[idx] = _dense_top(A_s)
-        stats["dense"] += idx.numel()
-    return out, dense, U
-
-
-def _chunk_top(A: Tensor, fro2: Tensor, U: Tensor, was_dense: Tensor, retry: Tensor, rtol: float,
-               max_iter: int, stats: dict) -> Tensor:
-    """Certified λ_max(A_iA_iᵀ) = ‖A_i‖₂² for a chunk A (n, p, q) of the blocks of one t.
-
-    ``U`` (n, p, k) holds the warm-start blocks from t − 1 and ``was_dense`` (n,) whether the pair
-    of that s needed the exact eigenvalue at t − 1; both are views of the engine's state and are
-    updated in place. A pair with ``was_dense`` gets the exact eigenvalue directly, except where
-    ``retry``: the band of pairs without a cheap certificate moves slowly with t, and iterations
-    spent inside it are wasted. Every other pair gets one warm-up step of block iteration (no
-    certificate: after A changed by one factor the old block's residuals are too large for rtol
-    anyway) and one certified step (:func:`_ritz_step`); those still open go to :func:`_settle`.
-    """
-    lam = torch.empty(A.shape[0], dtype=A.dtype, device=A.device)
-    direct = was_dense & ~retry
-    idx = direct.nonzero()[:, 0]
-    if idx.numel():
-        lam[idx] = _dense_top(_take(A, idx))
-        stats["dense"] += idx.numel()
-    idx = (~direct).nonzero()[:, 0]
-    if not idx.numel():
-        return lam
-    A_i, f_i = _take(A, idx), fro2[idx]
-    W = _next_block(A_i @ (A_i.mT @ _take(U, idx)))
-    a, up, Z = _ritz_step(A_i, W, f_i)
-    W = _next_block(Z)
-    stats["iterations"] += 2 * idx.numel()
-    ok = up <= a * (1 + rtol) ** 2
-    stats["iterative"] += int(ok.sum())
-    dense = torch.zeros_like(ok)
-    open_ = (~ok).nonzero()[:, 0]
-    if open_.numel():
-        a[open_], dense[open_], W[open_] = _settle(_take(A_i, open_), f_i[open_], W[open_], a[open_], up[open_],
-                                                    rtol, max_iter, stats)
-    lam[idx], was_dense[idx], U[idx] = a, dense, W
-    return lam
-
-
-def _chunk_edges(was_dense: Tensor | None, alive: int, workers: int, chunk: int) -> list[int]:
-    """Edges of the chunks of blocks [0, alive) for one t, of about equal cost.
-
-    A pair that took the exact eigenvalue at t − 1 (``was_dense``, length ≤ alive; newborns are
-    iterated) will most likely take it again, at about 5× the cost of an iterated pair: weighting
-    by that keeps the band of exact eigensolves (s near t, the last blocks) from landing on one
-    thread while the others idle.
-    """
-    cost = torch.ones(alive)
-    if was_dense is not None and was_dense.numel():
-        cost[:was_dense.numel()] += 4 * was_dense.cpu()
-    cum = cost.cumsum(0)
-    n_chunks = min(alive, max(2 * workers, -(-int(cum[-1]) // chunk)))
-    cuts = torch.searchsorted(cum, cum[-1] * torch.arange(1, n_chunks) / n_chunks).tolist()
-    return sorted({0, alive, *(c + 1 for c in cuts if c + 1 < alive)})
-
-
-def _product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
-                       rtol: float, block: int, max_iter: int, stats: dict, chunk: int = 128) -> dict[str, Tensor]:
-    """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
-    columns ``rows``, for all t = 0..T.
-
-    Work for one t is split into chunks of about ``chunk`` iterated blocks (pairs due for the exact
-    eigenvalue weigh 5), each done whole by one of ``torch.get_num_threads()`` Python threads:
-    GEMM, Frobenius norms and the spectral norms (:func:`_chunk_top`). Each thread runs torch
-    single-threaded (torch releases the GIL inside its kernels).
+def naive_hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None) -> dict[str, Tensor]:
+    """The reference ("naive") method for ‖∂h_t/∂h_s‖₂ and ‖·‖_F for all 0 ≤ s ≤ t ≤ T: one
+    ``torch.func.jacrev`` of the cell's step per time step, the products P(t, s) = J_t P(t − 1, s) for
+    all s at once (one batched matmul per t), and ``torch.linalg.matrix_norm`` (ord=2: the largest
+    singular value by SVD; and ``"fro"``) of all blocks of each t in one batched call. Exact to
+    rounding; the fast maps are checked and timed against it (``benchmarks/bench_jacobian.py``).
 
     Args:
-        M: (T, h, h) right factors (J_tᵀ for ∂h/∂h, J_t⁻¹ for inverse products).
-        starts: (S, p, h) start blocks; birth: (S,) non-decreasing times in [0, T].
-        want: names among "spectral", "frobenius".
+        cell, x, h0: as :func:`step_jacobians` (one sequence).
 
     Returns:
-        name → (T + 1, T + 1) tensor, entry [t, birth[s]] for t ≥ birth[s], zero elsewhere.
+        {"spectral", "frobenius"}: (T + 1, T + 1) tensors indexed [t, s], 0 above the diagonal.
+
+    Raises:
+        ValueError: as :func:`step_jacobians`.
     """
-    T, h = M.shape[0], M.shape[1]
-    S, p = starts.shape[0], starts.shape[1]
-    q = h if rows is None else rows.numel()
-    kw = {"dtype": M.dtype, "device": M.device}
-    outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
-    bufs = [torch.empty(S, p, h, **kw), torch.empty(S, p, h, **kw)]
-    k = min(block, p, q)
-    iterative = "spectral" in want and k < min(p, q)
-    if iterative:
-        gen = torch.Generator().manual_seed(0)  # fixed start blocks: the maps are deterministic
-        fill = torch.linalg.qr(torch.randn(p, k, generator=gen, dtype=torch.float64))[0].to(**kw)
-        U = torch.empty(S, p, k, **kw)
-        was_dense = torch.zeros(S, dtype=torch.bool, device=M.device)
-    counts = torch.bincount(birth, minlength=T + 1).tolist()
-    workers = max(1, torch.get_num_threads())
-    fro2, lam = torch.empty(S, **kw), torch.empty(S, **kw)
-    if iterative:
-        retry = torch.zeros(S, dtype=torch.bool, device=M.device)
+    from torch.func import jacrev
 
-    def advance(t: int, old: int, lo: int, hi: int, src: Tensor, dst: Tensor) -> dict:
-        # X(t, s) = X(t − 1, s) M_t for living blocks (one GEMM per chunk), start blocks for
-        # newborns; then every norm of the chunk while it is still in cache
-        st = _new_stats()
-        if t and lo < old:
-            m_hi = min(hi, old)
-            torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
-        if hi > old:
-            dst[max(lo, old):hi] = starts[max(lo, old):hi]
-            if iterative:
-                U[max(lo, old):hi] = fill
-                was_dense[max(lo, old):hi] = False
-        A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
-        fro2[lo:hi] = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
-        if iterative:
-            lam[lo:hi] = _chunk_top(A, fro2[lo:hi], U[lo:hi], was_dense[lo:hi], retry[lo:hi], rtol, max_iter, st)
-        elif "spectral" in want:
-            lam[lo:hi] = _dense_top(A)
-            st["dense_small"] += hi - lo
-        return st
-
-    alive = 0
-    with _threads(1), ThreadPoolExecutor(workers) as pool:
-        for t in range(T + 1):
-            old, alive = alive, alive + counts[t]
-            if not alive:
-                continue
-            src, dst = bufs[t % 2], bufs[(t + 1) % 2]
-            if iterative:
-                torch.eq(torch.remainder(t - birth[:alive], _RETRY_EVERY), 0, out=retry[:alive])
-            edges = _chunk_edges(was_dense[:old] if iterative else None, alive, workers, chunk)
-            for st in pool.map(lambda i: advance(t, old, edges[i], edges[i + 1], src, dst), range(len(edges) - 1)):
-                for key, value in st.items():
-                    stats[key] += value
-            cols = birth[:alive]
-            if "frobenius" in want:
-                outs["frobenius"][t, cols] = fro2[:alive].sqrt()
-            if "spectral" in want:
-                outs["spectral"][t, cols] = lam[:alive].clamp_min(0).sqrt()
-    return outs
+    x = _sequences(cell, x, single=True)
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs = torch.cat([h0, cell(x, h0)[0]])
+    x = x[0]
+    T, h = x.shape[0], cell.hidden_size
+    kw = {"dtype": x.dtype, "device": x.device}
+    out = {"spectral": torch.zeros(T + 1, T + 1, **kw), "frobenius": torch.zeros(T + 1, T + 1, **kw)}
+    P = torch.eye(h, **kw)[None]
+    for t in range(T + 1):
+        if t:
+            J_t = jacrev(lambda hh: cell.step(x[t - 1][None], hh[None])[0])(hs[t - 1]).detach()
+            P = torch.cat([J_t @ P, torch.eye(h, **kw)[None]])
+        out["spectral"][t, :t + 1] = torch.linalg.matrix_norm(P, ord=2)
+        out["frobenius"][t, :t + 1] = torch.linalg.matrix_norm(P)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -500,11 +222,12 @@ class JacobianMaps:
         spectral, frobenius, smallest: (T + 1, T + 1) tensors (or (batch, T + 1, T + 1) with
             ``reduce="none"``), ``None`` when not requested; entry [t, s] for s ≤ t, 0 above the
             diagonal. ``smallest`` is σ_min (the vanishing side).
-        stats: how many (pair, sequence) spectral norms each path settled: ``iterative``
-            (certified by the bound), ``dense`` (exact Gram eigenvalue after the iteration could not
-            certify), ``dense_small`` (blocks no larger than ``block``: exact directly), and
-            ``iterations`` (block-iteration steps summed over pairs: two for every iterated pair,
-            more where the certificate needed them).
+        stats: how many (pair, sequence) spectral norms each path settled (:mod:`analysis.certificate`):
+            ``iterative`` (Krylov bound), ``gram`` (the Gram matrix's Frobenius bound), ``cholesky``
+            (Cholesky certificate, with or without refinement), ``dense`` (exact eigenvalue where no
+            certificate closed), ``dense_small`` (exact by the ``"dense"`` method or for blocks no larger
+            than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
+            ``iterations`` Krylov blocks summed over pairs.
     """
 
     spectral: Tensor | None
@@ -513,8 +236,14 @@ class JacobianMaps:
     stats: dict
 
 
-def _new_stats() -> dict:
-    return {"iterative": 0, "cholesky": 0, "dense": 0, "dense_small": 0, "iterations": 0, "cholesky_tries": 0}
+def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict):
+    """(M, starts, birth, rows=, want=) → maps, by the chosen method."""
+    if method == "dense":
+        return lambda M, starts, birth, *, rows, want: dense_norm_maps(M, starts, birth, rows=rows, want=want,
+                                                                       stats=stats)
+    return lambda M, starts, birth, *, rows, want: product_norm_maps(M, starts, birth, rows=rows, want=want,
+                                                                     rtol=rtol, block=block, max_iter=max_iter,
+                                                                     stats=stats)
 
 
 def _check_options(norms, rtol, block, max_iter, reduce) -> tuple[str, ...]:
@@ -569,7 +298,8 @@ def _inverse_factors(J: Tensor) -> Tensor:
 
 def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                          norms=("spectral", "frobenius"), rows=None, cols=None, reduce: str = "mean",
-                         rtol: float = 1e-10, block: int = 8, max_iter: int = 6) -> JacobianMaps:
+                         rtol: float = CERTIFIED_RTOL, block: int = 8, max_iter: int = 4,
+                         method: str = "auto") -> JacobianMaps:
     """Maps of ‖∂h_t/∂h_s‖ for all 0 ≤ s ≤ t ≤ T (sgornn.md Sec. 2.2, enrnn.md Sec. 8.3 eq. for
     ∂h^(S)_{t+τ}/∂h^(S)_t): spectral norm, Frobenius norm and smallest singular value, for one
     sequence or averaged over a batch (the mean of the per-sequence norms).
@@ -585,14 +315,17 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
         rows, cols: restrict to the block ∂h_t[rows]/∂h_s[cols] (e.g. ENRNN's h^(S) coordinates
             ``range(q, n)``); ``"smallest"`` needs the full square Jacobian.
         reduce: ``"mean"`` over the batch, or ``"none"`` to keep (batch, T + 1, T + 1).
-        rtol: relative tolerance of the spectral values (and of 1/‖P⁻¹‖ for ``smallest``).
-        block: subspace-iteration block size k (blocks with min(p, q) ≤ k are done exactly).
-        max_iter: iterations per pair and t before falling back to the exact Gram eigenvalue.
+        rtol: relative tolerance of the spectral values (and of 1/‖P⁻¹‖ for ``smallest``); default
+            :data:`CERTIFIED_RTOL`, :data:`HEATMAP_RTOL` for figures.
+        block: Krylov block size k (blocks with min(p, q) ≤ k are done exactly).
+        max_iter: Krylov blocks per pair and t before the Gram path.
+        method: ``"auto"`` (cost model, :mod:`analysis.map_methods`), ``"products"`` (certified engine)
+            or ``"dense"`` (exact norms by batched eigensolves).
 
     Returns:
         :class:`JacobianMaps` with (T + 1, T + 1) maps indexed [t, s] (h_0 is index 0).
-        Cost: O(T² h³) flops in T GEMMs for the products, O(T² h² k) for the iterations, plus
-        O(h³) per pair the certificate could not settle (``stats["dense"]``).
+        Cost: T² h³ flops in T GEMMs for the products, O(T² h² k) for the Krylov steps, O(h³) for the
+        pairs with a flat spectrum (``stats``).
 
     Raises:
         ValueError: bad x/h0 (shape, width, dtype, T = 0, NaN/Inf), bad options, ``smallest``
@@ -602,6 +335,8 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     x = _sequences(cell, x, single=False)
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
+    chosen = choose_method(method, x.shape[1], h if c_idx is None else c_idx.numel(),
+                           h if r_idx is None else r_idx.numel(), h)
     if "smallest" in norms and (r_idx is not None or c_idx is not None):
         raise ValueError("norms='smallest' needs the full square Jacobian (rows=None, cols=None)")
     J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
@@ -610,17 +345,17 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     start = eye if c_idx is None else eye[c_idx]
     starts = start.expand(T + 1, *start.shape)
     birth = torch.arange(T + 1, device=x.device)
-    stats = _new_stats()
+    stats = new_stats()
     direct = [nm for nm in norms if nm != "smallest"]
     per = {nm: [] for nm in norms}
-    opts = dict(rtol=rtol, block=block, max_iter=max_iter, stats=stats)
+    run = _runner(chosen, rtol, block, max_iter, stats)
     for i in range(B):
         if direct:
-            maps = _product_norm_maps(J[i].mT.contiguous(), starts, birth, rows=r_idx, want=tuple(direct), **opts)
+            maps = run(J[i].mT.contiguous(), starts, birth, rows=r_idx, want=tuple(direct))
             for nm in direct:
                 per[nm].append(maps[nm])
         if "smallest" in norms:
-            inv = _product_norm_maps(_inverse_factors(J[i]), starts, birth, rows=None, want=("spectral",), **opts)
+            inv = run(_inverse_factors(J[i]), starts, birth, rows=None, want=("spectral",))
             s = inv["spectral"]
             lower = torch.ones(T + 1, T + 1, dtype=torch.bool, device=x.device).tril()
             per["smallest"].append(torch.where(lower & (s > 0), 1 / s, torch.zeros_like(s)))
@@ -629,8 +364,8 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
 
 
 def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
-                        norms=("spectral",), rows=None, reduce: str = "mean", rtol: float = 1e-10,
-                        block: int = 8, max_iter: int = 6) -> JacobianMaps:
+                        norms=("spectral",), rows=None, reduce: str = "mean", rtol: float = CERTIFIED_RTOL,
+                        block: int = 8, max_iter: int = 4, method: str = "auto") -> JacobianMaps:
     """Maps of ‖∂h_τ[rows]/∂x_t‖ for all 1 ≤ t ≤ τ ≤ T (enrnn.md Sec. 6, Fig. 4–5: x-axis t,
     y-axis τ; ``rows`` = the h^(S) or h^(L) coordinates), one sequence or batch-averaged.
 
@@ -640,7 +375,7 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
 
     Args:
         norms: ``"spectral"`` and/or ``"frobenius"``.
-        others: as :func:`hidden_jacobian_maps`.
+        others (rtol, block, max_iter, method, reduce): as :func:`hidden_jacobian_maps`.
 
     Returns:
         :class:`JacobianMaps` with (T + 1, T + 1) maps indexed [τ, t] in the paper's time steps:
@@ -657,10 +392,10 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
     J, K, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=True)
     B, T = J.shape[0], J.shape[1]
     birth = torch.arange(1, T + 1, device=x.device)
-    stats = _new_stats()
+    stats = new_stats()
     per = {nm: [] for nm in norms}
     for i in range(B):
-        maps = _product_norm_maps(J[i].mT.contiguous(), K[i].mT.contiguous(), birth, rows=r_idx, want=norms,
+        maps = product_norm_maps(J[i].mT.contiguous(), K[i].mT.contiguous(), birth, rows=r_idx, want=norms,
                                   rtol=rtol, block=block, max_iter=max_iter, stats=stats)
         for nm in norms:
             per[nm].append(maps[nm])
@@ -669,7 +404,7 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
 
 
 def hidden_jacobian_norms(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *, ord=2,
-                          rtol: float = 1e-10) -> Tensor:
+                          rtol: float = CERTIFIED_RTOL) -> Tensor:
     """Matrix of norms ‖∂h_t/∂h_s‖ for all 0 ≤ s ≤ t ≤ T along one sequence.
 
     Args:

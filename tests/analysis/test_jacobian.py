@@ -11,8 +11,10 @@ import math
 import pytest
 import torch
 
-from rnnaudit.analysis.jacobian import (JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms, input_jacobian_maps,
-                               input_jacobians, pair_jacobian, step_jacobians)
+from rnnaudit.analysis.jacobian import (HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms,
+                                       input_jacobian_maps, input_jacobians, naive_hidden_jacobian_maps,
+                                       pair_jacobian, step_jacobians)
+from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.cells import ENRNN, GRU, SGORNN, FastRNN
 from tests.conftest import DEVICES
 
@@ -42,13 +44,13 @@ def _graded_matrix(h: int, seed: int, device="cpu") -> torch.Tensor:
 @pytest.mark.parametrize("device", DEVICES)
 def test_linear_rnn_hidden_map_is_matrix_powers_on_both_paths(device):
     """∂h_t/∂h_s = A^{t−s} exactly for a linear RNN; h = 24 > block = 4 exercises the certified
-    iteration and the exact fallback."""
+    iteration (long gaps) and the Gram path (short gaps, flat spectra)."""
     A = _graded_matrix(24, 0, device)
     cell = _linear_rnn(A)
     T = 40
     x = torch.randn(T, 2, dtype=F64, generator=torch.Generator().manual_seed(1)).to(device)
-    maps = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius"), block=4, rtol=1e-10)
-    assert maps.stats["iterative"] > 0 and maps.stats["dense"] + maps.stats["cholesky"] > 0
+    maps = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius"), block=4, rtol=1e-10, method="products")
+    assert maps.stats["iterative"] > 0 and maps.stats["cholesky"] > 0
     for s in range(T + 1):
         for t in range(s, T + 1):
             P = torch.linalg.matrix_power(A, t - s)
@@ -68,7 +70,8 @@ def test_smallest_singular_value_far_below_rounding_of_the_product():
     Q = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
     d = torch.linspace(1.0, 0.3, h, dtype=F64)
     cell = _linear_rnn(Q @ torch.diag(d) @ Q.mT)
-    maps = hidden_jacobian_maps(cell, torch.zeros(T, 2, dtype=F64), norms=("spectral", "smallest"), block=4)
+    maps = hidden_jacobian_maps(cell, torch.zeros(T, 2, dtype=F64), norms=("spectral", "smallest"), block=4,
+                                method="products")
     for t in range(T + 1):
         for s in range(t + 1):
             assert float(maps.smallest[t, s]) == pytest.approx(0.3 ** (t - s), rel=1e-10)
@@ -105,13 +108,14 @@ def test_input_map_of_linear_rnn_is_power_times_input_matrix():
     assert torch.all(full.spectral[0] == 0) and torch.all(full.spectral[:, 0] == 0)
 
 
+@pytest.mark.parametrize("method", ["products", "dense"])
 @pytest.mark.parametrize("make", [lambda g: SGORNN(2, 20, generator=g, dtype=F64),
                                   lambda g: GRU(2, 20, generator=g, dtype=F64)], ids=["sgornn", "gru"])
-def test_nonlinear_cells_match_one_autograd_call_per_pair(make):
+def test_nonlinear_cells_match_one_autograd_call_per_pair(make, method):
     g = torch.Generator().manual_seed(4)
     cell = make(g)
     x = torch.randn(25, 2, dtype=F64, generator=g)
-    maps = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius", "smallest"), block=4)
+    maps = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius", "smallest"), block=4, method=method)
     for s, t in [(0, 25), (3, 17), (10, 11), (12, 12), (0, 6), (20, 25)]:
         sv = torch.linalg.svdvals(pair_jacobian(cell, x, s, t))
         assert float(maps.spectral[t, s]) == pytest.approx(float(sv[0]), rel=1e-9)
@@ -127,7 +131,7 @@ def test_rtol_brackets_every_value_from_below():
     cell = SGORNN(2, 24, generator=g, dtype=F64, alpha_init=-1.0, beta_init=0.0)
     x = torch.randn(40, 2, dtype=F64, generator=g)
     rtol = 1e-4
-    S = hidden_jacobian_maps(cell, x, norms=("spectral",), rtol=rtol, block=4).spectral
+    S = hidden_jacobian_maps(cell, x, norms=("spectral",), rtol=rtol, block=4, method="products").spectral
     J, _ = step_jacobians(cell, x)
     for s in range(41):
         P = torch.eye(24, dtype=F64)
@@ -136,6 +140,48 @@ def test_rtol_brackets_every_value_from_below():
                 P = J[t - 1] @ P
             exact = float(torch.linalg.matrix_norm(P, 2))
             assert exact / (1 + rtol) * (1 - 1e-12) <= float(S[t, s]) <= exact * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("rtol", [1e-10, 1e-6, HEATMAP_RTOL])
+@pytest.mark.parametrize("make", [lambda g: SGORNN(2, 24, generator=g, dtype=F64),
+                                  lambda g: GRU(2, 24, generator=g, dtype=F64)], ids=["sgornn", "gru"])
+def test_certified_and_dense_methods_and_the_naive_reference_agree_within_rtol(make, rtol):
+    """The cost model may pick either method; the maps must not depend on it beyond rtol. The dense
+    method and the naive reference (per-step jacrev, products, matrix_norm(ord=2)) are exact to rounding,
+    the certified one is a lower bound within rtol: σ/(1 + rtol) ≤ σ̂ ≤ σ (1 + 1e-12 for rounding)."""
+    g = torch.Generator().manual_seed(11)
+    cell = make(g)
+    x = torch.randn(30, 2, dtype=F64, generator=g)
+    fast = hidden_jacobian_maps(cell, x, rtol=rtol, block=4, method="products")
+    dense = hidden_jacobian_maps(cell, x, rtol=rtol, method="dense")
+    naive = naive_hidden_jacobian_maps(cell, x)
+    lower = torch.ones(31, 31, dtype=torch.bool).tril()
+    torch.testing.assert_close(dense.spectral, naive["spectral"], rtol=1e-12, atol=0)
+    torch.testing.assert_close(dense.frobenius, naive["frobenius"], rtol=1e-12, atol=0)
+    torch.testing.assert_close(fast.frobenius, dense.frobenius, rtol=1e-12, atol=0)
+    exact, got = dense.spectral[lower], fast.spectral[lower]
+    assert torch.all(got <= exact * (1 + 1e-12))
+    assert torch.all(got >= exact / (1 + rtol) * (1 - 1e-12))
+    assert torch.all(fast.spectral[~lower] == 0) and torch.all(naive["spectral"][~lower] == 0)
+
+
+def test_cost_model_picks_dense_for_narrow_blocks_and_the_engine_for_wide_ones():
+    assert choose_method("auto", T=300, p=8, q=8, h=8) == "dense"
+    assert choose_method("auto", T=300, p=256, q=256, h=256) == "products"
+    assert choose_method("products", T=30, p=8, q=8, h=8) == "products"  # an explicit choice is kept
+    with pytest.raises(ValueError, match="method"):
+        choose_method("svd", T=30, p=8, q=8, h=8)
+
+
+def test_naive_reference_matches_one_autograd_call_per_pair():
+    g = torch.Generator().manual_seed(12)
+    cell = GRU(2, 6, generator=g, dtype=F64)
+    x = torch.randn(9, 2, dtype=F64, generator=g)
+    naive = naive_hidden_jacobian_maps(cell, x)
+    for s, t in [(0, 9), (2, 5), (4, 4)]:
+        J = pair_jacobian(cell, x, s, t)
+        assert float(naive["spectral"][t, s]) == pytest.approx(float(torch.linalg.matrix_norm(J, 2)), rel=1e-12)
+        assert float(naive["frobenius"][t, s]) == pytest.approx(float(torch.linalg.matrix_norm(J)), rel=1e-12)
 
 
 def test_batch_average_is_the_mean_of_the_sequences():
@@ -195,6 +241,8 @@ def test_bad_arguments_raise_value_errors():
         hidden_jacobian_maps(cell, x, norms=("spectral", "nuclear"))
     with pytest.raises(ValueError, match="rtol"):
         hidden_jacobian_maps(cell, x, rtol=0.0)
+    with pytest.raises(ValueError, match="method"):
+        hidden_jacobian_maps(cell, x, method="svd")
     with pytest.raises(ValueError, match="block"):
         hidden_jacobian_maps(cell, x, block=0)
     with pytest.raises(ValueError, match="reduce"):

@@ -1,0 +1,296 @@
+"""The all-pairs product engine behind the Jacobian maps: the norms of every block
+X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t) for all t = 0..T, with X(t, ·) = X(t − 1, ·) M_t
+formed by one GEMM per time step (T²h³ flops for the T²/2 products of h × h matrices: the floor) and each
+spectral norm certified by :mod:`analysis.certificate`.
+
+Per pair, the engine keeps warm-start rows (the top Ritz vectors of X(t − 1, s) in the space of h_s; for
+fixed s they settle as t grows, the forward Oseledets directions) and a **mode**, the cheapest path that
+certified the pair at t − 1:
+
+* ``VECTOR``: one application of B = XXᵀ to the top vector (2pq flops each way) and the arrowhead bound
+  with one Ritz pair; enough for long gaps whose top singular value has separated.
+* ``BLOCK``: the same with ``block`` vectors, extended to a block Krylov space of up to ``max_iter``
+  blocks while the trace bound leaves room (c_j < θ_1).
+* ``GRAM``: flat spectra (short gaps of near-orthogonal cells): the Gram matrix, its Frobenius bound,
+  a Cholesky certificate and, where needed, shift-invert refinement (:func:`analysis.certificate.gram_top`).
+
+A pair escalates within the step when its path does not certify (VECTOR → BLOCK → GRAM), steps down
+when the bound shows the cheaper path would have sufficed (BLOCK → VECTOR), and a GRAM pair retries
+BLOCK every ``_RETRY_EVERY`` steps (the band of flat spectra moves slowly with t).
+
+Work for one t is split into chunks of about equal expected cost, each done whole (GEMM, Frobenius and
+spectral norms while the chunk is in cache) by one of ``torch.get_num_threads()`` Python threads running
+torch single-threaded (torch and the LAPACK kernels of :mod:`analysis.lapack` release the GIL).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import torch
+from torch import Tensor
+
+from rnnaudit.analysis.certificate import _orthonormal_rows, exact_top, gram_top, krylov, krylov_top, trace_bounds
+
+__all__ = ["product_norm_maps", "new_stats"]
+
+VECTOR, BLOCK, GRAM = 1, 2, 3
+DEBUG = None
+_RETRY_EVERY = 8  # steps between BLOCK re-tries of a GRAM pair
+_COST = {VECTOR: 1.0, BLOCK: 1.3, GRAM: 3.0}  # expected cost of a pair in each mode, in GEMMs (chunk balance)
+
+
+def new_stats() -> dict:
+    """Counters of how each (pair, sequence) spectral value was settled (:class:`analysis.jacobian.JacobianMaps`)."""
+    return {"iterative": 0, "gram": 0, "cholesky": 0, "shift_invert": 0, "dense": 0, "dense_small": 0,
+            "iterations": 0}
+
+
+@contextmanager
+def _threads(n: int):
+    """torch's intra-op pool with n threads inside the block: the engine's own threads each run torch
+    single-threaded (OpenMP inside many small kernels only spins on a shared machine)."""
+    old = torch.get_num_threads()
+    if old == n:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
+def _take(X: Tensor, idx: Tensor) -> Tensor:
+    """X[idx] for a sorted 1-D index; a view (no copy of the blocks) when idx is a range, the common
+    case: the pairs of one mode form runs of consecutive s."""
+    n = idx.numel()
+    if n and int(idx[-1]) - int(idx[0]) == n - 1:
+        return X[int(idx[0]):int(idx[-1]) + 1]
+    return X[idx]
+
+
+def _krylov_path(A: Tensor, V: Tensor, fro2: Tensor, rtol: float, max_iter: int, stats: dict
+                 ) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """Path 1 for blocks A (n, p, q) from start rows V (n, k, p): Krylov blocks are added, for the pairs not
+    yet certified, while some trace bound is below θ_1 (the spectrum decays within reach of the space: more
+    blocks can close the bracket) and at most ``max_iter`` blocks.
+
+    Returns:
+        ``(done, lam, U, single)``: certified (n,) bool, λ̂ (n,) where done, the top k Ritz vectors (n, k, p)
+        (the next start), and where a single vector's trace bound c_1 leaves room (c_1 ≤ θ_1/2)."""
+    n, k = V.shape[0], V.shape[1]
+    p, q = A.shape[1], A.shape[2]
+    done_all = torch.zeros(n, dtype=torch.bool, device=A.device)
+    lam = torch.zeros(n, dtype=A.dtype, device=A.device)
+    U_all = V.clone()
+    single = torch.zeros(n, dtype=torch.bool, device=A.device)
+    alive = torch.arange(n, device=A.device)
+    A_m, f_m = A, fro2
+    Q, Z = krylov(A_m, V, 1)
+    blocks = 1
+    while True:
+        stats["iterations"] += alive.numel()
+        theta, rho2, U, _, done = krylov_top(A_m, Q, Z, f_m, rtol)
+        c1 = trace_bounds(theta[:, :1], f_m, p, q)[:, 0]
+        hit = alive[done]
+        done_all[hit], lam[hit] = True, theta[done, 0]
+        U_all[alive] = U[:, :k]
+        single[alive] = c1 <= theta[:, 0] / 2
+        c = trace_bounds(theta, f_m, p, q)
+        if blocks >= max_iter or (blocks + 1) * k > p:
+            break
+        more = (~done & (c.amin(1) < theta[:, 0])).nonzero()[:, 0]
+        if not more.numel():
+            break
+        alive, Q, Z, f_m = alive[more], Q[more], Z[more], f_m[more]
+        A_m = A_m[more]
+        Q, Z = krylov(A_m, V[:1], 1, Q, Z)
+        blocks += 1
+    stats["iterative"] += int(done_all.sum())
+    return done_all, lam, U_all, single
+
+
+def _spectral(A: Tensor, fro2: Tensor, V: Tensor, mode: Tensor, since: Tensor, werr: Tensor, rtol: float,
+              max_iter: int, stats: dict, hint: Tensor | None) -> Tensor:
+    """Certified λ_max(A_iA_iᵀ) for one chunk A (n, p, q) of the blocks of one t; ``V`` (n, k, p), ``mode``,
+    ``since`` and ``werr`` (n,) are views of the engine's per-pair state and are updated in place; ``hint``
+    (n,) estimates λ_max from above (:func:`analysis.certificate.gram_top`)."""
+    n = A.shape[0]
+    lam = torch.empty(n, dtype=A.dtype, device=A.device)
+    retry = (mode == GRAM) & (since % _RETRY_EVERY == _RETRY_EVERY - 1)
+    since += (mode == GRAM).to(since.dtype)
+    escalate = torch.zeros(n, dtype=torch.bool, device=A.device)
+
+    # VECTOR: a single-vector Krylov space from the top vector of t − 1; failures go on to BLOCK now
+    idx = (mode == VECTOR).nonzero()[:, 0]
+    if idx.numel():
+        done, l_i, U, single = _krylov_path(_take(A, idx), V[idx, :1].contiguous(), fro2[idx], rtol, max_iter, stats)
+        lam[idx[done]] = l_i[done]
+        V_i = V[idx]
+        V_i[:, 0] = U[:, 0]
+        V[idx] = _orthonormal_rows(V_i)  # the old rows 1..k−1 completed around the new top vector
+        escalate[idx[~done]] = True
+
+    # BLOCK (and GRAM pairs due for a re-try): k vectors; a pair whose single-vector trace bound leaves room
+    # steps down to VECTOR, a failure goes on to GRAM now
+    idx = ((mode == BLOCK) | retry | escalate).nonzero()[:, 0]
+    escalate.zero_()
+    if idx.numel():
+        done, l_i, U, single = _krylov_path(_take(A, idx), V[idx], fro2[idx], rtol, max_iter, stats)
+        lam[idx[done]] = l_i[done]
+        V[idx] = U
+        mode[idx[done]] = torch.where(single[done], VECTOR, BLOCK).to(mode.dtype)
+        escalate[idx[~done]] = True
+
+    idx = (((mode == GRAM) & ~retry) | escalate).nonzero()[:, 0]
+    if idx.numel():
+        entering = mode[idx] != GRAM
+        w_i = werr[idx]
+        w_i[entering] = float("nan")
+        g_lam, U, w_i = gram_top(_take(A, idx), V[idx], fro2[idx], rtol, stats, None if hint is None else hint[idx],
+                                 w_i)
+        lam[idx], V[idx], werr[idx] = g_lam, U, w_i
+        since[idx[entering]] = 0
+        mode[idx] = GRAM
+    return lam
+
+
+def _chunk_edges(mode: Tensor | None, alive: int, workers: int, chunk: float) -> list[int]:
+    """Edges of the chunks of blocks [0, alive) for one t, of about equal expected cost (``mode``: the
+    path each pair took at t − 1; newborns count as GRAM)."""
+    cost = torch.full((alive,), _COST[GRAM])
+    if mode is not None and mode.numel():
+        m = mode.cpu().long()
+        table = torch.tensor([_COST[GRAM], _COST[VECTOR], _COST[BLOCK], _COST[GRAM]])
+        cost[:m.numel()] = table[m]
+    else:
+        cost.fill_(1.0)
+    cum = cost.cumsum(0)
+    n_chunks = min(alive, max(2 * workers, -(-int(cum[-1]) // int(chunk))))
+    cuts = torch.searchsorted(cum, cum[-1] * torch.arange(1, n_chunks) / n_chunks).tolist()
+    return sorted({0, alive, *(c + 1 for c in cuts if c + 1 < alive)})
+
+
+def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
+                      rtol: float, block: int, max_iter: int, stats: dict, chunk: int = 96) -> dict[str, Tensor]:
+    """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
+    columns ``rows``, for all t = 0..T (see the module docstring for the method).
+
+    Args:
+        M: (T, h, h) right factors (J_tᵀ for ∂h/∂h, J_t⁻¹ for inverse products).
+        starts: (S, p, h) start blocks; birth: (S,) non-decreasing times in [0, T].
+        rows: columns kept (a 1-D long tensor) or None for all.
+        want: names among "spectral", "frobenius".
+        rtol: relative tolerance of the spectral norms. block: Krylov block size k (blocks with
+            min(p, q) ≤ k are done exactly). max_iter: Krylov blocks per pair and step before the Gram path.
+        stats: counters (:func:`new_stats`) updated in place.
+        chunk: target chunk cost in GEMM units.
+
+    Returns:
+        name → (T + 1, T + 1) tensor, entry [t, birth[s]] for t ≥ birth[s], zero elsewhere.
+    """
+    T, h = M.shape[0], M.shape[1]
+    S, p = starts.shape[0], starts.shape[1]
+    q = h if rows is None else rows.numel()
+    kw = {"dtype": M.dtype, "device": M.device}
+    outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
+    bufs = [torch.empty(S, p, h, **kw), torch.empty(S, p, h, **kw)]
+    k = min(block, p, q)
+    iterative = "spectral" in want and k < min(p, q)
+    if iterative:
+        gen = torch.Generator().manual_seed(0)  # fixed start rows: the maps are deterministic
+        fill = torch.linalg.qr(torch.randn(p, k, generator=gen, dtype=torch.float64))[0].mT.contiguous().to(**kw)
+        V = torch.empty(S, k, p, **kw)
+        mode = torch.full((S,), GRAM, dtype=torch.int8, device=M.device)
+        since = torch.zeros(S, dtype=torch.int32, device=M.device)
+        werr = torch.full((S, 2), float("nan"), **kw)  # the Gram path's history (certificate.gram_top)
+        # ‖M_t‖₂² (to rounding) for the shift hints; with ``rows`` the restricted norms are no product bound
+        step_norm2 = torch.linalg.eigvalsh(M.mT @ M)[:, -1] * (1 + 1e-12) if rows is None else None
+    counts = torch.bincount(birth, minlength=T + 1).tolist()
+    workers = max(1, torch.get_num_threads())
+    fro2, lam = torch.empty(S, **kw), torch.empty(S, **kw)
+
+    def advance(t: int, old: int, lo: int, hi: int, src: Tensor, dst: Tensor) -> dict:
+        # X(t, s) = X(t − 1, s) M_t for living blocks (one GEMM per chunk), start blocks for newborns;
+        # then every norm of the chunk while it is still in cache
+        st = new_stats()
+        if t and lo < old:
+            m_hi = min(hi, old)
+            torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
+        if hi > old:
+            dst[max(lo, old):hi] = starts[max(lo, old):hi]
+            if iterative:
+                V[max(lo, old):hi] = fill
+                mode[max(lo, old):hi] = GRAM
+                since[max(lo, old):hi] = 0
+        A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
+        fro2[lo:hi] = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
+        if iterative:
+            # ‖X(t, s)‖₂ ≤ ‖X(t − 1, s)‖₂ ‖M_t‖₂: the previous value (still in lam) times ‖M_t‖₂² estimates
+            # λ_max from above, the first shift of the Gram path (newborns: none)
+            hint = None
+            if step_norm2 is not None and t and lo < old:
+                hint = torch.full((hi - lo,), float("nan"), **kw)
+                hint[:min(hi, old) - lo] = lam[lo:min(hi, old)] * step_norm2[t - 1] * (1 + rtol) ** 2
+            lam[lo:hi] = _spectral(A, fro2[lo:hi], V[lo:hi], mode[lo:hi], since[lo:hi], werr[lo:hi], rtol, max_iter,
+                                   st, hint)
+        elif "spectral" in want:
+            lam[lo:hi] = exact_top(A)
+            st["dense_small"] += hi - lo
+        return st
+
+    alive = 0
+    with _threads(1), ThreadPoolExecutor(workers) as pool:
+        for t in range(T + 1):
+            old, alive = alive, alive + counts[t]
+            if not alive:
+                continue
+            src, dst = bufs[t % 2], bufs[(t + 1) % 2]
+            edges = _chunk_edges(mode[:old] if iterative else None, alive, workers, chunk)
+            for st in pool.map(lambda i: advance(t, old, edges[i], edges[i + 1], src, dst), range(len(edges) - 1)):
+                for key, value in st.items():
+                    stats[key] += value
+            cols = birth[:alive]
+            if iterative and DEBUG is not None:
+                DEBUG.append((t, mode[:alive].clone()))
+            if "frobenius" in want:
+                outs["frobenius"][t, cols] = fro2[:alive].sqrt()
+            if "spectral" in want:
+                outs["spectral"][t, cols] = lam[:alive].clamp_min(0).sqrt()
+    return outs
+
+
+def dense_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
+                    stats: dict) -> dict[str, Tensor]:
+    """Same contract as :func:`product_norm_maps`, with every spectral norm exact (to rounding) by
+    ``eigvalsh`` of the smaller Gram matrix of each block: the products of one t are one batched GEMM
+    and the norms one batched eigensolve, with no per-pair state and no worker threads. Cheaper than
+    certifying where the blocks are small (:mod:`analysis.map_methods` decides).
+
+    Accuracy: λ̂ = λ_max of the formed Gram matrix, |λ̂ − λ| ≲ p·u·‖A‖₂² (backward stable), i.e. relative
+    error of order p·u in ‖A‖₂, far inside any rtol the certified engine accepts (≥ 1e-15 is not asked).
+    """
+    T, h = M.shape[0], M.shape[1]
+    S, p = starts.shape[0], starts.shape[1]
+    kw = {"dtype": M.dtype, "device": M.device}
+    outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
+    X = torch.empty(S, p, h, **kw)
+    counts = torch.bincount(birth, minlength=T + 1).tolist()
+    alive = 0
+    for t in range(T + 1):
+        old, alive = alive, alive + counts[t]
+        if not alive:
+            continue
+        if t and old:
+            X[:old] = (X[:old].view(-1, h) @ M[t - 1]).view(old, p, h)
+        X[old:alive] = starts[old:alive]
+        A = X[:alive] if rows is None else X[:alive].index_select(2, rows)
+        cols = birth[:alive]
+        if "frobenius" in want:
+            outs["frobenius"][t, cols] = torch.linalg.vector_norm(A.reshape(alive, -1), dim=1)
+        if "spectral" in want:
+            outs["spectral"][t, cols] = exact_top(A).sqrt()
+            stats["dense_small"] += alive
+    return outs
