@@ -47,7 +47,7 @@ _NEAR = 0.05  # shifts farther than this (relative) above λ_max converge too sl
 # bounds from Ritz pairs
 # ----------------------------------------------------------------------------------------------
 
-def arrowhead_upper(theta: Tensor, rho2: Tensor, c: Tensor) -> Tensor:
+def arrowhead_upper(theta: Tensor, rho2: Tensor, c: Tensor, enough: Tensor | None = None) -> Tensor:
     """Upper bound on λ_max(B) from Ritz values θ (n, K) (descending), squared residual norms ρ² (n, K) of
     orthonormal Ritz vectors, and bounds c (n, K) with c[:, j−1] ≥ λ_max(B on the complement of
     u_1..u_j).
@@ -59,6 +59,10 @@ def arrowhead_upper(theta: Tensor, rho2: Tensor, c: Tensor) -> Tensor:
     started above the root (at the 2 × 2 bound λ_max([[θ_1, ‖ρ‖], [‖ρ‖, c_j]]), which replaces every θ_i
     by θ_1) stays above it. The bound returned is the minimum over j.
 
+    Args:
+        enough: (n,) optional; rows whose 2 × 2 bound is already ≤ enough skip the Newton refinement
+            (their bound is then the 2 × 2 one, still an upper bound).
+
     Returns:
         (n,) upper bounds, ≥ θ_1. Same dtype/device as θ.
     """
@@ -67,14 +71,22 @@ def arrowhead_upper(theta: Tensor, rho2: Tensor, c: Tensor) -> Tensor:
     a = theta[:, 0]
     half = (a[:, None] - c) / 2
     two_by_two = (a[:, None] + c) / 2 + torch.sqrt(half.square() + rho2.cumsum(1))
+    out = two_by_two.amin(1)
+    rows = None
+    if enough is not None:
+        rows = (out > enough).nonzero()[:, 0]
+        if not rows.numel():
+            return out
+        theta, rho2, c, two_by_two, a = theta[rows], rho2[rows], c[rows], two_by_two[rows], a[rows]
     lower = torch.ones(K, K, dtype=torch.bool, device=theta.device).tril()
     r2 = rho2[:, None, :] * lower
     floor = a[:, None] * (1 + 4 * eps)  # the root lies above θ_1: never cross the pole
     lam = two_by_two
     for _ in range(_NEWTON_STEPS):
         d = (lam[:, :, None] - theta[:, None, :]).clamp_min(tiny)
-        f = lam - c - (r2 / d).sum(-1)
-        fp = 1 + (r2 / d.square()).sum(-1)
+        q = r2 / d
+        f = lam - c - q.sum(-1)
+        fp = 1 + (q / d).sum(-1)
         lam = torch.maximum(lam - (f / fp).clamp_min(0), floor)
     # accept λ where it provably lies at or above the largest root: λ > θ_1 and f(λ) ≥ 0 (after a
     # margin of a few ulps against the rounding of the last step); otherwise the 2 × 2 bound
@@ -82,7 +94,11 @@ def arrowhead_upper(theta: Tensor, rho2: Tensor, c: Tensor) -> Tensor:
     d = lam[:, :, None] - theta[:, None, :]
     f = lam - c - (r2 / d.clamp_min(tiny)).sum(-1)
     valid = (d[:, :, 0] > 0) & (f >= 0)
-    return torch.where(valid, torch.minimum(lam, two_by_two), two_by_two).amin(1)
+    refined = torch.where(valid, torch.minimum(lam, two_by_two), two_by_two).amin(1)
+    if rows is None:
+        return refined
+    out[rows] = refined
+    return out
 
 
 def rayleigh_ritz(Q: Tensor, Z: Tensor, power: bool = False) -> tuple[Tensor, Tensor, Tensor]:
@@ -175,8 +191,9 @@ def krylov_top(A: Tensor, Q: Tensor, Z: Tensor, fro2: Tensor, rtol: float
         certified upper bound (n,) on λ_max(AAᵀ), and done = upper ≤ θ_1 (1 + rtol)² (n,) bool.
     """
     theta, rho2, U = rayleigh_ritz(Q, Z)
-    upper = arrowhead_upper(theta, rho2, trace_bounds(theta, fro2, A.shape[1], A.shape[2]))
-    return theta, rho2, U, upper, upper <= theta[:, 0] * (1 + rtol) ** 2
+    enough = theta[:, 0] * (1 + rtol) ** 2
+    upper = arrowhead_upper(theta, rho2, trace_bounds(theta, fro2, A.shape[1], A.shape[2]), enough)
+    return theta, rho2, U, upper, upper <= enough
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,8 +297,8 @@ def gram_top(A: Tensor, V: Tensor, fro2: Tensor, rtol: float, stats: dict, hint:
 
     theta, rho2, W = rayleigh_ritz(V, ops.times(G, V), power=True)
     c = torch.minimum(trace_bounds(theta, fro2, p, q), gram_bounds(theta, rho2, g2, p))
-    upper = arrowhead_upper(theta, rho2, c)
     warm = theta[:, 0]
+    upper = arrowhead_upper(theta, rho2, c, warm * target)
     done = upper <= warm * target
     lam[done], U[done] = warm[done], W[done]
     stats["gram"] += int(done.sum())
@@ -308,7 +325,15 @@ def gram_top(A: Tensor, V: Tensor, fro2: Tensor, rtol: float, stats: dict, hint:
         h_i = hint[idx]
         trusted = (h_i > a * (1 + 64 * eps)) & ~(history[idx, 1] > _NEAR)
         mu0 = torch.where(trusted, torch.minimum(h_i, safe), safe)
-        tried = trusted | (safe <= a * (1 + _NEAR))
+        # steps the refinement would need: the Rayleigh quotient's error (at most μ₀ − θ_1 to start) shrinks by
+        # r² per step, r = (μ₀ − λ_1)/(μ₀ − λ_{k+1}), with μ₀ − λ_1 ≈ how far the hint was above λ̂ at the previous
+        # step (else μ₀ − θ_1) and λ_{k+1} ≈ θ_k; where more than _INVERSE_STEPS, the factorisation would be wasted
+        # and the exact eigenvalue is cheaper
+        th_k = theta[idx, -1]
+        above = torch.where(trusted & history[idx, 1].isfinite(), history[idx, 1].clamp_min(eps) * mu0, mu0 - a)
+        r2 = (above / (mu0 - th_k).clamp_min(tiny)).clamp(max=1 - 1e-12).square()
+        need = torch.log((target - 1) * a / 4 / (mu0 - a).clamp_min(tiny)).clamp(max=0) / torch.log(r2)
+        tried = (trusted | (safe <= a * (1 + _NEAR))) & (need <= _INVERSE_STEPS)
         ok0 = torch.zeros_like(tried)
         L = torch.empty_like(Gi)
         sel = tried.nonzero()[:, 0]
@@ -348,7 +373,12 @@ def gram_top(A: Tensor, V: Tensor, fro2: Tensor, rtol: float, stats: dict, hint:
 
 
 def exact_top(A: Tensor) -> Tensor:
-    """λ_max(A_iA_iᵀ) = ‖A_i‖₂² exactly (to rounding) for A (n, p, q), by ``eigvalsh`` of the smaller Gram
-    matrix: for blocks no larger than the Krylov block, where iterating would cost more."""
-    G = A @ A.mT if A.shape[1] <= A.shape[2] else A.mT @ A
-    return torch.linalg.eigvalsh(G)[:, -1].clamp_min(0)
+    """λ_max(A_iA_iᵀ) = ‖A_i‖₂² exactly (to rounding: |λ̂ − λ| ≲ d·u·‖A_i‖₂², d the smaller dimension) for
+    A (n, p, q), by the top eigenvalue of the smaller Gram matrix (scipy's ``dsyrk`` and ``dsyevr`` on CPU
+    float64, ``torch.linalg.eigvalsh`` elsewhere)."""
+    if A.shape[2] < A.shape[1]:
+        A = A.mT
+    ops = _kernels(A)
+    if ops is _LapackKernels:
+        return ops.top(ops.gram(A.contiguous())[0]).clamp_min(0)
+    return torch.linalg.eigvalsh(A @ A.mT)[:, -1].clamp_min(0)

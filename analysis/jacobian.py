@@ -46,7 +46,7 @@ from torch import Tensor
 from torch.func import jvp, vmap
 
 from rnnaudit.analysis.map_methods import choose_method
-from rnnaudit.analysis.products import dense_norm_maps, new_stats, product_norm_maps
+from rnnaudit.analysis.products import new_stats, product_norm_maps
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
@@ -238,12 +238,9 @@ class JacobianMaps:
 
 def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict):
     """(M, starts, birth, rows=, want=) → maps, by the chosen method."""
-    if method == "dense":
-        return lambda M, starts, birth, *, rows, want: dense_norm_maps(M, starts, birth, rows=rows, want=want,
-                                                                       stats=stats)
     return lambda M, starts, birth, *, rows, want: product_norm_maps(M, starts, birth, rows=rows, want=want,
                                                                      rtol=rtol, block=block, max_iter=max_iter,
-                                                                     stats=stats)
+                                                                     stats=stats, exact=method == "dense")
 
 
 def _check_options(norms, rtol, block, max_iter, reduce) -> tuple[str, ...]:

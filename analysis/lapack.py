@@ -219,28 +219,26 @@ def top_eigenvalue(G: Tensor) -> Tensor:
     _check(G, "G", 3)
     n, p = G.shape[0], G.shape[1]
     f = _routines()["dsyevr"]
-    a = torch.empty(1, p, p, dtype=torch.float64)  # dsyevr destroys its input
     lwork, liwork = 26 * p, 10 * p
-    w = torch.empty(p, dtype=torch.float64)
-    z = torch.empty(1, dtype=torch.float64)
-    work = torch.empty(lwork, dtype=torch.float64)
-    iwork = torch.empty(liwork, dtype=torch.int32)
-    isuppz = torch.empty(2, dtype=torch.int32)
-    out = torch.empty(n, dtype=torch.float64)
+    a = (ctypes.c_double * (p * p))()  # dsyevr destroys its input: each matrix is copied here first
+    w, z, work = (ctypes.c_double * p)(), (ctypes.c_double * 1)(), (ctypes.c_double * lwork)()
+    iwork, isuppz = (ctypes.c_int * liwork)(), (ctypes.c_int * 2)()
     P, one, m, info = _int(p), _int(1), ctypes.c_int(0), ctypes.c_int(0)
     vl, vu, abstol = ctypes.c_double(0.0), ctypes.c_double(0.0), ctypes.c_double(0.0)
     LW, LIW = _int(lwork), _int(liwork)
-    as_d = lambda x: ctypes.cast(x.data_ptr(), _D)  # noqa: E731
-    as_i = lambda x: ctypes.cast(x.data_ptr(), _I)  # noqa: E731
+    args = (b"N", b"I", b"L", ctypes.byref(P), ctypes.cast(a, _D), ctypes.byref(P), ctypes.byref(vl), ctypes.byref(vu),
+            ctypes.byref(P), ctypes.byref(P), ctypes.byref(abstol), ctypes.byref(m), ctypes.cast(w, _D),
+            ctypes.cast(z, _D), ctypes.byref(one), ctypes.cast(isuppz, _I), ctypes.cast(work, _D), ctypes.byref(LW),
+            ctypes.cast(iwork, _I), ctypes.byref(LIW), ctypes.byref(info))
+    base, stride, size = G.data_ptr(), G.stride(0) * 8, p * p * 8
+    out = []
     with _single_threaded():
         for i in range(n):
-            a[0] = G[i]
-            f(b"N", b"I", b"L", ctypes.byref(P), _ptr(a, 0), ctypes.byref(P), ctypes.byref(vl), ctypes.byref(vu),
-              ctypes.byref(P), ctypes.byref(P), ctypes.byref(abstol), ctypes.byref(m), as_d(w), as_d(z),
-              ctypes.byref(one), as_i(isuppz), as_d(work), ctypes.byref(LW), as_i(iwork), ctypes.byref(LIW),
-              ctypes.byref(info))
+            ctypes.memmove(a, base + i * stride, size)
+            f(*args)
             # dsyevr's MRRR reports rare internal failures (info > 0); those matrices go to eigvalsh below
-            out[i] = w[0] if info.value == 0 else float("nan")
+            out.append(w[0] if info.value == 0 else float("nan"))
+    out = torch.tensor(out, dtype=torch.float64)
     failed = out.isnan().nonzero()[:, 0]
     if failed.numel():
         out[failed] = torch.linalg.eigvalsh(G[failed], UPLO="U")[:, -1]

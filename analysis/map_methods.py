@@ -1,47 +1,65 @@
-"""Which method computes a Jacobian norm map, by a cost model in T, the block shape and the tolerance.
+"""Which method computes a Jacobian norm map, by a cost model in T, the block shape and the width.
 
 Two methods give the same maps (every spectral value within the requested relative tolerance of the
 norm of the formed product; :mod:`analysis.products`):
 
-* ``"products"``: the certified engine (:func:`analysis.products.product_norm_maps`): one GEMM per t for
-  all products, Krylov/Gram certificates per pair, worker threads. Its cost per pair is the GEMM
-  (2pqh flops) plus O(pqk) for most pairs; its overhead is a few milliseconds of Python per time step.
-* ``"dense"``: the same products, every norm by a batched ``eigvalsh`` of the smaller Gram matrix
-  (:func:`analysis.products.dense_norm_maps`): O(min(p, q)³) per pair at LAPACK speed, no overhead
-  beyond one batched call per t. Exact to rounding; wins for narrow blocks.
+* ``"products"``: the certified engine: one GEMM per t for all products, then per pair a Krylov
+  certificate (O(pqk) flops), or for pairs with a flat spectrum the Gram matrix and a Cholesky
+  certificate (O(p²q)); a few milliseconds of Python per time step for its per-pair bookkeeping.
+* ``"dense"``: the same products, every norm by the exact top eigenvalue of the smaller Gram matrix
+  (``product_norm_maps(..., exact=True)``): O(d³) per pair at LAPACK speed (d = min(p, q)), almost no
+  per-step overhead. Exact to rounding; wins for narrow blocks and short sequences.
 
-The cost model compares the two by flop counts with measured rate constants (``_RATES``, from
-``benchmarks/bench_jacobian.py --grid`` on a 2-core AMD EPYC; they only set where the crossover is, not
-what is computed).
+Both are faster than the naive method (:func:`analysis.jacobian.naive_hidden_jacobian_maps`: a
+``jacrev`` per step and an SVD per pair): the per-step Jacobians come from one forward-mode pass, and an
+eigenvalue of the Gram matrix costs about half an SVD. So the model only has to choose between the two;
+where it is unsure, ``"dense"`` is the safe side.
+
+Model (seconds; ``_RATES`` measured on one core of a 2-core AMD EPYC, ``benchmarks/bench_jacobian.py
+--grid``; they place the crossover, not what is computed):
+    dense    = pairs·(GEMM + E(d)) + T·step_dense
+    products = pairs·(GEMM + K(p, q)) + band·E(d) + T·step_products
+with E(d) = eig·d³ + call (Gram and top eigenvalue), K = krylov·pqk + call (two Krylov blocks), and
+band = (T + 1)·min(T + 1, 30) pairs assumed flat (the band of short gaps measured for the papers' cells
+is 10–100 steps wide).
 """
 
 from __future__ import annotations
 
-__all__ = ["choose_method", "METHODS"]
+__all__ = ["choose_method", "METHODS", "predicted_seconds"]
 
 METHODS = ("auto", "products", "dense")
 
-# seconds per unit, measured on one core: a GEMM flop; an eigvalsh of a d × d matrix costs
-# EIG·d³ + EIG0; the engine's Python per chunk and t; a certified pair's work beyond its GEMM, in
-# GEMM-equivalents of its block (the mix of Krylov and Gram pairs of a typical map)
-_RATES = {"gemm": 1 / 30e9, "eig": 1.2e-9, "eig0": 6e-6, "step": 2.5e-3, "certify": 1.0}
+_RATES = {"eig": 1.6e-10, "call": 1.5e-5, "krylov": 1.6e-10, "step_dense": 3e-4, "step_products": 3e-3}
+_BAND = 30
+_BLOCK = 8
 
 
-def _cost(method: str, T: int, p: int, q: int, h: int) -> float:
+def predicted_seconds(method: str, T: int, p: int, q: int) -> float:
+    """Time of ``method`` beyond the shared GEMMs and per-step Jacobians by the model above (seconds).
+
+    Raises:
+        ValueError: method not ``"dense"`` or ``"products"``.
+    """
     pairs = (T + 1) * (T + 2) / 2
-    gemm = pairs * 2 * p * h * h * _RATES["gemm"]
+    d = min(p, q)
+    exact = _RATES["eig"] * d ** 3 + _RATES["call"]
     if method == "dense":
-        d = min(p, q)
-        return gemm + pairs * (_RATES["eig"] * d ** 3 + _RATES["eig0"])
-    return gemm * (1 + _RATES["certify"]) + (T + 1) * _RATES["step"]
+        return pairs * exact + (T + 1) * _RATES["step_dense"]
+    if method == "products":
+        krylov = _RATES["krylov"] * 4 * p * q * _BLOCK + _RATES["call"]
+        return pairs * krylov + (T + 1) * min(T + 1, _BAND) * exact + (T + 1) * _RATES["step_products"]
+    raise ValueError(f"method must be 'dense' or 'products', got {method!r}")
 
 
 def choose_method(method: str, T: int, p: int, q: int, h: int) -> str:
-    """The method to run: ``method`` itself unless it is ``"auto"``, then the cheaper by the cost model.
+    """The method to run: ``method`` itself unless it is ``"auto"``, then the cheaper by the cost model
+    (``"dense"`` for blocks no wider than the Krylov block, where certifying cannot be cheaper).
 
     Args:
         method: ``"auto"``, ``"products"`` or ``"dense"``.
-        T: time steps; p × q: the block shape (start rows × kept columns); h: hidden width (GEMM size).
+        T: time steps; p × q: the block shape (start rows × kept columns); h: hidden width (GEMM size,
+            the same for both methods).
 
     Raises:
         ValueError: unknown method.
@@ -50,4 +68,6 @@ def choose_method(method: str, T: int, p: int, q: int, h: int) -> str:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method != "auto":
         return method
-    return min(("dense", "products"), key=lambda m: _cost(m, T, p, q, h))
+    if min(p, q) <= _BLOCK:
+        return "dense"
+    return min(("dense", "products"), key=lambda m: predicted_seconds(m, T, p, q))

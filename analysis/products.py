@@ -36,7 +36,6 @@ from rnnaudit.analysis.certificate import _orthonormal_rows, exact_top, gram_top
 __all__ = ["product_norm_maps", "new_stats"]
 
 VECTOR, BLOCK, GRAM = 1, 2, 3
-DEBUG = None
 _RETRY_EVERY = 8  # steps between BLOCK re-tries of a GRAM pair
 _COST = {VECTOR: 1.0, BLOCK: 1.3, GRAM: 3.0}  # expected cost of a pair in each mode, in GEMMs (chunk balance)
 
@@ -157,26 +156,32 @@ def _spectral(A: Tensor, fro2: Tensor, V: Tensor, mode: Tensor, since: Tensor, w
     return lam
 
 
-def _chunk_edges(mode: Tensor | None, alive: int, workers: int, chunk: float) -> list[int]:
-    """Edges of the chunks of blocks [0, alive) for one t, of about equal expected cost (``mode``: the
-    path each pair took at t − 1; newborns count as GRAM)."""
+def _chunk_edges(mode: Tensor | None, alive: int, chunk: float) -> list[int]:
+    """Edges of the chunks of blocks [0, alive) of about ``chunk`` expected cost each (``mode``: the path
+    each pair took last; pairs without one count as GRAM)."""
     cost = torch.full((alive,), _COST[GRAM])
     if mode is not None and mode.numel():
-        m = mode.cpu().long()
+        m = mode[:alive].cpu().long()
         table = torch.tensor([_COST[GRAM], _COST[VECTOR], _COST[BLOCK], _COST[GRAM]])
         cost[:m.numel()] = table[m]
-    else:
+    elif mode is None:
         cost.fill_(1.0)
     cum = cost.cumsum(0)
-    n_chunks = min(alive, max(2 * workers, -(-int(cum[-1]) // int(chunk))))
+    n_chunks = min(alive, max(1, -(-int(cum[-1]) // int(chunk))))
     cuts = torch.searchsorted(cum, cum[-1] * torch.arange(1, n_chunks) / n_chunks).tolist()
     return sorted({0, alive, *(c + 1 for c in cuts if c + 1 < alive)})
 
 
 def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
-                      rtol: float, block: int, max_iter: int, stats: dict, chunk: int = 96) -> dict[str, Tensor]:
+                      rtol: float, block: int, max_iter: int, stats: dict, exact: bool = False, chunk: int = 96,
+                      window: int = 8) -> dict[str, Tensor]:
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T (see the module docstring for the method).
+
+    The work is tiled in time and in s: a tile is a chunk of consecutive s advanced through ``window``
+    time steps (the blocks of different s never interact), so that its blocks stay in cache across those
+    steps instead of streaming the whole (t·p × h) stack through memory at every t; tiles of one window
+    are shared among the worker threads.
 
     Args:
         M: (T, h, h) right factors (J_tᵀ for ∂h/∂h, J_t⁻¹ for inverse products).
@@ -186,7 +191,10 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
         rtol: relative tolerance of the spectral norms. block: Krylov block size k (blocks with
             min(p, q) ≤ k are done exactly). max_iter: Krylov blocks per pair and step before the Gram path.
         stats: counters (:func:`new_stats`) updated in place.
-        chunk: target chunk cost in GEMM units.
+        exact: every spectral norm by the exact top eigenvalue of the Gram matrix instead of a certificate
+            (:func:`analysis.certificate.exact_top`; the ``"dense"`` method of :mod:`analysis.map_methods`),
+            rtol, block and max_iter unused.
+        chunk: target chunk cost in GEMM units; window: time steps per tile.
 
     Returns:
         name → (T + 1, T + 1) tensor, entry [t, birth[s]] for t ≥ birth[s], zero elsewhere.
@@ -198,7 +206,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
     bufs = [torch.empty(S, p, h, **kw), torch.empty(S, p, h, **kw)]
     k = min(block, p, q)
-    iterative = "spectral" in want and k < min(p, q)
+    iterative = "spectral" in want and k < min(p, q) and not exact
+    mode = None
     if iterative:
         gen = torch.Generator().manual_seed(0)  # fixed start rows: the maps are deterministic
         fill = torch.linalg.qr(torch.randn(p, k, generator=gen, dtype=torch.float64))[0].mT.contiguous().to(**kw)
@@ -208,14 +217,20 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
         werr = torch.full((S, 2), float("nan"), **kw)  # the Gram path's history (certificate.gram_top)
         # ‖M_t‖₂² (to rounding) for the shift hints; with ``rows`` the restricted norms are no product bound
         step_norm2 = torch.linalg.eigvalsh(M.mT @ M)[:, -1] * (1 + 1e-12) if rows is None else None
-    counts = torch.bincount(birth, minlength=T + 1).tolist()
-    workers = max(1, torch.get_num_threads())
-    fro2, lam = torch.empty(S, **kw), torch.empty(S, **kw)
+    born = torch.bincount(birth, minlength=T + 1).cumsum(0).tolist()  # born[t]: blocks with birth ≤ t
+    birth_list = birth.tolist()
+    # CPU: one Python thread per torch thread, each running torch single-threaded; a GPU runs one stream
+    workers = max(1, torch.get_num_threads()) if M.device.type == "cpu" else 1
+    lam = torch.empty(S, **kw)  # the latest certified λ of each s: the next step's hint
 
-    def advance(t: int, old: int, lo: int, hi: int, src: Tensor, dst: Tensor) -> dict:
-        # X(t, s) = X(t − 1, s) M_t for living blocks (one GEMM per chunk), start blocks for newborns;
-        # then every norm of the chunk while it is still in cache
-        st = new_stats()
+    def step(t: int, lo: int, hi: int, st: dict) -> None:
+        # X(t, s) = X(t − 1, s) M_t for the living blocks of [lo, hi), start blocks for newborns; then every
+        # norm while they are in cache
+        old, alive = (born[t - 1] if t else 0), born[t]
+        hi = min(hi, alive)
+        if hi <= lo:
+            return
+        src, dst = bufs[t % 2], bufs[(t + 1) % 2]
         if t and lo < old:
             m_hi = min(hi, old)
             torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
@@ -226,7 +241,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
                 mode[max(lo, old):hi] = GRAM
                 since[max(lo, old):hi] = 0
         A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
-        fro2[lo:hi] = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
+        f2 = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
         if iterative:
             # ‖X(t, s)‖₂ ≤ ‖X(t − 1, s)‖₂ ‖M_t‖₂: the previous value (still in lam) times ‖M_t‖₂² estimates
             # λ_max from above, the first shift of the Gram path (newborns: none)
@@ -234,63 +249,28 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             if step_norm2 is not None and t and lo < old:
                 hint = torch.full((hi - lo,), float("nan"), **kw)
                 hint[:min(hi, old) - lo] = lam[lo:min(hi, old)] * step_norm2[t - 1] * (1 + rtol) ** 2
-            lam[lo:hi] = _spectral(A, fro2[lo:hi], V[lo:hi], mode[lo:hi], since[lo:hi], werr[lo:hi], rtol, max_iter,
-                                   st, hint)
+            lam[lo:hi] = _spectral(A, f2, V[lo:hi], mode[lo:hi], since[lo:hi], werr[lo:hi], rtol, max_iter, st, hint)
         elif "spectral" in want:
             lam[lo:hi] = exact_top(A)
             st["dense_small"] += hi - lo
+        cols = birth[lo:hi]
+        if "frobenius" in want:
+            outs["frobenius"][t, cols] = f2.sqrt()
+        if "spectral" in want:
+            outs["spectral"][t, cols] = lam[lo:hi].clamp_min(0).sqrt()
+
+    def tile(t0: int, t1: int, lo: int, hi: int) -> dict:
+        st = new_stats()
+        for t in range(max(t0, birth_list[lo]), t1):
+            step(t, lo, hi, st)
         return st
 
-    alive = 0
-    with _threads(1), ThreadPoolExecutor(workers) as pool:
-        for t in range(T + 1):
-            old, alive = alive, alive + counts[t]
-            if not alive:
-                continue
-            src, dst = bufs[t % 2], bufs[(t + 1) % 2]
-            edges = _chunk_edges(mode[:old] if iterative else None, alive, workers, chunk)
-            for st in pool.map(lambda i: advance(t, old, edges[i], edges[i + 1], src, dst), range(len(edges) - 1)):
+    with _threads(1 if M.device.type == "cpu" else torch.get_num_threads()), ThreadPoolExecutor(workers) as pool:
+        for t0 in range(0, T + 1, window):
+            t1 = min(t0 + window, T + 1)
+            edges = _chunk_edges(mode, born[t1 - 1], chunk)
+            tiles = [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+            for st in pool.map(lambda e: tile(t0, t1, *e), tiles):
                 for key, value in st.items():
                     stats[key] += value
-            cols = birth[:alive]
-            if iterative and DEBUG is not None:
-                DEBUG.append((t, mode[:alive].clone()))
-            if "frobenius" in want:
-                outs["frobenius"][t, cols] = fro2[:alive].sqrt()
-            if "spectral" in want:
-                outs["spectral"][t, cols] = lam[:alive].clamp_min(0).sqrt()
-    return outs
-
-
-def dense_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
-                    stats: dict) -> dict[str, Tensor]:
-    """Same contract as :func:`product_norm_maps`, with every spectral norm exact (to rounding) by
-    ``eigvalsh`` of the smaller Gram matrix of each block: the products of one t are one batched GEMM
-    and the norms one batched eigensolve, with no per-pair state and no worker threads. Cheaper than
-    certifying where the blocks are small (:mod:`analysis.map_methods` decides).
-
-    Accuracy: λ̂ = λ_max of the formed Gram matrix, |λ̂ − λ| ≲ p·u·‖A‖₂² (backward stable), i.e. relative
-    error of order p·u in ‖A‖₂, far inside any rtol the certified engine accepts (≥ 1e-15 is not asked).
-    """
-    T, h = M.shape[0], M.shape[1]
-    S, p = starts.shape[0], starts.shape[1]
-    kw = {"dtype": M.dtype, "device": M.device}
-    outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
-    X = torch.empty(S, p, h, **kw)
-    counts = torch.bincount(birth, minlength=T + 1).tolist()
-    alive = 0
-    for t in range(T + 1):
-        old, alive = alive, alive + counts[t]
-        if not alive:
-            continue
-        if t and old:
-            X[:old] = (X[:old].view(-1, h) @ M[t - 1]).view(old, p, h)
-        X[old:alive] = starts[old:alive]
-        A = X[:alive] if rows is None else X[:alive].index_select(2, rows)
-        cols = birth[:alive]
-        if "frobenius" in want:
-            outs["frobenius"][t, cols] = torch.linalg.vector_norm(A.reshape(alive, -1), dim=1)
-        if "spectral" in want:
-            outs["spectral"][t, cols] = exact_top(A).sqrt()
-            stats["dense_small"] += alive
     return outs

@@ -1,40 +1,87 @@
-"""Time the all-pairs Jacobian maps against the naive method, in one run on one machine.
+"""Jacobian maps: efficiency against torch's GEMM rate, and speed against the naive method, in one run.
 
-    python benchmarks/bench_jacobian.py                 # T = 1000 and 2000, SGORNN and FastRNN, h = 128
-    python benchmarks/bench_jacobian.py --T 1000 --cells sgornn --pairs 8
+    python benchmarks/bench_jacobian.py                      # efficiency table, T = 300 and 1000
+    python benchmarks/bench_jacobian.py --quick              # T = 300 only
+    python benchmarks/bench_jacobian.py --grid               # ratio to the naive method, h × T grid
+    python benchmarks/bench_jacobian.py --quick --grid --repeats 3 --device cuda
 
-Fast: :func:`analysis.jacobian.hidden_jacobian_maps` (spectral + Frobenius, certified rtol) on one
-addition-problem sequence (sgornn.md Sec. 3.1 setting: n = 2, h = 128, ReLU, k = 14, FastRNN's
-initial gates), CPU, float64.
-Naive: one ``torch.autograd.functional.jacobian`` call per (s, t) pair (vectorized backward, which
-only makes the baseline faster) plus ``svdvals``, timed on one pair per gap level spread over
-1..T (after a warm-up call), fitted as c₀ + c₁·(t − s) with c₀, c₁ ≥ 0 and extrapolated to all
-(T + 1)(T + 2)/2 pairs. The sampled naive values are also compared with the fast map.
+**Efficiency** (default mode). An all-pairs map of h × h Jacobians forms (T + 1)(T + 2)/2 products by one
+GEMM each, T²h³ flops in all: that work is the floor of any method that forms the products. The table
+gives efficiency = (T²h³ / map time) / GEMM rate, where the GEMM rate is torch's float64 ``mm`` on the
+shape the engine multiplies, (chunk·h × h)·(h × h), with torch's threads, measured before every map in
+the same run (the median is used). 1.0 means the map costs no more than its products. Cells (h = 128,
+n = 2, float64, one addition-problem sequence, sgornn.md Sec. 3.1): SGORNN (k = 14), FastRNN, a vanilla
+RNN with orthogonal recurrence (VPRNN with tanh: h_t = tanh(Wx_t + Uh_{t−1} + b), U orthogonal, as
+``torch.nn.RNN`` with an orthogonal ``weight_hh``) and the GRU of nc_gru.md eq. 1; where
+``rnnaudit.cells.adapters.wrap`` exists, also ``torch.nn.RNN`` (orthogonal ``weight_hh``) and
+``torch.nn.GRU`` through it. Spectral and Frobenius maps at rtol 1e-10, 1e-6 and 1e-3; every spectral
+value is certified to rtol. A few pairs are checked against products of the per-step Jacobians.
+
+**Grid** (``--grid``): time of :func:`analysis.jacobian.hidden_jacobian_maps` (``method="auto"``, rtol
+1e-10) against the naive method, :func:`analysis.jacobian.naive_hidden_jacobian_maps` (one
+``torch.func.jacrev`` per step, the products, a batched ``torch.linalg.matrix_norm(ord=2)`` per t), for
+h ∈ {8, 16, 32, 64, 128, 256} and T ∈ {30, 100, 300}, GRU of nc_gru.md eq. 1 (or a wrapped
+``torch.nn.GRU``). Runs are interleaved (naive, fast, naive, fast, …) and the minimum of ``--repeats``
+is kept. Where one naive run would exceed ``--naive-limit`` seconds, it is timed at two shorter lengths
+T₁ < T₂ and extrapolated by its cost structure a·T + b·T² (jacrev per step; products and norms of t
+blocks at step t), which the table marks "extrapolated".
+
+Absolute times depend on the machine and its load; the efficiencies and ratios are the result. The
+header prints the load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
+import statistics
 import time
 
-# as the CLI does (figures/__init__.py): OpenMP spin-waits make small ops crawl on a loaded machine
+# as the CLI does (rnnaudit/__init__.py): OpenMP spin-waits make small ops crawl on a loaded machine
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-import torch
+import torch  # noqa: E402
 
-from rnnaudit.analysis.jacobian import hidden_jacobian_maps
-from rnnaudit.tasks.synthetic import addition_problem
-from rnnaudit.cells import SGORNN, FastRNN
+from rnnaudit.analysis.jacobian import hidden_jacobian_maps, naive_hidden_jacobian_maps, step_jacobians  # noqa: E402
+from rnnaudit.analysis.map_methods import choose_method  # noqa: E402
+from rnnaudit.cells import GRU, SGORNN, VPRNN, FastRNN  # noqa: E402
+from rnnaudit.tasks.synthetic import addition_problem  # noqa: E402
 
-CELLS = {
-    "sgornn": lambda gen: SGORNN(2, 128, k=14, generator=gen, dtype=torch.float64),
-    "fastrnn": lambda gen: FastRNN(2, 128, generator=gen, dtype=torch.float64),
-}
+try:  # the adapter for torch.nn modules, where this checkout has it
+    from rnnaudit.cells.adapters import wrap
+except ImportError:  # pragma: no cover - depends on the checkout
+    wrap = None
+
+F64 = torch.float64
+RTOLS = (1e-10, 1e-6, 1e-3)
+GRID_H = (8, 16, 32, 64, 128, 256)
+GRID_T = (30, 100, 300)
 
 
-def machine() -> str:
+def _orthogonal_torch_rnn(n: int, h: int, gen: torch.Generator):
+    rnn = torch.nn.RNN(n, h, batch_first=True, dtype=F64)
+    with torch.no_grad():
+        rnn.weight_hh_l0.copy_(torch.linalg.qr(torch.randn(h, h, generator=gen, dtype=F64))[0])
+    return wrap(rnn)
+
+
+def cells(h: int = 128, n: int = 2) -> dict:
+    """name → builder(generator) of the benchmarked cells (float64)."""
+    out = {
+        "SGORNN": lambda g: SGORNN(n, h, k=14, generator=g, dtype=F64),
+        "FastRNN": lambda g: FastRNN(n, h, generator=g, dtype=F64),
+        "orthogonal RNN (VPRNN, tanh)": lambda g: VPRNN(n, h, activation="tanh", generator=g, dtype=F64),
+        "GRU (nc_gru eq. 1)": lambda g: GRU(n, h, generator=g, dtype=F64),
+    }
+    if wrap is not None:
+        out["torch.nn.RNN orthogonal (wrapped)"] = lambda g: _orthogonal_torch_rnn(n, h, g)
+        out["torch.nn.GRU (wrapped)"] = lambda g: wrap(torch.nn.GRU(n, h, batch_first=True, dtype=F64))
+    return out
+
+
+def machine(device: str) -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
@@ -44,83 +91,162 @@ def machine() -> str:
     except OSError:
         pass
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    return (f"{platform.system()} {platform.release()}, {cpu}; torch {torch.__version__}, "
+    gpu = f", {torch.cuda.get_device_name()}" if device == "cuda" else ""
+    return (f"{platform.system()} {platform.release()}, {cpu}{gpu}; torch {torch.__version__}, "
             f"{torch.get_num_threads()} intra-op threads; load average {load}")
 
 
-def naive_pair(cell, x, s: int, t: int) -> tuple[float, float, float]:
-    """(seconds, ‖∂h_t/∂h_s‖₂, ‖·‖_F) by one autograd jacobian call and an SVD."""
-    t0 = time.perf_counter()
-    J = pair_jacobian_vectorized(cell, x, s, t)
-    sv = torch.linalg.svdvals(J)
-    return time.perf_counter() - t0, float(sv[0]), float(sv.square().sum().sqrt())
+def _sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
 
 
-def pair_jacobian_vectorized(cell, x, s, t):
-    """As ``analysis.jacobian.pair_jacobian``, with ``vectorize=True`` (one batched backward)."""
-    with torch.no_grad():
-        states = torch.cat([x.new_zeros(1, cell.hidden_size), cell(x[None])[0]])
+def gemm_rate(h: int, device: str, rows: int = 96, repeats: int = 5) -> float:
+    """torch's float64 GEMM rate (flop/s) on the engine's shape (rows·h × h)·(h × h), best of ``repeats``."""
+    A = torch.randn(rows * h, h, dtype=F64, device=device)
+    M = torch.randn(h, h, dtype=F64, device=device)
+    out = torch.empty_like(A)
+    for _ in range(2):
+        torch.mm(A, M, out=out)
+    best = math.inf
+    for _ in range(repeats):
+        _sync(device)
+        t0 = time.perf_counter()
+        for _ in range(5):
+            torch.mm(A, M, out=out)
+        _sync(device)
+        best = min(best, (time.perf_counter() - t0) / 5)
+    return 2 * rows * h * h * h / best
 
-    def h_t_from_h_s(hs):
-        h = hs[None]
+
+def _sequence(T: int, gen: torch.Generator, device: str) -> torch.Tensor:
+    return addition_problem(1, T, generator=gen)[0][0].to(device=device, dtype=F64)
+
+
+def _spot_check(cell, x, maps, gen: torch.Generator, pairs: int = 4) -> float:
+    """Largest relative difference of the map's spectral values on a few pairs against the 2-norm of
+    the product of the per-step Jacobians (svdvals)."""
+    J, _ = step_jacobians(cell, x)
+    T = J.shape[0]
+    worst = 0.0
+    for _ in range(pairs):
+        s = int(torch.randint(0, T, (1,), generator=gen))
+        t = int(torch.randint(s + 1, T + 1, (1,), generator=gen))
+        P = torch.eye(J.shape[1], dtype=F64, device=J.device)
         for k in range(s, t):
-            h = cell.step(x[k][None], h)
-        return h[0]
+            P = J[k] @ P
+        exact = float(torch.linalg.matrix_norm(P, 2))
+        worst = max(worst, abs(float(maps.spectral[t, s]) - exact) / exact)
+    return worst
 
-    return torch.autograd.functional.jacobian(h_t_from_h_s, states[s].clone(), vectorize=True)
+
+def efficiency_table(Ts, rtols, repeats: int, device: str, seed: int, only=None) -> None:
+    h = 128
+    print("\n| cell | T | rtol | map s | GEMM GFLOP/s | efficiency | time vs rtol 1e-10 | max rel diff (4 pairs) | "
+          "paths |\n|---|---|---|---|---|---|---|---|---|", flush=True)
+    for T in Ts:
+        for name, build in cells(h).items():
+            if only and not any(o.lower() in name.lower() for o in only):
+                continue
+            gen = torch.Generator().manual_seed(seed)
+            try:
+                cell = build(gen).to(device)
+            except Exception as err:  # a wrapped module whose adapter takes other arguments
+                print(f"| {name} | {T} | – | skipped: {type(err).__name__}: {err} | | | | | |", flush=True)
+                continue
+            x = _sequence(T, gen, device)
+            times, rates, maps = {r: [] for r in rtols}, [], {}
+            for _ in range(repeats):
+                for rtol in rtols:  # interleaved: each repetition runs every tolerance once
+                    rates.append(gemm_rate(h, device))
+                    _sync(device)
+                    t0 = time.perf_counter()
+                    maps[rtol] = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius"), rtol=rtol)
+                    _sync(device)
+                    times[rtol].append(time.perf_counter() - t0)
+            rate = statistics.median(rates)
+            base = min(times[rtols[0]])
+            for rtol in rtols:
+                sec = min(times[rtol])
+                eff = T * T * h ** 3 / sec / rate
+                st = {k: v for k, v in maps[rtol].stats.items() if v}
+                diff = _spot_check(cell, x, maps[rtol], torch.Generator().manual_seed(seed + 1))
+                print(f"| {name} | {T} | {rtol:.0e} | {sec:.2f} | {rate / 1e9:.1f} | {eff:.2f} | {base / sec:.2f}× | "
+                      f"{diff:.1e} | {st} |", flush=True)
 
 
-def bench(name: str, T: int, n_pairs: int, seed: int) -> dict:
-    gen = torch.Generator().manual_seed(seed)
-    cell = CELLS[name](gen)
-    x = addition_problem(1, T, generator=gen)[0][0]
+def _time(fn, device: str) -> float:
+    _sync(device)
     t0 = time.perf_counter()
-    maps = hidden_jacobian_maps(cell, x, norms=("spectral", "frobenius"))
-    fast = time.perf_counter() - t0
-    # naive: one pair per gap level spread over 1..T (a warm-up call first), fitted c0 + c1·gap with
-    # c0, c1 ≥ 0 (timings on a shared machine are noisy; a negative coefficient would be noise)
-    naive_pair(cell, x, 0, 1)
-    gaps = torch.linspace(1, T, n_pairs).round().long().tolist()
-    rows, worst = [], 0.0
-    for m in gaps:
-        s = int(torch.randint(0, T - m + 1, (1,), generator=gen))
-        sec, two, fro = naive_pair(cell, x, s, s + m)
-        rows.append((m, sec))
-        worst = max(worst, abs(float(maps.spectral[s + m, s]) - two) / two,
-                    abs(float(maps.frobenius[s + m, s]) - fro) / fro)
-    A = torch.tensor([[1.0, m] for m, _ in rows], dtype=torch.float64)
-    y = torch.tensor([sec for _, sec in rows], dtype=torch.float64)
-    c0, c1 = torch.linalg.lstsq(A, y[:, None]).solution[:, 0].tolist()
-    if c1 < 0:
-        c0, c1 = float(y.mean()), 0.0
-    elif c0 < 0:
-        c0, c1 = 0.0, float((A[:, 1] * y).sum() / A[:, 1].square().sum())
-    gap = torch.arange(T + 1, dtype=torch.float64)
-    n_all = (T + 1) * (T + 2) // 2
-    naive_total = c0 * n_all + c1 * float((gap * (T + 1 - gap)).sum())
-    return {"cell": name, "T": T, "fast_s": fast, "naive_s": naive_total, "ratio": naive_total / fast,
-            "sampled_pairs": len(rows), "sampled_naive_s": float(y.sum()), "c0": c0, "c1": c1, "samples": rows,
-            "max_rel_diff": worst, "stats": maps.stats}
+    fn()
+    _sync(device)
+    return time.perf_counter() - t0
+
+
+def naive_time(cell, x, limit: float, device: str) -> tuple[float, bool]:
+    """Seconds of one naive run on x (T, n), or an extrapolation a·T + b·T² from runs at T/8 and T/4
+    where the full run is predicted to exceed ``limit`` seconds (flag True)."""
+    T = x.shape[0]
+    T1, T2 = max(4, T // 8), max(8, T // 4)
+    t1 = _time(lambda: naive_hidden_jacobian_maps(cell, x[:T1]), device)
+    t2 = _time(lambda: naive_hidden_jacobian_maps(cell, x[:T2]), device)
+    # a·T + b·T² through both points (b, a ≥ 0: noise cannot make the cost shrink with T)
+    b = max(0.0, (t2 / T2 - t1 / T1) / (T2 - T1))
+    a = max(0.0, t1 / T1 - b * T1)
+    predicted = a * T + b * T * T
+    if predicted > limit:
+        return predicted, True
+    return _time(lambda: naive_hidden_jacobian_maps(cell, x), device), False
+
+
+def grid(hs, Ts, repeats: int, limit: float, device: str, seed: int, rtol: float) -> None:
+    build = ((lambda n, h, g: wrap(torch.nn.GRU(n, h, batch_first=True, dtype=F64))) if wrap is not None
+             else (lambda n, h, g: GRU(n, h, generator=g, dtype=F64)))
+    label = "torch.nn.GRU (wrapped)" if wrap is not None else "GRU (nc_gru eq. 1)"
+    print(f"\nRatio naive / fast for {label}, rtol {rtol:.0e}, float64, {device}; min of {repeats} interleaved runs"
+          f"\n| h | T | naive s | fast s | ratio | method | note |\n|---|---|---|---|---|---|---|", flush=True)
+    for h in hs:
+        for T in Ts:
+            gen = torch.Generator().manual_seed(seed)
+            cell = build(2, h, gen).to(device)
+            x = _sequence(T, gen, device)
+            hidden_jacobian_maps(cell, x[:3], rtol=rtol)  # warm-up (first-call costs of torch.func, LAPACK)
+            naive, fast, extrapolated = [], [], False
+            for _ in range(repeats):
+                sec, ex = naive_time(cell, x, limit, device)
+                naive.append(sec)
+                extrapolated |= ex
+                fast.append(_time(lambda: hidden_jacobian_maps(cell, x, rtol=rtol), device))
+            method = choose_method("auto", T, h, h, h)
+            print(f"| {h} | {T} | {min(naive):.3f} | {min(fast):.3f} | {min(naive) / min(fast):.1f} | {method} | "
+                  f"{'extrapolated' if extrapolated else ''} |", flush=True)
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--T", type=int, nargs="+", default=[1000, 2000])
-    ap.add_argument("--cells", nargs="+", default=["sgornn", "fastrnn"], choices=sorted(CELLS))
-    ap.add_argument("--pairs", type=int, default=6, help="naive pairs sampled per run (one per gap level)")
+    ap.add_argument("--quick", action="store_true", help="T = 300 only (efficiency) / T ∈ {30, 100} (grid)")
+    ap.add_argument("--T", type=int, nargs="+", default=None, help="override the lengths of the efficiency table")
+    ap.add_argument("--rtol", type=float, nargs="+", default=list(RTOLS))
+    ap.add_argument("--cells", nargs="+", default=None, help="only cells whose name contains one of these words")
+    ap.add_argument("--grid", action="store_true", help="the h × T grid against the naive method instead")
+    ap.add_argument("--grid-h", type=int, nargs="+", default=list(GRID_H))
+    ap.add_argument("--grid-T", type=int, nargs="+", default=None)
+    ap.add_argument("--grid-rtol", type=float, default=1e-10)
+    ap.add_argument("--naive-limit", type=float, default=60.0, help="seconds; longer naive runs are extrapolated")
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    print("machine:", machine())
-    for T in args.T:
-        for name in args.cells:
-            r = bench(name, T, args.pairs, args.seed)
-            print(f"{r['cell']:8s} T={r['T']:5d} h=128 float64 CPU: fast {r['fast_s']:7.1f} s | naive "
-                  f"{r['naive_s']:10.0f} s extrapolated from {r['sampled_pairs']} pairs "
-                  f"({r['sampled_naive_s']:.1f} s measured; {r['c0'] * 1e3:.1f} ms + {r['c1'] * 1e3:.2f} ms/step) | "
-                  f"ratio {r['ratio']:7.0f}x | max rel diff on sampled pairs {r['max_rel_diff']:.1e}")
-            print(f"         naive samples (gap, s): {[(m, round(sec, 2)) for m, sec in r['samples']]}")
-            print(f"         spectral paths: {r['stats']}")
-    print("machine after:", machine())
+    if args.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: no CUDA device")
+    print("machine:", machine(args.device))
+    if args.grid:
+        Ts = args.grid_T or ([30, 100] if args.quick else list(GRID_T))
+        grid(args.grid_h, Ts, args.repeats, args.naive_limit, args.device, args.seed, args.grid_rtol)
+    else:
+        Ts = args.T or ([300] if args.quick else [300, 1000])
+        efficiency_table(Ts, tuple(args.rtol), args.repeats, args.device, args.seed, args.cells)
+    print("machine after:", machine(args.device))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.gated_scan import fused_path_applies, lstm, lstm_order
 
 __all__ = ["LSTM"]
 
@@ -46,14 +47,24 @@ class LSTM(RecurrentCell):
     def _split(self, state: Tensor) -> tuple[Tensor, Tensor]:
         return state[..., : self.units].contiguous(), state[..., self.units:].contiguous()
 
-    def forward(self, x: Tensor, h0: Tensor | None = None) -> Tensor:
+    def forward(self, x: Tensor, h0: Tensor | None = None, *, fused: bool = True) -> Tensor:
         """States [h_t, c_t] for t = 1..T, shape (batch, T, 2H); h0 (batch, 2H) defaults to zeros.
+
+        ``torch.nn.LSTM`` returns every h_t but only the last c_t. With ``fused`` (default) the sequence
+        runs through :func:`cells.gated_scan.lstm` (torch's LSTM step, every c_t kept, a hand-written
+        backward); ``fused=False`` (and any ``torch.func`` transform) steps ``torch.nn.LSTM`` one step at a
+        time. Both compute the same states and gradients (the tests compare them).
 
         Raises:
             ValueError: see :meth:`cells.base.RecurrentCell.forward`.
         """
         state = self.initial_state(x, h0)
         h, c = self._split(state)
+        if fused and fused_path_applies():
+            p, order = self.lstm, lstm_order(self.units, x.device)
+            g = torch.nn.functional.linear(x.transpose(0, 1), p.weight_ih_l0[order], (p.bias_ih_l0 + p.bias_hh_l0)[order])
+            hs, cs = lstm(g, h, c, p.weight_hh_l0[order])
+            return torch.cat([hs, cs], dim=-1).transpose(0, 1).contiguous()
         hs, cs = [], []
         # torch.nn.LSTM returns only the last c; stepping keeps every c_t for the probes
         for x_t in x.unbind(1):  # unbind: slicing costs O(T) per step in backward (cells/base.py)

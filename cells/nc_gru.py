@@ -15,6 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.gated_scan import fused_path_applies, gated_recurrence
 from rnnaudit.cells.orthogonal import orthogonality_defect
 from rnnaudit.cells.scornn import ScoRNNCayley, check_skew, modrelu, skew_gradient
 
@@ -202,14 +203,30 @@ class _GatedRecurrence(RecurrentCell):
         g = self.gates(x_t, h)
         return (1 - g["u"]) * h + g["u"] * g["c"]
 
-    def forward(self, x: Tensor, h0: Tensor | None = None) -> Tensor:
+    def _scan_biases(self) -> tuple[Tensor | None, Tensor | None]:
+        """(bias added to the candidate's input part, modReLU bias) for :func:`cells.gated_scan.gated_recurrence`."""
+        raise NotImplementedError
+
+    def forward(self, x: Tensor, h0: Tensor | None = None, *, fused: bool = True) -> Tensor:
         """Hidden states (batch, T, h) for x (batch, T, n); inputs projected and U formed once.
+
+        With ``fused`` (default) the whole sequence runs through :func:`cells.gated_scan.gated_recurrence`
+        (one GEMM per step for both gates, a hand-written backward); ``fused=False`` (and any ``torch.func``
+        transform) runs the step loop. Both compute the same states and gradients (tests compare them).
 
         Raises:
             ValueError: see :meth:`cells.base.RecurrentCell.forward`.
         """
         h = self.initial_state(x, h0)
-        wx, U = self._input_part(x), self.recurrent_matrices()
+        U = self.recurrent_matrices()
+        if fused and fused_path_applies():
+            xt = x.transpose(0, 1)  # time-major (T, batch, n)
+            g = torch.nn.functional.linear(xt, torch.cat([self.W_r, self.W_u]), torch.cat([self.b_r, self.b_u]))
+            into_a, modrelu_b = self._scan_biases()
+            a = torch.nn.functional.linear(xt, self.W_c, into_a)
+            H = gated_recurrence(g, a, h, torch.cat([U["U_r"], U["U_u"]]), U["U_c"], modrelu_b)
+            return H.transpose(0, 1).contiguous()
+        wx = self._input_part(x)
         states = []
         # unbind: slicing costs O(T) per step in backward (cells/base.py)
         for wx_t in zip(*(w.unbind(1) for w in wx)):
@@ -243,6 +260,9 @@ class GRU(_GatedRecurrence):
 
     def _candidate(self, z: Tensor) -> Tensor:
         return torch.tanh(z + self.b_c)
+
+    def _scan_biases(self) -> tuple[Tensor | None, Tensor | None]:
+        return self.b_c, None
 
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
@@ -305,6 +325,9 @@ class NCGRU(_GatedRecurrence):
 
     def _candidate(self, z: Tensor) -> Tensor:
         return modrelu(z, self.b)
+
+    def _scan_biases(self) -> tuple[Tensor | None, Tensor | None]:
+        return None, self.b
 
     def reset_inverse(self) -> None:
         """Recompute every Ã exactly (e.g. after loading or editing A)."""
