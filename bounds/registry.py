@@ -11,9 +11,10 @@ import torch
 
 from rnnaudit.bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
 from rnnaudit.bounds.cases import case_from_state
-from rnnaudit.bounds.core import Claim
+from rnnaudit.bounds.core import Claim, Statement
 
-__all__ = ["PAPERS", "CLAIMS_BY_PAPER", "all_claims", "claim_by_id", "load_counterexample"]
+__all__ = ["PAPERS", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "all_claims", "claim_by_id", "coverage",
+           "load_counterexample"]
 
 #: The five specification papers (file stems in shared/papers/).
 PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
@@ -25,6 +26,23 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "srnn": srnn.CLAIMS,
     "enrnn": enrnn.CLAIMS,
 }
+
+
+#: Each paper's statement index (:class:`~rnnaudit.bounds.core.Statement` entries, paper order).
+COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
+    "sgornn": sgornn.COVERAGE,
+    "spectral_rnn": spectral_rnn.COVERAGE,
+    "nc_gru": nc_gru.COVERAGE,
+    "srnn": srnn.COVERAGE,
+    "enrnn": enrnn.COVERAGE,
+}
+
+
+def coverage(papers=None) -> list[dict]:
+    """The statement index of ``papers`` (default: all) as results.json's ``coverage`` list: one
+    ``{"paper", "label", "status", "claims", "reason"}`` per labelled statement, in paper order."""
+    return [{"paper": p, "label": s.label, "status": s.status, "claims": list(s.claims), "reason": s.reason}
+            for p in (PAPERS if papers is None else papers) for s in COVERAGE_BY_PAPER[p]]
 
 
 def all_claims() -> list[Claim]:

@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 from rnnaudit.atomic import write_json_atomic, write_text_atomic
-from rnnaudit.bounds.core import ClaimResult
+from rnnaudit.bounds.results import ClaimResult
 
 __all__ = ["version", "results_document", "write_results", "render_markdown", "render_html", "render_audit_markdown",
            "render_audit_html"]
@@ -26,13 +26,16 @@ def version() -> str:
 
 
 def results_document(results: list[ClaimResult], *, device: str, dtype: str, seed: int, profile: str,
-                     figures: list[tuple[str, Path]], out_dir: Path, skipped_papers: list[str]) -> dict:
-    """The results.json object: run metadata plus one entry per claim (:meth:`ClaimResult.to_json`)."""
+                     figures: list[tuple[str, Path]], out_dir: Path, skipped_papers: list[str],
+                     coverage: list[dict] | None = None) -> dict:
+    """The results.json object: run metadata, one entry per claim (:meth:`ClaimResult.to_json`) and
+    the statement index of the papers checked (``coverage``)."""
     claims = []
     for r in results:
         entry = r.to_json()
-        if entry["counterexample"]:
-            entry["counterexample"] = os.path.relpath(entry["counterexample"], out_dir)
+        for key in ("counterexample", "worst_counterexample"):
+            if entry.get(key):
+                entry[key] = os.path.relpath(entry[key], out_dir)
         claims.append(entry)
     return {
         "rnnaudit_version": version(),
@@ -41,6 +44,7 @@ def results_document(results: list[ClaimResult], *, device: str, dtype: str, see
         "papers_without_claims": skipped_papers,
         "figures": [{"caption": c, "path": os.path.relpath(p, out_dir)} for c, p in figures],
         "claims": claims,
+        "coverage": coverage or [],
     }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import torch
 
-from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim
+from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim, coverage
 
 __all__ = ["CheckRun", "check"]
 
@@ -115,6 +115,6 @@ def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, p
         if paper in PAPER_FIGURES:
             figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name)
     doc = results_document(results, device=device, dtype="float64", seed=seed, profile=profile.name,
-                           figures=figures, out_dir=out, skipped_papers=skipped)
+                           figures=figures, out_dir=out, skipped_papers=skipped, coverage=coverage(papers))
     write_results(doc, out)
     return doc

@@ -18,23 +18,25 @@ Shared cases (:class:`~rnnaudit.bounds.enrnn.cases.ENRNNCase`, random ENRNN cell
 that W is block upper triangular): ``cases``.
 """
 
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.enrnn.coupling import coupling
 from rnnaudit.bounds.enrnn.eq5 import eq5, eq5_corrected
 from rnnaudit.bounds.enrnn.proposition3_2 import proposition3_2, proposition3_2_corrected
 from rnnaudit.bounds.enrnn.theorem3_1 import theorem3_1
 from rnnaudit.bounds.enrnn.transient import transient
 
-__all__ = ["CLAIMS", "STATEMENTS", "transient", "coupling", "theorem3_1", "proposition3_2", "proposition3_2_corrected",
+__all__ = ["CLAIMS", "COVERAGE", "transient", "coupling", "theorem3_1", "proposition3_2", "proposition3_2_corrected",
            "eq5", "eq5_corrected"]
 
 #: The claims in the order the paper states them.
 CLAIMS = (transient, coupling, theorem3_1, proposition3_2, proposition3_2_corrected, eq5, eq5_corrected)
 
-#: The paper's own label → the ids that check it.
-STATEMENTS = {
-    "Sec. 2": ("enrnn.transient",),
-    "eq. (2)": ("enrnn.coupling",),
-    "Theorem 3.1": ("enrnn.theorem3.1",),
-    "Proposition 3.2": ("enrnn.proposition3.2", "enrnn.proposition3.2.corrected"),
-    "eq. (5)": ("enrnn.eq5", "enrnn.eq5.corrected"),
-}
+#: The paper's statement index, in paper order: each labelled statement and the claims that check it
+#: (or why none can).
+COVERAGE = (
+    Statement('Sec. 2', ('enrnn.transient',)),
+    Statement('eq. (2)', ('enrnn.coupling',)),
+    Statement('Theorem 3.1', ('enrnn.theorem3.1',)),
+    Statement('Proposition 3.2', ('enrnn.proposition3.2', 'enrnn.proposition3.2.corrected')),
+    Statement('eq. (5)', ('enrnn.eq5', 'enrnn.eq5.corrected')),
+)

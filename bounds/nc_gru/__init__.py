@@ -20,6 +20,7 @@ claim id                          where in nc_gru.md                            
 Shared GRU cases, samplers and assumptions of the gate claims (Theorem 1, Corollaries 1–3): ``cases``.
 """
 
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.nc_gru.corollary1 import corollary1, corollary1_corrected
 from rnnaudit.bounds.nc_gru.corollary2 import corollary2, corollary2_corrected
 from rnnaudit.bounds.nc_gru.corollary3 import corollary3, corollary3_corrected
@@ -27,21 +28,22 @@ from rnnaudit.bounds.nc_gru.eq5 import eq5
 from rnnaudit.bounds.nc_gru.eq18 import eq18, eq18_corrected
 from rnnaudit.bounds.nc_gru.theorem1 import theorem1, theorem1_corrected
 
-__all__ = ["CLAIMS", "STATEMENTS", "eq5", "theorem1", "theorem1_corrected", "corollary1", "corollary1_corrected",
+__all__ = ["CLAIMS", "COVERAGE", "eq5", "theorem1", "theorem1_corrected", "corollary1", "corollary1_corrected",
            "corollary2", "corollary2_corrected", "eq18", "eq18_corrected", "corollary3", "corollary3_corrected"]
 
 #: The claims in the order the paper states them.
 CLAIMS = (eq5, theorem1, theorem1_corrected, corollary1, corollary1_corrected, corollary2, corollary2_corrected,
           eq18, eq18_corrected, corollary3, corollary3_corrected)
 
-#: The paper's own label → the ids that check it.
-STATEMENTS = {
-    "eq. (5)": ("nc_gru.eq5",),
-    "eq. (6)": ("nc_gru.eq5",),
-    "Theorem 1": ("nc_gru.theorem1", "nc_gru.theorem1.corrected"),
-    "Corollary 1": ("nc_gru.corollary1", "nc_gru.corollary1.corrected"),
-    "Corollary 2": ("nc_gru.corollary2", "nc_gru.corollary2.corrected"),
-    "eq. (18)": ("nc_gru.eq18", "nc_gru.eq18.corrected"),
-    "Algorithm 1": ("nc_gru.eq18.corrected",),
-    "Corollary 3": ("nc_gru.corollary3", "nc_gru.corollary3.corrected"),
-}
+#: The paper's statement index, in paper order: each labelled statement and the claims that check it
+#: (or why none can).
+COVERAGE = (
+    Statement('eq. (5)', ('nc_gru.eq5',)),
+    Statement('eq. (6)', ('nc_gru.eq5',)),
+    Statement('Theorem 1', ('nc_gru.theorem1', 'nc_gru.theorem1.corrected')),
+    Statement('Corollary 1', ('nc_gru.corollary1', 'nc_gru.corollary1.corrected')),
+    Statement('Corollary 2', ('nc_gru.corollary2', 'nc_gru.corollary2.corrected')),
+    Statement('eq. (18)', ('nc_gru.eq18', 'nc_gru.eq18.corrected')),
+    Statement('Algorithm 1', ('nc_gru.eq18.corrected',)),
+    Statement('Corollary 3', ('nc_gru.corollary3', 'nc_gru.corollary3.corrected')),
+)

@@ -32,6 +32,7 @@ Shared: ``cases`` (case classes, samplers, Assumption 1, eq. 17's states), ``ref
 (the dispatch-level flop counter behind Table 1).
 """
 
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.spectral_rnn.eq7 import eq7
 from rnnaudit.bounds.spectral_rnn.eq13 import eq13, eq13_corrected
 from rnnaudit.bounds.spectral_rnn.eq24 import eq24
@@ -44,36 +45,37 @@ from rnnaudit.bounds.spectral_rnn.theorem3 import theorem3
 from rnnaudit.bounds.spectral_rnn.theorem4 import theorem4
 from rnnaudit.bounds.spectral_rnn.theorem5 import theorem5
 
-__all__ = ["CLAIMS", "STATEMENTS", "theorem1", "theorem2", "theorem3", "eq7", "param_count", "param_count_corrected",
+__all__ = ["CLAIMS", "COVERAGE", "theorem1", "theorem2", "theorem3", "eq7", "param_count", "param_count_corrected",
            "eq13", "eq13_corrected", "table1", "table1_corrected", "theorem4", "theorem5", "lemma3", "eq24"]
 
 #: The claims in the order the paper states them.
 CLAIMS = (theorem1, theorem2, theorem3, eq7, param_count, param_count_corrected, eq13, eq13_corrected, table1,
           table1_corrected, theorem4, theorem5, lemma3, eq24)
 
-#: The paper's own label → the ids that check it.
-STATEMENTS = {
-    "Theorem 1": ("spectral_rnn.theorem1",),
-    "Proposition 1": ("spectral_rnn.theorem1",),
-    "Theorem 2": ("spectral_rnn.theorem2",),
-    "Theorem 3": ("spectral_rnn.theorem3",),
-    "eq. (18)": ("spectral_rnn.theorem3",),
-    "eq. (20)": ("spectral_rnn.theorem3",),
-    "eq. (6)": ("spectral_rnn.eq7",),
-    "eq. (7)": ("spectral_rnn.eq7",),
-    "Table 2": ("spectral_rnn.param_count", "spectral_rnn.param_count.corrected"),
-    "Table 4": ("spectral_rnn.param_count", "spectral_rnn.param_count.corrected"),
-    "eq. (12)": ("spectral_rnn.eq13", "spectral_rnn.eq13.corrected"),
-    "eq. (13)": ("spectral_rnn.eq13", "spectral_rnn.eq13.corrected"),
-    "Algorithm 1": ("spectral_rnn.eq13", "spectral_rnn.eq13.corrected"),
-    "Algorithm 3": ("spectral_rnn.eq13", "spectral_rnn.eq13.corrected"),
-    "Table 1": ("spectral_rnn.table1", "spectral_rnn.table1.corrected"),
-    "Theorem 4": ("spectral_rnn.theorem4",),
-    "Lemma 1": ("spectral_rnn.theorem4",),
-    "Theorem 5": ("spectral_rnn.theorem5",),
-    "Corollary 1": ("spectral_rnn.theorem5",),
-    "Lemma 3": ("spectral_rnn.lemma3",),
-    "eq. (22)": ("spectral_rnn.lemma3",),
-    "eq. (25)": ("spectral_rnn.lemma3",),
-    "eq. (24)": ("spectral_rnn.eq24",),
-}
+#: The paper's statement index, in paper order: each labelled statement and the claims that check it
+#: (or why none can).
+COVERAGE = (
+    Statement('Theorem 1', ('spectral_rnn.theorem1',)),
+    Statement('Proposition 1', ('spectral_rnn.theorem1',)),
+    Statement('Theorem 2', ('spectral_rnn.theorem2',)),
+    Statement('Theorem 3', ('spectral_rnn.theorem3',)),
+    Statement('eq. (18)', ('spectral_rnn.theorem3',)),
+    Statement('eq. (20)', ('spectral_rnn.theorem3',)),
+    Statement('eq. (6)', ('spectral_rnn.eq7',)),
+    Statement('eq. (7)', ('spectral_rnn.eq7',)),
+    Statement('Table 2', ('spectral_rnn.param_count', 'spectral_rnn.param_count.corrected')),
+    Statement('Table 4', ('spectral_rnn.param_count', 'spectral_rnn.param_count.corrected')),
+    Statement('eq. (12)', ('spectral_rnn.eq13', 'spectral_rnn.eq13.corrected')),
+    Statement('eq. (13)', ('spectral_rnn.eq13', 'spectral_rnn.eq13.corrected')),
+    Statement('Algorithm 1', ('spectral_rnn.eq13', 'spectral_rnn.eq13.corrected')),
+    Statement('Algorithm 3', ('spectral_rnn.eq13', 'spectral_rnn.eq13.corrected')),
+    Statement('Table 1', ('spectral_rnn.table1', 'spectral_rnn.table1.corrected')),
+    Statement('Theorem 4', ('spectral_rnn.theorem4',)),
+    Statement('Lemma 1', ('spectral_rnn.theorem4',)),
+    Statement('Theorem 5', ('spectral_rnn.theorem5',)),
+    Statement('Corollary 1', ('spectral_rnn.theorem5',)),
+    Statement('Lemma 3', ('spectral_rnn.lemma3',)),
+    Statement('eq. (22)', ('spectral_rnn.lemma3',)),
+    Statement('eq. (25)', ('spectral_rnn.lemma3',)),
+    Statement('eq. (24)', ('spectral_rnn.eq24',)),
+)

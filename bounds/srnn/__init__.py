@@ -18,6 +18,7 @@ claim id                         where in srnn.md                               
 Shared cases (the SRNN sequence of eq. 8–11) and the Jacobians they measure: ``cases``.
 """
 
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.srnn.eq4 import eq4
 from rnnaudit.bounds.srnn.eq9 import eq9, eq9_corrected
 from rnnaudit.bounds.srnn.eq10 import eq10, eq10_corrected
@@ -25,7 +26,7 @@ from rnnaudit.bounds.srnn.eq11 import eq11, eq11_corrected
 from rnnaudit.bounds.srnn.gamblers_ruin import gamblers_ruin, gamblers_ruin_corrected
 from rnnaudit.bounds.srnn.table1 import table1
 
-__all__ = ["CLAIMS", "STATEMENTS", "eq4", "eq9", "eq9_corrected", "eq10", "eq10_corrected", "eq11", "eq11_corrected",
+__all__ = ["CLAIMS", "COVERAGE", "eq4", "eq9", "eq9_corrected", "eq10", "eq10_corrected", "eq11", "eq11_corrected",
            "table1", "gamblers_ruin", "gamblers_ruin_corrected"]
 
 #: The claims in the order the paper states them (Table 1 is printed inside the Gambler's-ruin
@@ -33,13 +34,14 @@ __all__ = ["CLAIMS", "STATEMENTS", "eq4", "eq9", "eq9_corrected", "eq10", "eq10_
 CLAIMS = (eq4, eq9, eq9_corrected, eq10, eq10_corrected, eq11, eq11_corrected, table1, gamblers_ruin,
           gamblers_ruin_corrected)
 
-#: The paper's own label → the ids that check it.
-STATEMENTS = {
-    "eq. (4)": ("srnn.eq4",),
-    "eq. (8)": ("srnn.eq9", "srnn.eq9.corrected"),
-    "eq. (9)": ("srnn.eq9", "srnn.eq9.corrected"),
-    "eq. (10)": ("srnn.eq10", "srnn.eq10.corrected"),
-    "eq. (11)": ("srnn.eq11", "srnn.eq11.corrected"),
-    "Table 1": ("srnn.table1",),
-    "Sec. 3, Gambler's Ruin": ("srnn.gamblers_ruin", "srnn.gamblers_ruin.corrected"),
-}
+#: The paper's statement index, in paper order: each labelled statement and the claims that check it
+#: (or why none can).
+COVERAGE = (
+    Statement('eq. (4)', ('srnn.eq4',)),
+    Statement('eq. (8)', ('srnn.eq9', 'srnn.eq9.corrected')),
+    Statement('eq. (9)', ('srnn.eq9', 'srnn.eq9.corrected')),
+    Statement('eq. (10)', ('srnn.eq10', 'srnn.eq10.corrected')),
+    Statement('eq. (11)', ('srnn.eq11', 'srnn.eq11.corrected')),
+    Statement('Table 1', ('srnn.table1',)),
+    Statement("Sec. 3, Gambler's Ruin", ('srnn.gamblers_ruin', 'srnn.gamblers_ruin.corrected')),
+)

@@ -1,6 +1,6 @@
 """Every enrnn.md claim record names its source, statement, assumptions and what breaks."""
 
-from rnnaudit.bounds.enrnn import CLAIMS, STATEMENTS
+from rnnaudit.bounds.enrnn import CLAIMS
 
 
 def test_all_enrnn_claims_have_their_ids_and_sources():
@@ -10,8 +10,3 @@ def test_all_enrnn_claims_have_their_ids_and_sources():
     for c in CLAIMS:
         assert c.paper == "enrnn" and c.source.startswith("enrnn.md")
         assert c.statement and c.assumptions and c.explanation
-
-
-def test_statement_index_points_at_registered_claims():
-    ids = {c.id for c in CLAIMS}
-    assert {i for group in STATEMENTS.values() for i in group} <= ids

@@ -1,6 +1,6 @@
 """Every nc_gru.md claim record names its source, statement, assumptions and what breaks."""
 
-from rnnaudit.bounds.nc_gru import CLAIMS, STATEMENTS
+from rnnaudit.bounds.nc_gru import CLAIMS
 
 
 def test_all_nc_gru_claims_have_ids_sources_and_assumptions():
@@ -13,8 +13,3 @@ def test_all_nc_gru_claims_have_ids_sources_and_assumptions():
     for c in CLAIMS:
         assert c.paper == "nc_gru" and c.source.startswith("nc_gru.md")
         assert c.statement and c.assumptions and c.explanation
-
-
-def test_statement_index_points_at_registered_claims():
-    ids = {c.id for c in CLAIMS}
-    assert {i for group in STATEMENTS.values() for i in group} <= ids

@@ -1,6 +1,6 @@
 """Every srnn.md claim record names its source, statement, assumptions and what breaks, in paper order."""
 
-from rnnaudit.bounds.srnn import CLAIMS, STATEMENTS
+from rnnaudit.bounds.srnn import CLAIMS
 
 
 def test_all_srnn_claims_have_their_ids_and_sources():
@@ -10,8 +10,3 @@ def test_all_srnn_claims_have_their_ids_and_sources():
     for c in CLAIMS:
         assert c.paper == "srnn" and c.source.startswith("srnn.md")
         assert c.statement and c.assumptions and c.explanation
-
-
-def test_statement_index_points_at_registered_claims():
-    ids = {c.id for c in CLAIMS}
-    assert {i for group in STATEMENTS.values() for i in group} <= ids
