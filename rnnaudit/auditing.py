@@ -27,7 +27,9 @@ from rnnaudit.bounds.on_model import ClaimOnModel, ModelView, assess, tolerances
 from rnnaudit.bounds.sgornn.cases import gated_cases_from_model
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption
 from rnnaudit.cells import FastRNN
-from rnnaudit.training import TASK_SPECS, build_model, load_checkpoint, read_trajectory
+from rnnaudit.training import TASK_SPECS, read_trajectory
+from rnnaudit.training.runs import checkpoint_steps, load_trained_model
+from rnnaudit.untrusted import InputError
 
 __all__ = ["task_inputs", "model_view", "audit_model", "audit_checkpoint", "audit_run"]
 
@@ -84,28 +86,29 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
             + _model_constraints(view))
 
 
-def _audit(path, measure_bounds: bool) -> tuple[dict, ModelView]:
-    ckpt = load_checkpoint(path)
+def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: bool = False
+           ) -> tuple[dict, ModelView]:
+    ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
     config = ckpt["config"]
-    config.device = "cpu"
-    model = build_model(config)
-    model.load_state_dict(ckpt["model"])
     view = model_view(model, config)
     doc = {"step": int(ckpt["step"]), "config": asdict(config),
            "claims": audit_model(view, measure_bounds=measure_bounds)}
     return doc, view
 
 
-def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True) -> dict:
-    """The audit of one checkpoint (a file, or a run directory's latest).
+def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
+                     allow_large: bool = False) -> dict:
+    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``).
 
     Returns:
         {"step", "config", "claims": [per claim: id, applies, reason, assumptions, verdict, ...]}.
 
     Raises:
-        ValueError: not an rnnaudit checkpoint.
+        rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
+            its config (see :func:`rnnaudit.training.runs.load_trained_model`).
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
-    return _audit(path, measure_bounds)[0]
+    return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
 def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dtype: torch.dtype) -> dict:
@@ -133,7 +136,7 @@ def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dt
     return first
 
 
-def audit_run(run_dir: str | Path) -> dict:
+def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
     first fails (those that need the parameters at every checkpoint, those that read recorded
     scalars at every record).
@@ -147,11 +150,11 @@ def audit_run(run_dir: str | Path) -> dict:
         ValueError: not a run directory.
     """
     run_dir = Path(run_dir)
-    paths = sorted((run_dir / "checkpoints").glob("step_*.pt"))
-    if not paths:
-        raise ValueError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
-    audits = [audit_checkpoint(p, measure_bounds=False) for p in paths[:-1]]
-    latest, view = _audit(paths[-1], measure_bounds=True)
+    steps = checkpoint_steps(run_dir)
+    if not steps:
+        raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
+    audits = [audit_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large) for s in steps[:-1]]
+    latest, view = _audit(run_dir, True, step=steps[-1], allow_large=allow_large)
     audits.append({"step": latest["step"], "claims": latest["claims"]})
     first: dict[str, int | None] = {}
     for a in audits:

@@ -10,6 +10,7 @@ from rnnaudit.analysis import hidden_jacobian_norms
 from rnnaudit.cells import FastRNN, VPRNNRotations
 from rnnaudit.figures import plot_eigenvalues, plot_jacobian_heatmap
 from rnnaudit.figures.paper_figures import save_figure
+from tests.conftest import cli_status
 
 
 def test_heatmap_of_rho_identity_shows_rho_powers(tmp_path):
@@ -113,13 +114,10 @@ def test_heatmap_and_spectrum_commands_write_the_file(argv, tmp_path):
 
 
 def test_figure_commands_reject_bad_sources_and_suffixes(tmp_path, capsys):
-    from rnnaudit import cli
 
     for argv in (["heatmap", "nosuchcell", "--out", str(tmp_path / "a.png")],
                  ["spectrum", "sgornn", "--out", str(tmp_path / "a.txt")]):
-        with pytest.raises(SystemExit) as exc:
-            cli.main(argv)
-        assert exc.value.code == 2
+        assert cli_status(argv) == 2
     assert "nosuchcell" in capsys.readouterr().err
 
 
