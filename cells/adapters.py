@@ -104,7 +104,13 @@ class TorchRecurrent(RecurrentCell):
     ``"l1.W_hr"`` for the second layer of a stacked one.
 
     Args:
-        module: the torch module (kept, not copied: later changes to its weights are seen).
+        module: the torch module (kept, not copied: later changes to its weights are seen; its sizes
+            are read once, here).
+
+    Attributes:
+        module: the wrapped module. kind: ``"rnn"``, ``"gru"`` or ``"lstm"``. num_layers: L.
+        units: torch's ``hidden_size`` H. proj_size: P (0 without projection). input_size: n.
+        hidden_size: S, the packed state width the probes see (above).
 
     Raises:
         ValueError: a bidirectional module (its two directions are no single recurrence in t).
@@ -131,6 +137,7 @@ class TorchRecurrent(RecurrentCell):
         self.hidden_size = L * (self.h_size + self.units) if self.kind == "lstm" else L * self.units
         if self.kind == "rnn":
             self.activation = {"tanh": torch.tanh, "relu": torch.relu}[module.nonlinearity]
+        self._slices = self._state_layout()  # fixed by the sizes above; read by every step
 
     # ------------------------------------------------------------------ names and state layout
 
@@ -144,6 +151,9 @@ class TorchRecurrent(RecurrentCell):
         """Part name → slice of the packed state: ``"h"`` (and ``"c"`` for an LSTM) for one layer,
         ``"l0.h"``, ``"l1.h"``, …, then ``"l0.c"``, … for several. Use them as ``rows``/``cols`` of
         :func:`rnnaudit.analysis.hidden_jacobian_maps` (e.g. the h part of an LSTM)."""
+        return dict(self._slices)
+
+    def _state_layout(self) -> dict[str, slice]:
         parts = [("h", self.h_size)] + ([("c", self.units)] if self.kind == "lstm" else [])
         out, start = {}, 0
         for name, width in parts:
@@ -206,7 +216,7 @@ class TorchRecurrent(RecurrentCell):
                              "which the step does not model; call module.eval() before probing")
 
     def _step(self, weights: list[dict], x_t: Tensor, state: Tensor) -> Tensor:
-        sl = self.state_slices()
+        sl = self._slices
         new_h, new_c = [], []
         inp = x_t
         for layer, w in enumerate(weights):
@@ -231,7 +241,8 @@ class TorchRecurrent(RecurrentCell):
                 new_c.append(c)
             new_h.append(h)
             inp = h
-        return torch.cat(new_h + new_c, dim=-1)
+        parts = new_h + new_c
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=-1)
 
     # ------------------------------------------------------------------ RecurrentCell interface
 
