@@ -4,20 +4,22 @@ The Lyapunov exponents λ_1 ≥ … ≥ λ_S of the map h_t = f(x_t, h_{t−1}) 
 of k-dimensional volumes under the products J_t ⋯ J_1 of the per-step Jacobians J_t = ∂h_t/∂h_{t−1}:
 the standard dynamical-systems view of exploding and vanishing gradients (λ_1 > 0: ‖∂h_t/∂h_s‖ grows
 like e^{λ_1 (t − s)}; λ_1 < 0: it decays), see R. Engelken, F. Wolf & L. F. Abbott, "Lyapunov spectra of
-chaotic recurrent neural networks", Phys. Rev. Research 5, 043044 (2023), and R. Vogt, M. Puelma
-Touzel, E. Shlizerman & G. Lajoie, "On Lyapunov exponents for RNNs: understanding information
-propagation using dynamical systems tools", Front. Appl. Math. Stat. 8 (2022).
+chaotic recurrent neural networks", Phys. Rev. Research (2023), arXiv:2006.02427, and R. Vogt,
+M. Puelma Touzel, E. Shlizerman & G. Lajoie, "On Lyapunov exponents for RNNs: understanding
+information propagation using dynamical systems tools", Front. Appl. Math. Stat. (2022),
+arXiv:2006.14123.
 
-Method (Benettin et al. 1980; Engelken et al. 2023, Algorithm 1): start from an orthonormal Q_0
-(S × k, seeded Haar-random, so no direction is excluded by construction), and at every step factor
+Method (Benettin, Galgani, Giorgilli & Strelcyn 1980, as both papers use it): start from an
+orthonormal Q_0 (S × k, seeded Haar-random, so that no direction is excluded by construction), and at
+every step factor
 J_t Q_{t−1} = Q_t R_t (Householder QR). Then Σ_t log|diag R_t| is the log-growth of the nested volumes
 spanned by the first 1, 2, …, k columns, and
 
     λ_i ≈ (1/N) Σ_{t = w+1}^{w+N} log|R_t[i, i]|        (nats per step, N = T − w counted steps)
 
 after ``warmup`` = w steps whose factors are discarded (they align Q with the Oseledets directions).
-Exactly: Σ_{t ≤ τ} log|R_t[1, 1]| = log‖J_τ ⋯ J_1 q_1‖ for the first column q_1 of Q_0, so λ_1 is the
-growth rate of one tracked vector, never faster than ‖J_τ ⋯ J_1‖₂.
+Exactly: Σ_{w < t ≤ τ} log|R_t[1, 1]| = log‖J_τ ⋯ J_{w+1} q‖ for the first column q of Q_w, so λ_1 is
+the growth rate of one tracked vector, never faster than ‖J_τ ⋯ J_{w+1}‖₂.
 
 The Jacobians are those of :mod:`analysis.jacobian` (forward mode on the cell's step), computed for
 ``chunk`` steps at a time; the QR recursion runs in float64 (``dtype``) whatever the cell's dtype.

@@ -39,13 +39,15 @@ except ImportError:  # run from another directory
     from benchmarks.bench_jacobian import machine  # noqa: E402
 
 
-def _best(fn, repeat: int) -> float:
-    times = []
+def _best(fn, repeat: int) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of this process, all threads), each the best of ``repeat`` runs."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return min(wall), min(cpu)
 
 
 @torch.no_grad()
@@ -84,11 +86,12 @@ def bench(hidden: int, T: int, rounds: int, seed: int, independent: bool = False
         order = ("ours", "wrapped") if r % 2 == 0 else ("wrapped", "ours")
         row = {"round": r + 1, "order": order}
         for name in order:
-            row[f"{name}_steps_s"] = _best(lambda: step_jacobians(cells[name], x), max(5, repeat))
-            row[f"{name}_maps_s"] = _best(lambda: stats.__setitem__(name, hidden_jacobian_maps(cells[name], x).stats),
-                                          repeat)
-        row["ratio_steps"] = row["wrapped_steps_s"] / row["ours_steps_s"]
-        row["ratio_maps"] = row["wrapped_maps_s"] / row["ours_maps_s"]
+            row[f"{name}_steps_s"], row[f"{name}_steps_cpu"] = _best(lambda: step_jacobians(cells[name], x),
+                                                                     max(5, repeat))
+            row[f"{name}_maps_s"], row[f"{name}_maps_cpu"] = _best(
+                lambda: stats.__setitem__(name, hidden_jacobian_maps(cells[name], x).stats), repeat)
+        for key in ("steps_s", "steps_cpu", "maps_s", "maps_cpu"):
+            row[f"ratio_{key}"] = row[f"wrapped_{key}"] / row[f"ours_{key}"]
         row["stats"] = dict(stats)
         rows.append(row)
     return rows, max_diff
@@ -109,12 +112,14 @@ def main(argv=None) -> None:
           + (" (independent draws)" if args.independent else " (same dynamics)"))
     for r in rows:
         print(f"round {r['round']} ({' then '.join(r['order'])}): h={args.hidden} T={args.T} float64 CPU | "
-              f"Jacobian map: ours {r['ours_maps_s']:6.2f} s, wrapped nn.GRU {r['wrapped_maps_s']:6.2f} s, "
-              f"ratio {r['ratio_maps']:.2f} | per-step J_t: ours {r['ours_steps_s']:.3f} s, "
-              f"wrapped {r['wrapped_steps_s']:.3f} s, ratio {r['ratio_steps']:.2f}")
+              f"Jacobian map: ours {r['ours_maps_s']:6.2f} s ({r['ours_maps_cpu']:6.2f} s CPU), wrapped nn.GRU "
+              f"{r['wrapped_maps_s']:6.2f} s ({r['wrapped_maps_cpu']:6.2f} s CPU), ratio {r['ratio_maps_s']:.2f} "
+              f"(CPU {r['ratio_maps_cpu']:.2f}) | per-step J_t: ours {r['ours_steps_s']:.3f} s, wrapped "
+              f"{r['wrapped_steps_s']:.3f} s, ratio {r['ratio_steps_s']:.2f} (CPU {r['ratio_steps_cpu']:.2f})")
         print(f"         spectral paths: ours {r['stats']['ours']}, wrapped {r['stats']['wrapped']}")
-    print(f"median ratio wrapped/ours: Jacobian map {statistics.median(r['ratio_maps'] for r in rows):.2f}, "
-          f"per-step Jacobians {statistics.median(r['ratio_steps'] for r in rows):.2f}")
+    med = {k: statistics.median(r[f"ratio_{k}"] for r in rows) for k in ("maps_s", "maps_cpu", "steps_s", "steps_cpu")}
+    print(f"median ratio wrapped/ours: Jacobian map {med['maps_s']:.2f} wall, {med['maps_cpu']:.2f} CPU; "
+          f"per-step Jacobians {med['steps_s']:.2f} wall, {med['steps_cpu']:.2f} CPU")
     print("machine after:", machine())
 
 

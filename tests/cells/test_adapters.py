@@ -177,6 +177,26 @@ def test_jacobian_map_of_wrapped_torch_cells_matches_autograd(name):
     _check_against_module(module, wrap(module), _x(1, 6, 3))
 
 
+@pytest.mark.parametrize("name", ["lstm_2layers_bf", "gru"])
+def test_input_jacobian_map_of_wrapped_module_matches_autograd_through_the_module(name):
+    """‖∂h_τ/∂x_t‖ (h_τ the packed state, for an LSTM the (h, c) of both layers) against autograd
+    through the module's own forward over x_t..x_τ from the state h_{t−1}."""
+    module = _module(MODULES[name])
+    cell = wrap(module)
+    x = _x(1, 7, 3)
+    maps = input_jacobian_maps(cell, x, norms=("spectral", "frobenius"))
+    states = torch.cat([cell.initial_state(x, None), cell(x)[0]]).detach()
+    for t in range(1, 8):
+        for tau in range(t, 8):
+            def h_tau_of(x_t):
+                xs = torch.cat([x_t[None, None], x[:, t:tau]], dim=1)  # x_t, x_{t+1}, ..., x_τ
+                _, final = _run_module(module, xs, cell.unpack_state(states[t - 1][None]))
+                return cell.pack_state(final)[0]
+            sv = torch.linalg.svdvals(torch.autograd.functional.jacobian(h_tau_of, x[0, t - 1].clone()))
+            assert float(maps.spectral[tau, t]) == pytest.approx(float(sv[0]), rel=JACOBIAN_RTOL), (tau, t)
+            assert float(maps.frobenius[tau, t]) == pytest.approx(float(sv.square().sum().sqrt()), rel=JACOBIAN_RTOL)
+
+
 def test_probes_accept_a_bare_torch_module():
     """The probes wrap a torch.nn RNN themselves (the first thing a new user tries)."""
     module = _module(MODULES["gru"])
