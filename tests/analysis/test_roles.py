@@ -34,20 +34,20 @@ def test_every_cell_names_its_recurrent_matrices_by_role(name):
 
 def test_probes_of_a_wrapped_gru_are_those_of_each_block():
     torch.manual_seed(0)
-    gru = nn.GRU(2, 6, num_layers=2, dtype=F64)
-    probes = recurrent_matrix_probes(gru, K=20, grid=12)
+    gru = nn.GRU(2, 4, num_layers=2, dtype=F64)
+    probes = recurrent_matrix_probes(gru, K=20, grid=8)
     blocks = wrap(gru).recurrent_matrices()
     assert list(probes) == list(blocks) == [f"l{k}.W_h{g}" for k in range(2) for g in "rzn"]
     for role, p in probes.items():
         A = blocks[role].detach()
         sv = torch.linalg.svdvals(A)
-        assert isinstance(p, RecurrentMatrixProbes) and p.shape == (6, 6)
+        assert isinstance(p, RecurrentMatrixProbes) and p.shape == (4, 4)
         assert (p.sigma_min, p.sigma_max) == (float(sv[-1]), float(sv[0]))
         assert torch.equal(p.summary.eigenvalues, eigenvalues(A))
         assert p.summary.spectral_radius == spectral_summary(A).spectral_radius
         assert float(p.transient.curve[1]) == pytest.approx(float(sv[0]), rel=1e-14)
         assert p.transient.curve.shape == (21,)
-        assert p.kreiss.value >= 1 and p.pseudospectrum.sigma.shape == (12, 12)
+        assert p.kreiss.value >= 1 and p.pseudospectrum.sigma.shape == (8, 8)
     json.dumps({r: p.to_dict() for r, p in probes.items()})
 
 
