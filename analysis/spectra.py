@@ -25,6 +25,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells.adapters import SUPPORTED_MODULES, wrap
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["as_square_matrix", "eigenvalues", "spectral_radius", "singular_values", "condition_number",
@@ -37,7 +38,9 @@ def as_square_matrix(A, name: str = "A") -> Tensor:
 
     Args:
         A: (n, n) tensor, NumPy array or nested list, real or complex, n ≥ 1; or a
-            :class:`cells.base.RecurrentCell`, whose ``recurrent_matrix()`` is used (detached).
+            :class:`cells.base.RecurrentCell` or a torch.nn RNN/GRU/LSTM (or ``*Cell``), whose
+            ``recurrent_matrix()`` is used (detached; a module with several recurrent matrices raises,
+            naming them: see :func:`analysis.roles.recurrent_matrix_probes`).
         name: argument name used in error messages.
 
     Returns:
@@ -45,8 +48,10 @@ def as_square_matrix(A, name: str = "A") -> Tensor:
         become float64 (complex128 if complex); integer/boolean entries become float64.
 
     Raises:
-        ValueError: not 2-D, not square, empty, or holding NaN/Inf.
+        ValueError: not 2-D, not square, empty, or holding NaN/Inf; a cell without a single recurrent matrix.
     """
+    if isinstance(A, SUPPORTED_MODULES):
+        A = wrap(A)
     if isinstance(A, RecurrentCell):
         A = A.recurrent_matrix().detach()
     if not isinstance(A, Tensor):

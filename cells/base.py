@@ -43,6 +43,8 @@ class RecurrentCell(nn.Module):
 
     input_size: int
     hidden_size: int
+    #: the role of :meth:`recurrent_matrix` in the cell's paper (its key in :meth:`recurrent_matrices`)
+    recurrent_role: str = "W"
 
     def _dtype(self) -> torch.dtype:
         return next(self.parameters()).dtype
@@ -118,6 +120,12 @@ class RecurrentCell(nn.Module):
     def recurrent_matrix(self) -> Tensor:
         """The dense recurrent matrix (h, h)."""
         raise NotImplementedError
+
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """Every recurrent matrix by its role: ``{recurrent_role: recurrent_matrix()}`` unless a cell
+        has several (the gated cells, wrapped torch modules), for the spectral probes by role
+        (:func:`rnnaudit.analysis.recurrent_matrix_probes`)."""
+        return {self.recurrent_role: self.recurrent_matrix()}
 
     def parameters_by_role(self) -> dict[str, Tensor]:
         """Trainable tensors keyed by their role in the paper's notation."""

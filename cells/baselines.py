@@ -81,6 +81,10 @@ class LSTM(RecurrentCell):
         """The four recurrent matrices (input, forget, cell, output gates), shape (4, H, H)."""
         return self.lstm.weight_hh_l0.reshape(4, self.units, self.units)
 
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"W_hi", "W_hf", "W_hg", "W_ho"}: the (H, H) blocks of torch's weight_hh_l0 (gate order i, f, g, o)."""
+        return dict(zip(("W_hi", "W_hf", "W_hg", "W_ho"), self.lstm.weight_hh_l0.chunk(4, 0)))
+
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
         return {"input_size": self.input_size, "units": self.units,

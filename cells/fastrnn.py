@@ -59,6 +59,8 @@ class FastRNN(RecurrentCell):
     for n = 2, h = 128).
     """
 
+    recurrent_role = "U"
+
     def __init__(self, input_size: int, hidden_size: int, *, activation: str = "relu", beta_mode: str = "free",
                  alpha_init: float = -3.0, beta_init: float = 3.0, bias: bool = True,
                  generator: torch.Generator | None = None, dtype: torch.dtype | None = None,

@@ -19,6 +19,8 @@ __all__ = ["SGORNN", "VPRNN"]
 class _OrthogonalRecurrence(RecurrentCell):
     """Shared parts of SGORNN and VPRNN: W, b and an orthogonal map φ."""
 
+    recurrent_role = "U"  # U = φ(Θ), sgornn.md eq. 1
+
     def __init__(self, input_size, hidden_size, *, phi, k, activation, bias, generator, dtype, device):
         super().__init__()
         if input_size < 1:

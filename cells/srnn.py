@@ -155,6 +155,8 @@ class SRNN(RecurrentCell):
         ValueError: sizes < 1, non-positive hidden widths, unknown activation.
     """
 
+    recurrent_role = "W_p"  # eq. 4
+
     def __init__(self, input_size: int, hidden_size: int, *, fr_hidden: tuple[int, ...] = (8,), gating: bool = True,
                  activation: str = "relu", output_size: int | None = None, generator: torch.Generator | None = None,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None):
