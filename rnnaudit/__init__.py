@@ -30,7 +30,7 @@ import os
 # choice. It cannot reach a torch that was imported before rnnaudit.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit_checkpoint",
+__all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit", "audit_checkpoint",
            "audit_run", "hidden_jacobian_maps", "input_jacobian_maps", "pseudospectrum", "spectral_summary",
            "transient_growth", "kreiss_constant", "lyapunov_spectrum", "recurrent_matrix_probes", "wrap", "cells",
            "analysis", "bounds", "figures", "training", "tasks"]
@@ -41,7 +41,7 @@ _LAZY = {
     "check": "rnnaudit.checking",
     "check_claim": "rnnaudit.bounds", "claim_by_id": "rnnaudit.bounds", "all_claims": "rnnaudit.bounds",
     "PROFILES": "rnnaudit.bounds",
-    "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
+    "audit": "rnnaudit.auditing", "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
     "hidden_jacobian_maps": "rnnaudit.analysis", "input_jacobian_maps": "rnnaudit.analysis",
     "pseudospectrum": "rnnaudit.analysis", "spectral_summary": "rnnaudit.analysis",
     "transient_growth": "rnnaudit.analysis", "kreiss_constant": "rnnaudit.analysis",

@@ -31,7 +31,7 @@ from rnnaudit.training import TASK_SPECS, read_trajectory
 from rnnaudit.training.runs import checkpoint_steps, load_trained_model
 from rnnaudit.untrusted import InputError
 
-__all__ = ["task_inputs", "model_view", "audit_model", "audit_checkpoint", "audit_run"]
+__all__ = ["task_inputs", "model_view", "audit_model", "audit_checkpoint", "audit_run", "audit"]
 
 
 def task_inputs(config, n_sequences: int, seed: int = 0, T: int | None = None) -> Tensor:
@@ -84,6 +84,46 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     docstring); one dict per claim (:meth:`rnnaudit.bounds.on_model.ClaimOnModel.to_json`)."""
     return ([assess(c, view, measure_bound=measure_bounds).to_json() for c in all_claims()]
             + _model_constraints(view))
+
+
+def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None = None,
+          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True) -> dict:
+    """``rnnaudit.audit(model, inputs)``: every claim of the five papers put to any recurrent model.
+
+    Args:
+        model: one of ours, a ``torch.nn.RNN``/``GRU``/``LSTM``/``*Cell`` (parametrized or geotorch
+            weights included), or anything :func:`rnnaudit.wrap` accepts; probed on a float64 copy.
+        inputs: sequences to measure the bounds on, (T, n) or (m, T, n).
+        readout: the linear readout weight (k, h), when the model has one (a single row is the
+            single-neuron output of the gradient and capacity theorems).
+        T: the sequence length the model is meant for (default: the inputs').
+        trained_dtype: the dtype the parameters were trained in (default: the model's own), which
+            sets the slack of the assumption predicates (float32 training: :data:`rnnaudit.bounds.FLOAT32_TRAINED`).
+        measure_bounds: also measure every applicable bound on the inputs.
+
+    Returns:
+        {"model": {"type", "hidden_size", "input_size", "trained_dtype"}, "claims": [per claim: id,
+        applies, reason, reading, assumptions (name, holds, detail), verdict, worst_ratio]}.
+
+    Raises:
+        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape.
+    """
+    import copy
+
+    from rnnaudit.cells.adapters import wrap
+
+    trained = trained_dtype or next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64) \
+        if isinstance(model, torch.nn.Module) else (trained_dtype or torch.float64)
+    probe = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
+    cell = wrap(probe)
+    if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != cell.input_size:
+        shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
+        raise ValueError(f"inputs must be (T, {cell.input_size}) or (m, T, {cell.input_size}), got {shape}")
+    x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
+    view = ModelView(cell, x, None if readout is None else readout.detach().double(), T or x.shape[1], trained)
+    summary = {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
+               "trained_dtype": str(trained).replace("torch.", "")}
+    return {"model": summary, "claims": audit_model(view, measure_bounds=measure_bounds)}
 
 
 def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: bool = False

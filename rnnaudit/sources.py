@@ -5,6 +5,7 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from rnnaudit.training import TASK_SPECS
 from rnnaudit.training.runs import load_trained_model
 from rnnaudit.untrusted import InputError
 
-__all__ = ["Source", "load_source"]
+__all__ = ["Source", "load_source", "load_user_source"]
 
 
 @dataclass
@@ -30,6 +31,8 @@ class Source:
         label: what it is, for titles and reports.
         config: the run's :class:`rnnaudit.training.TrainConfig` for a checkpoint or run, else None.
         readout: the trained readout weight (k, h) for a checkpoint or run, else None.
+        trained_dtype: the dtype a user's model was trained in (the cell itself is float64).
+        module: a user's own module (float64 copy) the cell wraps, else None.
     """
 
     cell: torch.nn.Module
@@ -37,6 +40,8 @@ class Source:
     label: str
     config: object = None
     readout: Tensor | None = None
+    trained_dtype: torch.dtype | None = None
+    module: torch.nn.Module | None = None
 
 
 def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
@@ -101,3 +106,48 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
 def config_input_size(model) -> int:
     """The input width of a :class:`rnnaudit.training.SequenceModel`'s cell."""
     return model.cell.input_size
+
+
+def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
+                     task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
+                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+    """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
+
+    Args:
+        model: ``MODULE:FACTORY`` (with optional ``weights``), or None with ``arch``.
+        weights: a state dict file. arch: ``rnn``, ``gru`` or ``lstm`` for a plain state dict.
+        inputs: a ``.pt`` file with a tensor (T, n) or (batch, T, n); otherwise sequences of ``task``
+            (default adding), of length ``T`` (default 100), seeded by ``seed``.
+        nonlinearity: of ``--arch rnn`` (tanh or relu: a state dict cannot say which).
+        n_sequences: how many task sequences when no inputs file is given.
+
+    Returns:
+        a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
+
+    Raises:
+        rnnaudit.untrusted.InputError / ValueError: anything :func:`rnnaudit.user_models.load_user_model`
+            or :func:`rnnaudit.user_models.load_inputs` refuses; a task whose inputs do not fit the model
+            (pass ``--inputs``).
+        rnnaudit.limits.TooLargeError: sizes above the limits.
+    """
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.user_models import load_inputs, load_user_model
+
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None)
+    trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
+    module = copy.deepcopy(module).double()
+    cell = wrap(module)
+    check_sizes("the model", allow_large=allow_large, hidden=cell.hidden_size)
+    if inputs is not None:
+        x = load_inputs(inputs, cell.input_size)
+        check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
+    else:
+        task = task or "adding"
+        check_sizes("the flags", allow_large=allow_large, T=T, batch=n_sequences)
+        if TASK_SPECS[task].input_size != cell.input_size:
+            raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
+                             f"{cell.input_size}: pass --inputs FILE.pt with your own sequences")
+        x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+    name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
+    label = f"{name} ({type(module).__name__}, h = {cell.hidden_size})".encode("utf-8", "replace").decode("utf-8")
+    return Source(cell, x, label, trained_dtype=trained, module=module)

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import pickle
+import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -151,8 +152,11 @@ def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "
     except pickle.UnpicklingError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         if "Weights only load failed" in first or "weights_only" in str(err) or "Unsupported" in str(err):
-            raise InputError(f"{p}: refused: the {what} holds Python objects other than tensors and plain values, "
-                             "and rnnaudit never unpickles arbitrary objects from a file") from None
+            found = re.search(r"GLOBAL ([\w.]+)", str(err))
+            names = f" (it refers to {found.group(1)})" if found else ""
+            raise InputError(f"{p}: refused: the {what} holds Python objects other than tensors and plain values"
+                             f"{names}, and rnnaudit never unpickles arbitrary objects from a file; save tensors "
+                             "only, e.g. torch.save(model.state_dict(), path)") from None
         raise InputError(f"{p}: the {what} is not a readable torch file (corrupt pickle data)") from None
     except (EOFError, zipfile.BadZipFile) as err:
         raise InputError(f"{p}: the {what} is truncated or not a torch file ({type(err).__name__})") from None

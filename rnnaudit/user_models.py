@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import importlib
 import os
-import pickle
-import re
 import sys
-import warnings
-from pathlib import Path
 
 import torch
 from torch import Tensor, nn
+
+from rnnaudit.untrusted import load_torch_file
 
 __all__ = ["ARCHS", "import_factory", "load_state_dict_file", "load_weights", "model_from_state_dict", "load_inputs",
            "load_user_model"]
@@ -94,23 +92,9 @@ def import_factory(spec: str) -> nn.Module:
 
 
 def _safe_load(path, what: str):
-    """torch.load(path, weights_only=True) with every failure as one ValueError naming the file."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{what} file {str(path)!r} does not exist")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the weights-only unpickler warns about pickle protocols
-            return torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as exc:
-        found = re.search(r"GLOBAL ([\w.]+)", str(exc))
-        names = f" (it refers to {found.group(1)})" if found else ""
-        raise ValueError(f"{what} file {str(path)!r} holds Python objects other than tensors{names}, which loading "
-                         "would have to execute; refused. Save tensors only, e.g. torch.save(model.state_dict(), "
-                         "path)") from None
-    except Exception as exc:
-        raise ValueError(f"{what} file {str(path)!r} is not a readable torch file (truncated, corrupted or another "
-                         f"format: {type(exc).__name__})") from None
+    """torch.load(path, weights_only=True) with every failure as one ValueError naming the file
+    (:func:`rnnaudit.untrusted.load_torch_file`)."""
+    return load_torch_file(path, f"{what} file")
 
 
 def load_state_dict_file(path) -> dict[str, Tensor]:
@@ -266,9 +250,10 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64) ->
 
 
 def load_user_model(model: str | None = None, weights=None, arch: str | None = None, *,
-                    nonlinearity: str = "tanh") -> nn.Module:
+                    nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64) -> nn.Module:
     """The model the command line names: ``--model MODULE:FACTORY`` (with optional ``--weights``), or
-    ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict); float64, evaluation mode.
+    ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict); in ``dtype`` (None: the dtype it was
+    trained in, so the audit can judge its constraints with the matching slack), evaluation mode.
 
     Raises:
         ValueError: neither or both of model and arch; arch without weights; any error of
@@ -281,8 +266,10 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
     if arch is not None:
         if weights is None:
             raise ValueError("--arch needs --weights FILE (the state_dict to read the sizes from)")
-        return model_from_state_dict(load_state_dict_file(weights), arch, nonlinearity=nonlinearity)
+        state_dict = load_state_dict_file(weights)
+        trained = next((t.dtype for t in state_dict.values() if t.is_floating_point()), torch.float64)
+        return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained)
     module = import_factory(model)
     if weights is not None:
         load_weights(module, load_state_dict_file(weights), f"weights file {str(weights)!r}")
-    return module.double().eval()
+    return (module if dtype is None else module.to(dtype)).eval()

@@ -62,9 +62,16 @@ def _audit(args) -> tuple[dict, dict | None]:
     from rnnaudit.training import read_trajectory
 
     if args.model or args.arch:
-        from rnnaudit.auditing import audit_user_model
+        from rnnaudit.auditing import audit
+        from rnnaudit.cli.plots import source_of
 
-        return audit_user_model(args), None
+        src = source_of(args, n_sequences=4)
+        result = audit(src.module, src.x, T=src.x.shape[1], trained_dtype=src.trained_dtype)
+        model = result["model"]
+        config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
+                  "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
+        return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
+                "source": src.label}, None
     path = Path(args.source)
     if path.is_dir() and args.step is None:
         doc = audit_run(path, allow_large=args.allow_large)

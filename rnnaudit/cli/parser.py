@@ -92,6 +92,8 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                                                        "LSTM, sizes inferred from the tensors (default: none)")
     p.add_argument("--weights", type=Path, metavar="FILE",
                    help="a state dict for --model or --arch, loaded with weights_only=True (default: none)")
+    p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
+                   help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     p.add_argument("--inputs", type=Path, metavar="FILE.pt",
                    help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
     p.add_argument("--task", choices=names.TASKS, default=None,

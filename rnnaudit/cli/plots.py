@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import torch
+
 __all__ = ["run"]
 
 
-def _source(args):
-    from rnnaudit.sources import load_source
+def source_of(args, n_sequences: int = 1):
+    """The model and inputs the flags name: SOURCE, or --model/--arch with --weights and --inputs."""
+    from rnnaudit.sources import load_source, load_user_source
+    from rnnaudit.untrusted import InputError
 
     if args.model or args.arch:
-        from rnnaudit.user_models import user_source
-
-        return user_source(args)
+        if args.source is not None:
+            raise InputError("give either SOURCE or --model/--arch, not both")
+        return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
+                                seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
+                                allow_large=args.allow_large)
+    if args.weights is not None or args.inputs is not None:
+        raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=args.T, hidden=args.hidden, seed=args.seed, step=args.step, task=args.task,
-                       allow_large=args.allow_large)
+                       n_sequences=n_sequences, allow_large=args.allow_large)
 
 
 def _heatmap(args, src):
@@ -22,14 +32,40 @@ def _heatmap(args, src):
     return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label)
 
 
-def _spectrum(args, src):
+def _spectra(args, src) -> list:
+    """(path, figure) for the recurrent matrix of --role, or for each one by role: a model with several
+    (a GRU's W_hr, W_hz, W_hn) gets one file each, ``<out stem>-<role><suffix>``."""
     from rnnaudit.figures.spectrum import plot_spectrum
     from rnnaudit.untrusted import InputError
 
-    W = src.cell.recurrent_matrix()
-    if W.dim() != 2:
-        raise InputError(f"{src.label} has {W.shape[0]} recurrent matrices, not one")
-    return plot_spectrum(W, title=src.label)
+    matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    if args.role is not None:
+        if args.role not in matrices:
+            raise InputError(f"--role {args.role!r}: the model's recurrent matrices are {sorted(matrices)}")
+        matrices = {args.role: matrices[args.role]}
+    square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
+    if not square:
+        raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
+    out = Path(args.out)
+    if len(square) == 1:
+        (role, W), = square.items()
+        return [(out, plot_spectrum(W, title=f"{role} of {src.label}"))]
+    return [(out.with_name(f"{out.stem}-{role.replace('.', '_')}{out.suffix}"),
+             plot_spectrum(W, title=f"{role} of {src.label}")) for role, W in square.items()]
+
+
+def _lyapunov(args, src):
+    from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+    from rnnaudit.figures.lyapunov import plot_lyapunov
+
+    with torch.enable_grad():
+        spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10)
+    values = spectrum.exponents.tolist()
+    shown = ", ".join(f"{v:.4g}" for v in values[:10]) + (" ..." if len(values) > 10 else "")
+    print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first: {shown}")
+    print(f"largest: {values[0]:.6g} ± {2 * float(spectrum.stderr[0]):.2g} (2 standard errors over "
+          f"{spectrum.finite_time.shape[0]} windows); converged at 1e-2: {spectrum.converged(1e-2)}")
+    return plot_lyapunov(spectrum, title=src.label)
 
 
 def _compare(args):
@@ -40,16 +76,18 @@ def _compare(args):
 
 
 def run(args) -> int:
-    import torch
-
     from rnnaudit.figures.paper_figures import save_figure
 
     if args.command == "compare":
-        fig = _compare(args)
+        figures = [(args.out, _compare(args))]
     else:
-        src = _source(args)
+        src = source_of(args)
         with torch.no_grad():
-            fig = {"heatmap": _heatmap, "spectrum": _spectrum}[args.command](args, src)
-    save_figure(fig, args.out)
-    print(f"wrote {args.out}")
+            if args.command == "spectrum":
+                figures = _spectra(args, src)
+            else:
+                figures = [(args.out, {"heatmap": _heatmap, "lyapunov": _lyapunov}[args.command](args, src))]
+    for path, fig in figures:
+        save_figure(fig, path)
+        print(f"wrote {path}")
     return 0

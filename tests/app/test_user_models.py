@@ -124,7 +124,8 @@ def test_bad_weights_files_are_refused_naming_the_file(tmp_path):
         with pytest.raises(ValueError) as err:
             load_state_dict_file(tmp_path / name)
         message = str(err.value)
-        assert name in message and ("does not exist" in message if content is None else "not a readable" in message)
+        expected = ("no such",) if content is None else ("is empty", "not a readable", "truncated or not a torch file")
+        assert name in message and any(e in message for e in expected), message
         assert "weights_only=False" not in message and "weights_only` set to `False" not in message
 
 
@@ -240,9 +241,9 @@ def test_load_inputs_errors(tmp_path, value, message):
 
 def test_load_inputs_refuses_unsafe_and_missing_files(tmp_path):
     torch.save(_Payload(), tmp_path / "evil.pt")
-    with pytest.raises(ValueError, match="inputs file .*evil.pt.* refused"):
+    with pytest.raises(ValueError, match="evil.pt: refused: the inputs file"):
         load_inputs(tmp_path / "evil.pt", 3)
-    with pytest.raises(ValueError, match="does not exist"):
+    with pytest.raises(ValueError, match="no such inputs file"):
         load_inputs(tmp_path / "none.pt", 3)
 
 
