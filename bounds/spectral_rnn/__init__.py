@@ -34,7 +34,9 @@ Shared: ``cases`` (case classes, samplers, Assumption 1, eq. 17's states), ``ref
 
 from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.spectral_rnn.eq7 import eq7
-from rnnaudit.bounds.spectral_rnn.eq13 import eq13, eq13_corrected
+from rnnaudit.bounds.spectral_rnn.algorithm1 import algorithm1, algorithm1_corrected
+from rnnaudit.bounds.spectral_rnn.algorithm3 import algorithm3, algorithm3_corrected
+from rnnaudit.bounds.spectral_rnn.eq13 import eq13
 from rnnaudit.bounds.spectral_rnn.eq24 import eq24
 from rnnaudit.bounds.spectral_rnn.lemma3 import lemma3
 from rnnaudit.bounds.spectral_rnn.param_count import param_count, param_count_corrected
@@ -46,10 +48,11 @@ from rnnaudit.bounds.spectral_rnn.theorem4 import theorem4
 from rnnaudit.bounds.spectral_rnn.theorem5 import theorem5
 
 __all__ = ["CLAIMS", "COVERAGE", "theorem1", "theorem2", "theorem3", "eq7", "param_count", "param_count_corrected",
-           "eq13", "eq13_corrected", "table1", "table1_corrected", "theorem4", "theorem5", "lemma3", "eq24"]
+           "eq13", "algorithm3", "algorithm3_corrected", "algorithm1", "algorithm1_corrected", "table1", "table1_corrected", "theorem4", "theorem5", "lemma3", "eq24"]
 
 #: The claims in the order the paper states them.
-CLAIMS = (theorem1, theorem2, theorem3, eq7, param_count, param_count_corrected, eq13, eq13_corrected, table1,
+CLAIMS = (theorem1, theorem2, theorem3, eq7, param_count, param_count_corrected, eq13, algorithm3, algorithm3_corrected,
+          algorithm1, algorithm1_corrected, table1,
           table1_corrected, theorem4, theorem5, lemma3, eq24)
 
 #: The paper's statement index, in paper order: each labelled statement and the claims that check it
