@@ -1,36 +1,33 @@
 """Claims of spectral_rnn.md (Spectral-RNN, Zhang, Lei & Dhillon 2018), one module per statement.
 
-================================================ ==================================================== ====================
-claim id                                         where in spectral_rnn.md                             module
-================================================ ==================================================== ====================
-``spectral_rnn.eq1``                             Sec. 3 eq. 1 and after, eq. 8, Algorithm 2           ``eq1``
-``spectral_rnn.theorem1``                        Theorem 1 (App. A.1 Proposition 1, A.2): M_1 = O(n)  ``theorem1``
-``spectral_rnn.theorem2``                        Theorem 2 (App. A.3): M_{1,1} reaches all of ℝ^{n×n}   ``theorem2``
-``spectral_rnn.dimensions``                      Sec. 3–5 dimension counts and reflector-count        ``dimensions``
-                                                 equivalences
-``spectral_rnn.theorem3``                        Theorem 3 (App. A.4, eq. 18–21): O(n) ⊆ M_{k1,k2}    ``theorem3``
-``spectral_rnn.eq7``                             Sec. 4, eq. 6–7: singular values in [σ* − r, σ* + r] ``eq7``
-``spectral_rnn.param_count`` (+ ``.corrected``)  Sec. 4 parameter count, Tables 2 and 4 (App. C.1)    ``param_count``
-``spectral_rnn.eq13``                            Sec. 4.1 eq. 12–13                                   ``eq13``
-``spectral_rnn.sec42``                           Sec. 4.2, the flop sentences before Table 1          ``sec42``
-``spectral_rnn.table1`` (+ ``.corrected``)       Sec. 4.2, Table 1: flop counts                       ``table1``
-``spectral_rnn.lemma1``                          Lemma 1 (Sec. 5), as Theorem 4's proof uses it       ``lemma1``
-``spectral_rnn.theorem4``                        Theorem 4 with Lemma 1 (Sec. 5, App. A.5): M^{m,n}   ``theorem4``
-``spectral_rnn.assumption1`` (+ ``.corrected``)  Sec. 6, Assumption 1(b) for ReLU, tanh, sigmoid      ``assumption1``
-``spectral_rnn.theorem5``                        Theorem 5, Corollary 1 (Sec. 6, App. A.6)            ``theorem5``
-``spectral_rnn.addition_baseline``               Sec. 7.1, the addition task's baseline 0.167         ``addition_baseline``
-``spectral_rnn.table2`` (+ ``.corrected``)       Sec. 7.2, Table 2                                    ``table2``
-``spectral_rnn.table3``                          Sec. 7.3, Table 3 and its sentences                  ``table3``
-``spectral_rnn.proposition1`` (+ ``.corrected``) App. A.1, Proposition 1                              ``proposition1``
-``spectral_rnn.lemma3``                          Lemma 3 (App. A.6): eq. 22 (both readings), eq. 25   ``lemma3``
-``spectral_rnn.eq24``                            App. A.6, eq. 23–24                                  ``eq24``
-``spectral_rnn.eq26``                            App. A.6, eq. 26 and the union bound after it        ``eq26``
-``spectral_rnn.theorem5_step`` (+ ``.corrected``) App. A.6, "Plugging into Lemma 3" (its hypotheses)   ``theorem5_step``
-``spectral_rnn.theorem5_cover`` (+ ``.corrected``) App. A.6, the cover of β̃ (last paragraph)           ``theorem5_cover``
-``spectral_rnn.algorithm1`` (+ ``.corrected``)   App. B, Algorithm 1 (Hgrad's argument in the u loop) ``algorithm1``
-``spectral_rnn.algorithm3`` (+ ``.corrected``)   App. B, Algorithm 3 (α from h̄)                      ``algorithm3``
-``spectral_rnn.table4``                          App. C.1 depth rule, Table 4 depths and bold marks   ``table4``
-================================================ ==================================================== ====================
+Claims (paper order; module in parentheses; ``.corrected`` forms sit in their original's module):
+
+- ``spectral_rnn.eq1``: Sec. 3 eq. 1 and after, eq. 8, Algorithm 2 (``eq1``)
+- ``spectral_rnn.theorem1``: Theorem 1 (App. A.1 Proposition 1, A.2): M_1 = O(n) (``theorem1``)
+- ``spectral_rnn.theorem2``: Theorem 2 (App. A.3): M_{1,1} reaches all of ℝ^{n×n} (``theorem2``)
+- ``spectral_rnn.dimensions``: Sec. 3–5 dimension counts, reflector-count equivalences (``dimensions``)
+- ``spectral_rnn.theorem3``: Theorem 3 (App. A.4, eq. 18–21): O(n) ⊆ M_{k1,k2} (``theorem3``)
+- ``spectral_rnn.eq7``: Sec. 4, eq. 6–7: singular values in [σ* − r, σ* + r] (``eq7``)
+- ``spectral_rnn.param_count`` (+ ``.corrected``): Sec. 4 parameter count, Tables 2 and 4 (``param_count``)
+- ``spectral_rnn.eq13``: Sec. 4.1 eq. 12–13 (``eq13``)
+- ``spectral_rnn.sec42``: Sec. 4.2, the flop sentences before Table 1 (``sec42``)
+- ``spectral_rnn.table1`` (+ ``.corrected``): Sec. 4.2, Table 1: flop counts (``table1``)
+- ``spectral_rnn.lemma1``: Lemma 1 (Sec. 5), as Theorem 4's proof uses it (``lemma1``)
+- ``spectral_rnn.theorem4``: Theorem 4 with Lemma 1 (Sec. 5, App. A.5): M^{m,n} (``theorem4``)
+- ``spectral_rnn.assumption1`` (+ ``.corrected``): Sec. 6, Assumption 1(b), ReLU/tanh/sigmoid (``assumption1``)
+- ``spectral_rnn.theorem5``: Theorem 5, Corollary 1 (Sec. 6, App. A.6) (``theorem5``)
+- ``spectral_rnn.addition_baseline``: Sec. 7.1, the addition task's baseline 0.167 (``addition_baseline``)
+- ``spectral_rnn.table2`` (+ ``.corrected``): Sec. 7.2, Table 2 (``table2``)
+- ``spectral_rnn.table3``: Sec. 7.3, Table 3 and its sentences (``table3``)
+- ``spectral_rnn.proposition1`` (+ ``.corrected``): App. A.1, Proposition 1 (``proposition1``)
+- ``spectral_rnn.lemma3``: Lemma 3 (App. A.6): eq. 22 (both readings), eq. 25 (``lemma3``)
+- ``spectral_rnn.eq24``: App. A.6, eq. 23–24 (``eq24``)
+- ``spectral_rnn.eq26``: App. A.6, eq. 26 and the union bound after it (``eq26``)
+- ``spectral_rnn.theorem5_step`` (+ ``.corrected``): App. A.6, "Plugging into Lemma 3" (``theorem5_step``)
+- ``spectral_rnn.theorem5_cover`` (+ ``.corrected``): App. A.6, the cover of β̃ (``theorem5_cover``)
+- ``spectral_rnn.algorithm1`` (+ ``.corrected``): App. B, Algorithm 1, Hgrad's argument (``algorithm1``)
+- ``spectral_rnn.algorithm3`` (+ ``.corrected``): App. B, Algorithm 3 (α from h̄) (``algorithm3``)
+- ``spectral_rnn.table4``: App. C.1 depth rule, Table 4 depths and bold marks (``table4``)
 
 Expressivity theorems are checked constructively: the Householder vectors the proofs promise are
 computed (Proposition 1 for Theorem 1, with the SVD for Theorems 2 and 4, eq. 18/20 for Theorem 3),

@@ -57,13 +57,18 @@ def _exact() -> ExactVerdict:
     mse = sp.integrate((a + b - 1) ** 2, (a, 0, 1), (b, 0, 1))
     best = sp.solve(sp.diff(sp.integrate((a + b - sp.Symbol("c")) ** 2, (a, 0, 1), (b, 0, 1)), sp.Symbol("c")))
     ok = abs(mse - sp.Rational(str(BASELINE_PRINTED))) <= sp.Rational(str(ROUNDING)) and best == [1]
-    return ExactVerdict("proved" if ok else "violated", f"E[(a + b − 1)²] = {mse} = {float(mse):.5f} for a, b ~ U[0, 1] "
-                                                        f"(printed {BASELINE_PRINTED}); the best constant is {best}")
+    detail = (f"E[(a + b − 1)²] = {mse} = {float(mse):.5f} for a, b ~ U[0, 1] (printed {BASELINE_PRINTED}); the best "
+              f"constant is {best}")
+    return ExactVerdict("proved" if ok else "violated", detail)
 
 
 A_T = Assumption("T ≥ 2 (two marked positions)", lambda c: (c.T >= 2, f"T = {c.T}"))
 
-_TASKS = CaseSpace(case_type=AdditionCase, sample=lambda gen, h, T, device, dtype: AdditionCase(T, randint(gen, 0, 2**31 - 1)),
+def _sample(gen, h, T, device, dtype) -> AdditionCase:
+    return AdditionCase(T, randint(gen, 0, 2**31 - 1))
+
+
+_TASKS = CaseSpace(case_type=AdditionCase, sample=_sample,
                    sizes={"quick": [(2, 30), (2, 100)], "full": [(2, 30), (2, 100), (2, 300)]})
 
 addition_baseline = Claim(

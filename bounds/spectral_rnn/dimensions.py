@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict
-from rnnaudit.bounds.spectral_rnn.cases import A_F64, F64, draw, gauss, randint, t64
+from rnnaudit.bounds.spectral_rnn.cases import A_F64, F64, draw, randint, t64
 from rnnaudit.bounds.spectral_rnn.reflectors import dense_w
 from rnnaudit.bounds.spectral_rnn.symbolic import chain_sum
 from rnnaudit.cells import unpack_reflectors

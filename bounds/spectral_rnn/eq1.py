@@ -9,7 +9,6 @@ only reading with H² = I, which the next sentence asserts. The projector readin
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch

@@ -61,8 +61,9 @@ A_RANGE_NONNEG = Assumption("σ* ≥ r (the range [σ* − r, σ* + r] is non-ne
 def _from_model(view) -> list[SpectralCellCase]:
     """A Spectral-RNN model's own cell (float64 copy): eq. 7 is about its parameters alone."""
     if not isinstance(view.cell, SpectralRNN) or view.cell.sigma is None:
+        without = " without σ" if isinstance(view.cell, SpectralRNN) else ""
         raise NotApplicable(f"eq. 7 parametrises the singular values σ of a Spectral-RNN (Sec. 4); the model's cell is "
-                            f"{type(view.cell).__name__}" + (" without σ" if isinstance(view.cell, SpectralRNN) else ""))
+                            f"{type(view.cell).__name__}{without}")
     return [SpectralCellCase(copy.deepcopy(view.cell).double())]
 
 

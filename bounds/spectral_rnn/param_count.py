@@ -83,11 +83,14 @@ def exact_counts(table4_m: int) -> ExactVerdict:
     ornn = spec_count(32, 16, 0, 1, 1) - 32
     for p_rnn, p_ornn, p_spec in TABLE4:
         if (p_rnn - p_spec, p_spec - p_ornn) != (rnn - spec, spec - ornn):
-            return ExactVerdict("violated", f"Table 4 with m1 = m2 = {table4_m}: RNN − Spectral-RNN = {p_rnn - p_spec} "
+            row = TABLE4.index((p_rnn, p_ornn, p_spec)) + 1
+            return ExactVerdict("violated", f"Table 4 with m1 = m2 = {table4_m}: RNN − Spectral-RNN = "
+                                            f"{p_rnn - p_spec} "
                                             f"and Spectral-RNN − oRNN = {p_spec - p_ornn} in the table, {rnn - spec} "
-                                            f"and {spec - ornn} by Sec. 4's formulas (row {TABLE4.index((p_rnn, p_ornn, p_spec)) + 1})")
-    return ExactVerdict("proved", f"Σ_k k over both chains + n(σ̂) + n n_i + n(b) + n_y n = (n_y + n_i + m1 + m2 + 2) n − "
-                                  f"(m1² + m2² − m1 − m2)/2 as polynomials; m1 = m2 = n gives (n_y + n_i + n + 3) n; "
+                                            f"and {spec - ornn} by Sec. 4's formulas (row {row})")
+    return ExactVerdict("proved", f"Σ_k k over both chains + n(σ̂) + n n_i + n(b) + n_y n = "
+                                  f"(n_y + n_i + m1 + m2 + 2) n − (m1² + m2² − m1 − m2)/2 as polynomials; "
+                                  f"m1 = m2 = n gives (n_y + n_i + n + 3) n; "
                                   f"Table 2: {t2_spec} ≈ 6k, {t2_ornn} ≈ 11k; Table 4's differences are "
                                   f"{rnn - spec} and {spec - ornn} in every row (m1 = m2 = {table4_m})")
 

@@ -120,6 +120,22 @@ def _sample_corrected(gen, h, T, device, dtype) -> CoverCase:
     return CoverCase(conv(W), conv(M), conv(Y), c.B, T, c.gamma, m)
 
 
+def _starts_corrected(h, T, device, dtype) -> list[CoverCase]:
+    """Just beyond β_max, carried by Y alone (W = 0, M = 0: ‖w‖² = ‖Y‖² = β²): β = ‖Y‖ = 1.01 or 2, m = 1e8, γ with
+    β_max = 0.999^{(T+1)/(T+2)} β. At T = 1 the term is ≈ √(β)/0.999, so β → 1⁺ brings the ratio towards 1."""
+    out = []
+    for y in (1.01, 2.0):
+        W, M, Y = torch.zeros(h, h, dtype=F64), torch.zeros(h, 1, dtype=F64), torch.zeros(2, h, dtype=F64)
+        Y[0, 0] = y
+        c = CoverCase(W, M, Y, 1.0, T, 1.0, 1e8)
+        nums = cover_numbers(c)
+        c.gamma = (T ** 2 * math.sqrt(nums["h"] * math.log(nums["h"]) / c.m) * nums["beta"] ** ((T + 2) / (T + 1))
+                   * 0.999)
+        conv = lambda X: to_case(X, device, dtype)  # noqa: E731
+        out.append(CoverCase(conv(W), conv(M), conv(Y), 1.0, T, c.gamma, c.m))
+    return out
+
+
 def _exact() -> ExactVerdict:
     """(27) with O-constant 1 at T = 1, h = 2, ‖w‖² = 1, β = 1, B = 1, γ = 2/√m (β = γ√m/(2BT)), m = 100, δ = 1/20:
     B(w) = 2 ln 2 · m/4, the term √((m ln 2/2 + ln(2000))/m) < 1 (sympy)."""
@@ -173,7 +189,7 @@ theorem5_cover_corrected = Claim(
     measure="√((B(w) + ln(m/δ))/m)",
     bound="1 (ratio = 1/term)",
     evaluate=_measure_corrected,
-    cases=CaseSpace(case_type=CoverCase, sample=_sample_corrected, sizes=_SIZES),
+    cases=CaseSpace(case_type=CoverCase, sample=_sample_corrected, starts=_starts_corrected, sizes=_SIZES),
     explanation="Would mean β > β_max does not force B(w) ≥ m.",
     notes="β > 1 puts some factor max{‖X‖, 1} above 1, so ‖w‖² ≥ max factor² ≥ β^{2/(T+1)}, and B(w) ≥ "
           "B²T⁴h ln(h) β^{(2T+4)/(T+1)}/γ² > m. The grid has O(log(β_max)) = O(log m) points, which the union "
