@@ -6,6 +6,7 @@ import dataclasses
 import importlib
 
 import pytest
+import torch
 
 from rnnaudit.bounds import check_claim
 from rnnaudit.bounds.spectral_rnn import (CLAIMS, eq7, eq24, lemma3, param_count_corrected, proposition1, sec42,
@@ -65,7 +66,8 @@ def test_table1_corrected_catches_a_wrong_row():
     assert check_claim(with_sizes(wrong, [(32, 1)]), TINY).verdict == "violated"
 
 
-@pytest.mark.parametrize("claim", [table1, table1_corrected, sec42, proposition1, assumption1_corrected],
+@pytest.mark.parametrize("claim", [eq7, eq24, lemma3, table1, table1_corrected, sec42, proposition1,
+                                   assumption1_corrected],
                          ids=lambda c: c.id)
 def test_search_reaches_the_known_supremum(claim):
     assert_reaches_supremum(claim)
@@ -75,6 +77,20 @@ def test_search_reaches_the_known_supremum(claim):
 def test_exact_verdict_agrees_with_the_numerical_one(claim):
     numerical = check_claim(claim, TINY, seed=0).verdict
     assert {"proved": "holds", "violated": "violated"}[claim.exact().verdict] == numerical
+
+
+def test_eq7_lower_end_at_zero_is_not_a_false_violation():
+    """σ* = r with σ̂ saturated: σ_min(W) is 0 in floating point and the lower end σ* − r is 0; the check
+    must call that tight, not infinitely violated."""
+    from rnnaudit.bounds import measure_case
+    from rnnaudit.bounds.spectral_rnn.cases import SpectralCellCase
+    from rnnaudit.cells import SpectralRNN
+
+    cell = SpectralRNN(1, 3, 2, 2, r=0.7, sigma_star=0.7, bias=False, generator=torch.Generator().manual_seed(0),
+                       dtype=torch.float64)
+    with torch.no_grad():
+        cell.sigma_hat.fill_(-800.0)  # f(−800) = 0 in float64: σ = 0 and W = 0 exactly
+    assert measure_case(eq7, SpectralCellCase(cell))[0] <= 1 + eq7.tolerance
 
 
 def test_every_claim_has_a_power_test():
