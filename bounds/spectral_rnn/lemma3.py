@@ -74,7 +74,8 @@ lemma3 = Claim(
     evaluate=_measure,
     cases=_PERTURBED,
     supremum=Supremum(1.0, "at t = 1, Δ_1 = ‖φ((M + δM)x_1) − φ(M x_1)‖ = ‖δM x_1‖ = B‖δM‖ when δW = 0, φ is the "
-                           "identity (or ReLU on non-negative pre-activations) and x_1 is along δM's top right singular "
+                           "identity (or ReLU on non-negative pre-activations) and x_1 is along δM's top right "
+                           "singular "
                            "vector: eq. 25's right side at t = 1 is B‖δM‖ (the sampler's aligned quarter)",
                       at=(2, 7), part="eq. 25: Δ_t ≤ Bt(1 + 1/T)^{t−1}(‖δW‖‖M‖T + ‖δM‖) max{‖W‖^{t−1}, 1} (worst t)"),
     explanation="The induction uses ‖W + δW‖ ≤ (1 + 1/T)‖W‖; with ‖δW‖ ≫ ‖W‖ the perturbed recurrence can grow "

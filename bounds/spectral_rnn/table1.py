@@ -354,7 +354,8 @@ table1 = Claim(
                 "3n + 4k). See spectral_rnn.table1.corrected.",
     notes="Two readings of '+ O(n)': uniform (|counted − row| ≤ C_O n at every size checked, the numerical parts) "
           "and asymptotic (the residual's n² coefficient vanishes for m1 = a n, m2 = b n, the exact verdict); both "
-          "fail for the same rows. The residual of a wrong row grows like n·m, so no constant C_O repairs it: the BP row's ratio is "
+          "fail for the same rows. The residual of a wrong row grows like n·m, so no constant C_O repairs it: "
+          "the BP row's ratio is "
           "≈ (3n(m1 + m2) − 1.5(m1² + m2²))/(C_O n). Algorithm 3 as written forms −αg − βh on all n entries "
           "(the 3n term); the same on the k-entry support would cost 9k. cells.spectral.reflect (padded "
           "length-n vectors, ‖û‖² recomputed) costs 6n + 1 per Hprod, so its reflector loop is ≈ 6n(m1 + m2), "
