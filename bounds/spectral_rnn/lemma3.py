@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, within, worst_pair
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, within, worst_pair
 from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
                                                 rnn_states, sample_rnn_case, spec_norm)
 
@@ -73,6 +73,11 @@ lemma3 = Claim(
     bound="the right sides, spectral norms, B = max_t ‖x_t‖",
     evaluate=_measure,
     cases=_PERTURBED,
+    supremum=Supremum(1.0, "at t = 1, Δ_1 = ‖φ((M + δM)x_1) − φ(M x_1)‖ = ‖δM x_1‖ = B‖δM‖ when δW = 0, φ is the "
+                           "identity (or ReLU on non-negative pre-activations) and x_1 is along δM's top right "
+                           "singular "
+                           "vector: eq. 25's right side at t = 1 is B‖δM‖ (the sampler's aligned quarter)",
+                      at=(2, 7), part="eq. 25: Δ_t ≤ Bt(1 + 1/T)^{t−1}(‖δW‖‖M‖T + ‖δM‖) max{‖W‖^{t−1}, 1} (worst t)"),
     explanation="The induction uses ‖W + δW‖ ≤ (1 + 1/T)‖W‖; with ‖δW‖ ≫ ‖W‖ the perturbed recurrence can grow "
                 "like ‖δW‖^t while the bound is linear in ‖δW‖.",
     notes="Eq. 22 is printed as BTe^{(T‖M‖‖δW‖ + ‖δM‖)}; the proof ends with BTe(…) — both readings are checked "
