@@ -133,8 +133,14 @@ class ClaimResult:
         out: dict = {"relative_error": None, "absolute_error": None, "exact": None, "supremum": None,
                      "supremum_reached": None}
         if worst is not None and worst.errors:
-            out["relative_error"] = json_number(worst.relative_error)
-            out["absolute_error"] = max(a for a, _ in worst.errors.values())
+            # the identity part that sets the worst case's ratio; a case that fails through a bound part has no
+            # relative error to report
+            part = max(worst.parts, key=lambda k: worst.parts[k])
+            if part in worst.errors:
+                absolute, reference = worst.errors[part]
+                out["relative_error"] = json_number(absolute / reference if reference > 0 else
+                                                    (0.0 if absolute == 0 else math.inf))
+                out["absolute_error"] = absolute
         if self.exact is not None:
             out["exact"] = {"verdict": self.exact.verdict, "detail": self.exact.detail}
         sup = self.claim.supremum

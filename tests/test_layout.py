@@ -10,6 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {"cells": 0, "analysis": 1, "bounds": 2, "figures": 3}  # the user's folders, bottom to top
 #: imported by any layer: they import nothing else of rnnaudit
@@ -131,8 +133,11 @@ def test_a_built_wheel_installs_and_imports_from_anywhere(tmp_path):
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
                                                              "__pycache__", ".hypothesis", ".pytest_cache",
                                                              "audit-report", "runs"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
-                    str(src)], check=True, capture_output=True, timeout=600)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(dist), str(src)], capture_output=True, text=True, timeout=600)
+    if "invalid command 'bdist_wheel'" in built.stderr:  # a setuptools older than 70 without the wheel package
+        pytest.skip("this environment's setuptools cannot build wheels without the 'wheel' package")
+    assert built.returncode == 0, built.stderr
     (wheel,) = dist.glob("rnnaudit-*.whl")
     names = subprocess.run([sys.executable, "-m", "zipfile", "-l", str(wheel)], capture_output=True, text=True,
                            check=True).stdout
