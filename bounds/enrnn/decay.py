@@ -16,8 +16,8 @@ need not follow the eigenvalues of W^(S) (with ρ(W^(S)) = 0.63 an alternating p
 Jacobian every step). ``.corrected`` is the form that holds, with the spectral norm: Theorem 3.1's
 bounds for ReLU and modReLU, without its hypothesis ‖W^(S)‖₂ < 1.
 
-The Jacobians here are Π diag(σ'(a_k)) W^(S) with σ' by autograd at the pre-activations (σ acts pointwise
-in eq. 3); ``enrnn.proof3.1`` checks that step against the Jacobian of the whole step by jacrev.
+The Jacobians here are the S-blocks of Π diag(σ'(a_k)) W with σ' by autograd at the pre-activations (σ acts
+pointwise in eq. 3); ``enrnn.proof3.1`` checks that step against the Jacobian of the whole step by jacrev.
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ def _pointwise_sigma(activation: str, b: Tensor):
 
 def short_products(case: ENRNNCase) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """(‖∂h^(S)_s/∂h^(S)_t‖₂, ‖∂h^(S)_s/∂x_t‖₂, τ = s − t) over the pairs 1 ≤ t < s ≤ T (each (N,)), the gate
-    derivatives σ'(a_k) of h^(S) (T, p) and W^(S) (p, p), for σ ∈ {ReLU, modReLU}."""
+    derivatives σ'(a_k) of the whole state (T, n) and W of eq. 2 (n, n), for σ ∈ {ReLU, modReLU}.
+
+    The Jacobians are the S-blocks of Π_k diag(σ'(a_k)) W over the whole state, so a block feeding h^(L) into
+    h^(S) (outside eq. 2) shows; under eq. 2 they are Π_k G_k W^(S)."""
     cell = case.cell
     q = cell.long_size
     U, b = input_weights_and_bias(cell)
@@ -54,17 +57,16 @@ def short_products(case: ENRNNCase) -> tuple[Tensor, Tensor, Tensor, Tensor, Ten
     h_prev = torch.cat([x.new_zeros(1, cell.hidden_size), hs[:-1]])
     z = (x[0] @ U.mT + h_prev @ W.mT).detach().requires_grad_(True)
     (d,) = torch.autograd.grad(_pointwise_sigma(cell.activation, b.detach())(z).sum(), z)  # σ' pointwise
-    d_S, W_S, U_S = d[:, q:], W[q:, q:], cell.U_S
-    p, T = W_S.shape[0], x.shape[1]
-    eye = torch.eye(p, dtype=W.dtype, device=W.device)
-    products = W_S.new_zeros(0, p, p)
+    n, T = W.shape[0], x.shape[1]
+    eye = torch.eye(n, dtype=W.dtype, device=W.device)
+    products = W.new_zeros(0, n, n)
     hh, hx, taus = [W.new_zeros(0)], [W.new_zeros(0)], [W.new_zeros(0)]
     for s in range(2, T + 1):
-        products = (d_S[s - 1, :, None] * W_S) @ torch.cat([products, eye[None]])  # ∂h^(S)_s/∂h^(S)_t, t = 1..s−1
+        products = (d[s - 1, :, None] * W) @ torch.cat([products, eye[None]])  # ∂h_s/∂h_t, t = 1..s−1
         taus.append(torch.arange(s - 1, 0, -1, device=W.device, dtype=W.dtype))
-        hh.append(torch.linalg.matrix_norm(products, ord=2))
-        hx.append(torch.linalg.matrix_norm(products @ (d_S[: s - 1, :, None] * U_S), ord=2))
-    return torch.cat(hh), torch.cat(hx), torch.cat(taus), d_S, W_S
+        hh.append(torch.linalg.matrix_norm(products[:, q:, q:], ord=2))
+        hx.append(torch.linalg.matrix_norm(products[:, q:, :] @ (d[: s - 1, :, None] * U), ord=2))
+    return torch.cat(hh), torch.cat(hx), torch.cat(taus), d, W
 
 
 def _eigen_bound(W_S: Tensor) -> tuple[Tensor, Tensor]:
@@ -76,7 +78,9 @@ def _eigen_bound(W_S: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
-    hh, _, taus, d_S, W_S = short_products(case)
+    hh, _, taus, d, W = short_products(case)
+    q = case.cell.long_size
+    W_S = W[q:, q:]
     kappa, rho = _eigen_bound(W_S)
     T = case.x.shape[1]
     names = ("linear: ‖(W^(S))^τ‖₂ ≤ κ₂(V) ρ(W^(S))^τ",
@@ -89,9 +93,10 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     powers = [torch.linalg.matrix_power(W_S, k) for k in range(1, t_max + 1)]
     lin = torch.stack([torch.linalg.matrix_norm(P, ord=2) for P in powers])
     k_range = torch.arange(1, t_max + 1, dtype=W_S.dtype, device=W_S.device)
-    M = torch.eye(W_S.shape[0], dtype=W_S.dtype, device=W_S.device)
+    M = torch.eye(W.shape[0], dtype=W.dtype, device=W.device)
     for k in range(1, T):  # the gates of steps 2..T, the period the trajectory shows
-        M = (d_S[k, :, None] * W_S) @ M
+        M = (d[k, :, None] * W) @ M
+    M = M[q:, q:]
     # detached: gated products often have repeated (zero) eigenvalues, where eig's derivative is infinite
     growth = torch.linalg.eigvals(M.detach()).abs().max().to(W_S.dtype) ** (1.0 / t_max)
     return {
@@ -102,7 +107,8 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
 
 
 def _corrected_measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
-    hh, hx, taus, _, W_S = short_products(case)
+    hh, hx, taus, _, W = short_products(case)
+    W_S = W[case.cell.long_size:, case.cell.long_size:]
     w_norm = torch.linalg.matrix_norm(W_S, ord=2)
     u_norm = torch.linalg.matrix_norm(case.cell.U_S, ord=2)
     names = ("‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ ‖W^(S)‖₂^τ", "‖∂h^(S)_{t+τ}/∂x_t‖₂ ≤ ‖W^(S)‖₂^τ ‖U^(S)‖₂")

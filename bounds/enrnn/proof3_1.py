@@ -48,7 +48,8 @@ def proof31_parts(case: ENRNNCase, *, drop_gate: bool = False) -> dict[str, tupl
     T = case.x.shape[1]
     W = recurrent_matrix(case)
     J_h, _ = _step_jacobians(case, W)
-    _, _, _, d_S, W_S = short_products(case)
+    _, _, _, d, W_full = short_products(case)
+    d_S, W_S = d[:, q:], W_full[q:, q:]
     step = d_S[:, :, None] * W_S  # G_k W^(S), k = 1..T
     err_step = (J_h[:, q:, q:] - step).abs().max()
     ref_step = J_h[:, q:, q:].abs().max()

@@ -8,6 +8,8 @@ the learning rates {10⁻³, 10⁻⁴, 10⁻⁵} "for each method".
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import sympy as sp
 import torch
 from torch import Tensor
@@ -66,11 +68,11 @@ def _measure(c: PaperCase, *, max_fraction: float = 0.6, rates=None) -> dict[str
     parts = {}
     for name, N, p in SHORT_SIZES:
         parts[f"{name}: h^(S) = {p} ≤ {max_fraction:.0%} of N = {N}"] = (_t(p), _t(max_fraction * N + 0.5))
-        nearest = round(p / (0.1 * N)) * 0.1 * N
+        nearest = round(Fraction(10 * p, N)) * Fraction(N, 10)  # exact: 720 is 1 from 721 = 70 % of 1030
         parts[f"{name}: h^(S) = {p} within one unit of a multiple of 10 % of N"] = (
             _t(abs(p - nearest)), _t(1.0), _t(p))
     for neg, n in NEGATIVE_ONES:
-        nearest = round(neg / (0.1 * n)) * 0.1 * n
+        nearest = round(Fraction(10 * neg, n)) * Fraction(n, 10)
         parts[f"scoRNN N = {n}: {neg} negative ones within one unit of a multiple of 10 % of N"] = (
             _t(abs(neg - nearest)), _t(1.0), _t(neg))
     parts["learning rates of Table 1 in {10⁻³, 10⁻⁴, 10⁻⁵} (every row)"] = (_t(_off_grid(rates, False)), _t(1.0))
