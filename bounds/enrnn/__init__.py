@@ -116,8 +116,10 @@ COVERAGE = (
     Statement("Sec. 3.1, note after Proposition 3.2 (λ or λ̄ give the same derivative)", ("enrnn.conjugate",)),
     Statement("Sec. 3.1, note after Proposition 3.2 (a multiple eigenvalue divides by 0; rare; never occurred)",
               ("enrnn.eq7", "enrnn.eq7.corrected"),
-              "the formula fails whenever another eigenvalue shares the modulus ρ, simple or not (enrnn.eq7); "
-              "'never occurred in our experiments' is " + _EMPIRICAL),
+              "the formula fails whenever another eigenvalue shares the modulus ρ, simple or not (enrnn.eq7), "
+              "a case the remark does not mention; 'division by 0' holds for a defective λ (v*u = 0) but not for a "
+              "semisimple multiple one, where u, v can be chosen with v*u = 1 and ρ is still not differentiable; "
+              "'measure zero' is standard; 'never occurred in our experiments' is " + _EMPIRICAL),
     Statement("eq. (4)", ("enrnn.eq4", "enrnn.eq4.corrected")),
     Statement("Sec. 3.1, paragraph after eq. (4) (the naive step may not decrease L; eq. 4's does)",
               ("enrnn.eq4", "enrnn.eq4.corrected"),

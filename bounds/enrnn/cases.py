@@ -5,7 +5,8 @@ normalisation (the latch is set explicitly where a case needs it). The generic s
 :mod:`rnnaudit.bounds.cases` records the cell's training flag, so a reloaded case is in eval mode
 too and ENRNNCase needs no ``state``/``from_state`` of its own.
 
-Shared here: :class:`ENRNNCase`, the recurrent matrix W of eq. 2 (with an optional excluded lower
+Shared here: :class:`PaperCase` (the paper's own numbers, for the claims about its tables and settings),
+:class:`ENRNNCase`, the recurrent matrix W of eq. 2 (with an optional excluded lower
 block), the random cells and dominant-eigenvalue matrices the coupling, Theorem 3.1 and
 Proposition 3.2 samplers build on, and the assumption that W is block upper triangular.
 """

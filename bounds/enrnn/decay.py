@@ -78,13 +78,15 @@ def _eigen_bound(W_S: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
-    hh, _, taus, d, W = short_products(case)
+    hh, hx, taus, d, W = short_products(case)
     q = case.cell.long_size
     W_S = W[q:, q:]
     kappa, rho = _eigen_bound(W_S)
+    u_norm = torch.linalg.matrix_norm(case.cell.U_S, ord=2)
     T = case.x.shape[1]
     names = ("linear: ‖(W^(S))^τ‖₂ ≤ κ₂(V) ρ(W^(S))^τ",
              "network, uniform: ‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ κ₂(V) ρ(W^(S))^τ",
+             "network, uniform: ‖∂h^(S)_{t+τ}/∂x_t‖₂ ≤ κ₂(V) ρ(W^(S))^τ ‖U^(S)‖₂",
              "network, asymptotic: ρ(Π_k G_k W^(S))^{1/(T−1)} ≤ ρ(W^(S)) (the pattern repeated)")
     if T == 1:
         zero = W_S.new_zeros(())
@@ -102,7 +104,8 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     return {
         names[0]: worst_pair(lin, kappa * rho**k_range),
         names[1]: worst_pair(hh, kappa * rho**taus),
-        names[2]: (growth, rho),
+        names[2]: worst_pair(hx, kappa * rho**taus * u_norm),
+        names[3]: (growth, rho),
     }
 
 
@@ -259,9 +262,11 @@ decay = Claim(
               "from repeat multiplication by W^(S), with the rate of decay controlled by the magnitude of the "
               "eigenvalues of W^(S)",
     assumptions=(A_ACTIVATION, A_UPPER, A_RHO_BELOW_ONE, A_FULL_ROW_RANK, A_DIAGONALISABLE),
-    measure="‖(W^(S))^τ‖₂; ‖Π_k diag(σ'(a_k)) W^(S)‖₂ along the case's trajectory (σ' by autograd at the "
-            "pre-activations of eq. 3), worst over 1 ≤ t < t + τ ≤ T; ρ of the product over steps 2..T",
-    bound="κ₂(V) ρ(W^(S))^τ (uniform readings); ρ(W^(S)) per step (asymptotic reading)",
+    measure="‖(W^(S))^τ‖₂; ‖Π_k diag(σ'(a_k)) W^(S)‖₂ and the same times diag(σ'(a_t))U^(S) along the case's "
+            "trajectory (σ' by autograd at the pre-activations of eq. 3), worst over 1 ≤ t < t + τ ≤ T; ρ of the "
+            "product over steps 2..T",
+    bound="κ₂(V) ρ(W^(S))^τ (times ‖U^(S)‖₂ for the input) (uniform readings); ρ(W^(S)) per step (asymptotic "
+          "reading)",
     evaluate=_measure,
     cases=_DECAY_CASES,
     explanation="True for the repeated multiplication by W^(S) alone (the linear part), false for the network: "

@@ -141,15 +141,16 @@ def _exact() -> ExactVerdict:
 
 def _tied_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[GradCase]:
     """The smallest tie, T = diag(2, −2) padded with 0.5 (the exact counterexample of ``exact``), and ρ next to
-    ρe^{±iθ} at m ≥ 3; ε = 0.1, G = 1 (every entry)."""
+    ρe^{±iθ} at m ≥ 3; ε = 0.1, G = 1 + e₁e₁ᵀ (so 1ᵀ(G ⊙ W)1 ≠ 0 and the gradient of L fails too)."""
     if h < 2:
         return []
     cases = [torch.diag(torch.tensor([2.0, -2.0] + [0.5] * (h - 2), dtype=torch.float64))]
     if h >= 3:
         cases.append(torch.block_diag(torch.tensor([[2.0]], dtype=torch.float64), _block(2.0, 1.0),
                                       torch.eye(h - 3, dtype=torch.float64) * 0.5))
-    return [GradCase(T0.to(device=device, dtype=dtype), torch.ones(h, h, device=device, dtype=dtype), 0.1)
-            for T0 in cases]
+    G = torch.ones(h, h, dtype=torch.float64)
+    G[0, 0] += 1.0
+    return [GradCase(T0.to(device=device, dtype=dtype), G.to(device=device, dtype=dtype), 0.1) for T0 in cases]
 
 
 _EQ7_CASES = CaseSpace(case_type=GradCase, sample=sample_tied_case, starts=_tied_starts,
