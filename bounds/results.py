@@ -133,14 +133,14 @@ class ClaimResult:
         out: dict = {"relative_error": None, "absolute_error": None, "exact": None, "supremum": None,
                      "supremum_reached": None}
         if worst is not None and worst.errors:
-            # the identity part that sets the worst case's ratio; a case that fails through a bound part has no
-            # relative error to report
+            rel = {k: (a / r if r > 0 else (0.0 if a == 0 else math.inf)) for k, (a, r) in worst.errors.items()}
+            out["relative_errors"] = {k: json_number(v) for k, v in rel.items()}
+            # the scalar is the failing identity's error when an identity part sets the worst ratio; when the
+            # claim holds, the least accurate identity; a claim violated through a bound part has none
             part = max(worst.parts, key=lambda k: worst.parts[k])
-            if part in worst.errors:
-                absolute, reference = worst.errors[part]
-                out["relative_error"] = json_number(absolute / reference if reference > 0 else
-                                                    (0.0 if absolute == 0 else math.inf))
-                out["absolute_error"] = absolute
+            key = part if part in rel else (max(rel, key=rel.get) if self.verdict != "violated" else None)
+            if key is not None:
+                out["relative_error"], out["absolute_error"] = json_number(rel[key]), worst.errors[key][0]
         if self.exact is not None:
             out["exact"] = {"verdict": self.exact.verdict, "detail": self.exact.detail}
         sup = self.claim.supremum
