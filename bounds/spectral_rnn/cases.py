@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, assumption_tolerances, within
+from rnnaudit.bounds.core import Assumption, NotApplicable, assumption_tolerances, within
 from rnnaudit.cells import SpectralRNN, get_activation, orthogonality_defect, unpack_reflectors
 from rnnaudit.tasks.synthetic import addition_problem
 
@@ -26,7 +26,7 @@ __all__ = ["F64", "GRAD_RTOL", "t64", "gauss", "draw", "randint", "haar", "sampl
            "random_reflectors", "to_case", "MatrixCase", "CountCase", "SpectralCellCase", "RNNCase", "A_F64",
            "MATRIX_SIZES", "A_ORTH", "A_M_RANGE", "ACTIVATIONS_1B", "rnn_states", "spec_norm", "growth",
            "sample_rnn_case", "project_rnn", "free_rnn", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0",
-           "RNN_ASSUMPTIONS", "RNN_SIZES"]
+           "RNN_ASSUMPTIONS", "RNN_SIZES", "rnn_cases_from_model"]
 
 F64 = torch.float64
 #: Gradient identities: relative error ≤ 1e-10 against (‖autograd‖ + S), S the size of the terms
@@ -364,6 +364,52 @@ def project_rnn(case: RNNCase, perturbations: bool) -> None:
             limit, now = float(spec_norm(base)) / T, float(spec_norm(d))
             if now > limit:
                 d.mul_(limit / now)
+
+
+def _vanilla_parts(cell) -> tuple[Tensor, Tensor, Tensor | None, str] | None:
+    """(W, M, b, φ) of a cell that is the RNN of eq. 17, h' = φ(W h + M x + b), or None."""
+    from rnnaudit.cells import VPRNN, SpectralRNN
+    from rnnaudit.cells.adapters import TorchRecurrent
+
+    if isinstance(cell, TorchRecurrent) and cell.kind == "rnn" and cell.num_layers == 1:
+        m = cell.module
+        suffix = "" if cell.is_cell else "_l0"
+        W, M = getattr(m, f"weight_hh{suffix}"), getattr(m, f"weight_ih{suffix}")
+        b = getattr(m, f"bias_ih{suffix}") + getattr(m, f"bias_hh{suffix}") if m.bias else None
+        return W, M, b, m.nonlinearity
+    if isinstance(cell, VPRNN) or (isinstance(cell, SpectralRNN) and type(cell) is SpectralRNN):
+        M = cell.W if isinstance(cell, VPRNN) else cell.M
+        return cell.recurrent_matrix(), M, cell.b, cell.activation
+    return None
+
+
+def rnn_cases_from_model(view, *, perturb: bool = False) -> list[RNNCase]:
+    """A vanilla RNN model as one :class:`RNNCase` of eq. 17 over all the view's input sequences: a
+    single-layer ``torch.nn.RNN``/``RNNCell`` (through :func:`rnnaudit.cells.adapters.wrap`), VPRNN or
+    Spectral-RNN. The bias is absorbed into M (x̃ = [x, 1], M̃ = [M | b]), as eq. 17's "M x" allows;
+    B = max_t ‖x̃_t‖; Y is the readout (the identity without one). With ``perturb``, a seeded random
+    perturbation at half of Lemma 3's limit ‖·‖/T (the model's parameters under a small change).
+
+    Raises:
+        NotApplicable: a cell that is not h' = φ(W h + M x + b) (gates, several layers, other forms).
+    """
+    parts = _vanilla_parts(view.cell)
+    if parts is None:
+        raise NotApplicable(f"eq. 17 is the vanilla RNN h^(t) = φ(W h^(t−1) + M x^(t)) (one layer, no gates); the "
+                            f"model's cell is {type(view.cell).__name__}")
+    W, M, b, activation = (t.detach().to(F64) if isinstance(t, Tensor) else t for t in parts)
+    x = view.inputs.detach().to(F64)
+    if b is not None:
+        M = torch.cat([M, b[:, None]], dim=1)
+        x = torch.cat([x, x.new_ones(*x.shape[:-1], 1)], dim=-1)
+    Y = view.readout.detach().to(F64) if view.readout is not None else torch.eye(W.shape[0], dtype=F64)
+    dW, dM, dY = torch.zeros_like(W), torch.zeros_like(M), torch.zeros_like(Y)
+    if perturb:
+        gen = torch.Generator().manual_seed(0)
+        T = x.shape[1]
+        dW, dM, dY = (0.5 * float(spec_norm(X)) / T * (G / spec_norm(G)) for X, G in (
+            (W, gauss(gen, *W.shape)), (M, gauss(gen, *M.shape)), (Y, gauss(gen, *Y.shape))))
+    return [RNNCase(W, M, Y, dW, dM, dY, x, float(torch.linalg.vector_norm(x, dim=-1).max()), activation)]
 
 
 def free_rnn(case: RNNCase, perturbations: bool) -> list[Tensor]:
