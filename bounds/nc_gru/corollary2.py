@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, Supremum
+from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum
 from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_GRU, A_ONE_STEP, A_SAT, A_SAT_VEC, A_STATE, EPS_NOTE, H_C,
                                           SATURATED_GRU_STEPS, GRUCase, gru_steps, limit_steps, saturated_bound,
                                           theorem1_alpha_beta)
@@ -51,6 +51,25 @@ def _measure_corollary2_corrected(case: GRUCase) -> dict[str, tuple[Tensor, Tens
     return parts
 
 
+def _exact() -> ExactVerdict:
+    """The scalar GRU (h = 1) in rational arithmetic: ε = 1/10, u_t = r_t = 9/10 (on the edge of the tolerance),
+    h_{t−1} = 99/100, c_t = 99/100 (pre-activation atanh(0.99)), ‖U_u‖₂ = ‖U_r‖₂ = 1000, in eq. 9–12."""
+    import sympy
+
+    R = sympy.Rational
+    eps, u, r, H, C, k = R(1, 10), R(9, 10), R(9, 10), R(99, 100), R(99, 100), 1000
+    delta = u * (1 - u)
+    alpha = delta * (H + C) * k + (1 - u)
+    beta = u * (r * (1 - r) * k * H + r)
+    uniform = 2 * (1 + eps)
+    limit = 0 + 1 * 1  # ε → 0 at these weights: u, r → 1, δ → 0: max(1 − u) + max u · max r
+    bad = alpha + beta > uniform
+    return ExactVerdict("violated" if bad else "proved",
+                        f"uniform reading, eq. 14 at ε = 1/10: α + β = {alpha} + {beta} = {alpha + beta} "
+                        f"(≈ {float(alpha + beta):.2f}) > 2(1 + ε) = {uniform}; asymptotic reading at the same "
+                        f"weights: lim α + β = {limit} ≤ 2")
+
+
 corollary2 = Claim(
     id="nc_gru.corollary2",
     source="nc_gru.md, Corollary 2, eq. 14–15 (proof SM 7, eq. 59–64)",
@@ -83,6 +102,7 @@ corollary2 = Claim(
           "the limit is 1 (u → 0) or max r (u → 1), ratio ≤ 1, attained.",
     supremum=Supremum(1.0, "lim α + β = max(1 − u) + max u·max r ≤ 1 + 1 with 0/1 gates; u = (0, 1), r = (1, 1) "
                            "attains 2 (structured start, h ≥ 2)", at=(2, 1), part=ASYMPTOTIC_14),
+    exact=_exact,
 )
 
 corollary2_corrected = Claim(

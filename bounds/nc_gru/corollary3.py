@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from rnnaudit.bounds.core import Assumption, Claim, Supremum, assumption_tolerances
+from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Supremum, assumption_tolerances
 from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, SATURATED_GRU_STEPS,
                                           GRUCase, assumption_check, gru_steps, ncgru_step_starts,
                                           sample_saturated_case, saturated_bound, saturated_limit, spectral,
@@ -78,6 +78,22 @@ _NCGRU_STEPS = replace(SATURATED_GRU_STEPS, sample=_sample_ncgru_step, starts=nc
 #: The same for every NC-GRU variant of Sec. 5.2, NC-GRU(U_c) with a free U_r included.
 _ANY_NCGRU_STEPS = replace(SATURATED_GRU_STEPS, sample=_sample_any_ncgru_step, starts=ncgru_step_starts)
 
+def _exact() -> ExactVerdict:
+    """The scalar NC-GRU(U_r, U_c) in rational arithmetic: A_r = A_c = 0 and D = −1 (U_r = U_c = −1, orthogonal),
+    U_u = 1000, x_t = 0, h_{t−1} = 1, modReLU bias 1, u_t = r_t = 9/10 (ε = 1/10): c_t = modReLU(−9/10) = −19/10,
+    Φ' = 1, and ∂h_t/∂h_{t−1} by eq. 40 (proved symbolically in nc_gru.eq36)."""
+    import sympy
+
+    R = sympy.Rational
+    eps, u, r, h, Uu, Ur, Uc = R(1, 10), R(9, 10), R(9, 10), 1, 1000, -1, -1
+    c = -(r * h + 1)
+    J = -h * u * (1 - u) * Uu + (1 - u) + c * u * (1 - u) * Uu + u * 1 * Uc * (h * r * (1 - r) * Ur + r)
+    bound = 2 * (1 + eps)
+    return ExactVerdict("violated" if abs(J) > bound else "proved",
+                        f"uniform reading, eq. 21 at ε = 1/10: |∂h_t/∂h_(t−1)| = |{J}| ≈ {float(abs(J)):.3f} > "
+                        f"2(1 + ε) = {bound}, with ‖U_r‖₂ = ‖U_c‖₂ = 1")
+
+
 corollary3 = Claim(
     id="nc_gru.corollary3",
     source="nc_gru.md, Corollary 3, eq. 21–22 (proof SM 7, eq. 65–68)",
@@ -109,6 +125,7 @@ corollary3 = Claim(
     supremum=Supremum(math.sqrt(2) / 2, "lim ∂h_t/∂h_(t−1) = (I − P) + PΦU_cR has norm ≤ √2 for orthogonal U_c; "
                                         "u = (0, 1), r = 1, U_c = [[0, −1], [1, 0]] attains √2", at=(2, 1),
                       part=ASYMPTOTIC_21),
+    exact=_exact,
 )
 
 corollary3_corrected = Claim(

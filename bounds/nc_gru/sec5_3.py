@@ -88,7 +88,7 @@ def _measure(case: NeumannCase) -> dict[str, tuple[Tensor, Tensor]]:
         spectral(M), torch.ones_like(M[:, 0, 0]))}
 
 
-def _measure_corrected(case: NeumannCase) -> dict[str, tuple]:
+def _measure_corrected(case: NeumannCase, extra_power: int = 0) -> dict[str, tuple]:
     A = case.iterates()
     X = torch.stack(_exact_inverses(A))
     M = _steps_mm(list(X[:-1]), case.dA)
@@ -100,7 +100,7 @@ def _measure_corrected(case: NeumannCase) -> dict[str, tuple]:
             power = power @ M
             series = series + power
         err = X[1:] - series @ X[:-1]                              # E_p, eq. 18 truncated at i = p
-        formula = torch.linalg.matrix_power(M, p + 1) @ X[1:]     # M^{p+1}(I + A^(k))^{-1}
+        formula = torch.linalg.matrix_power(M, p + 1 + extra_power) @ X[1:]  # M^{p+1}(I + A^(k))^{-1}
         gap = torch.linalg.matrix_norm(err - formula)
         ref = torch.linalg.matrix_norm(err)
         scale = (torch.linalg.matrix_norm(M) + 1) ** (p + 1)

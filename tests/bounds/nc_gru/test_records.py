@@ -8,7 +8,8 @@ IDS = {"nc_gru.sec2_1", "nc_gru.sec2_1.corrected", "nc_gru.eq2", "nc_gru.scaling
        "nc_gru.corollary1.corrected", "nc_gru.corollary2", "nc_gru.corollary2.corrected", "nc_gru.eq18",
        "nc_gru.eq18.corrected", "nc_gru.alg1_skew", "nc_gru.sec3_3", "nc_gru.sec3_3.corrected", "nc_gru.corollary3",
        "nc_gru.corollary3.corrected", "nc_gru.param_match", "nc_gru.param_match.corrected", "nc_gru.sec4_1",
-       "nc_gru.sec4_1.corrected", "nc_gru.sec4_2", "nc_gru.sec4_2.corrected", "nc_gru.sec4_3", "nc_gru.sec4_3.corrected",
+       "nc_gru.sec4_1.corrected", "nc_gru.sec4_2", "nc_gru.sec4_2.corrected", "nc_gru.sec4_3",
+       "nc_gru.sec4_3.corrected",
        "nc_gru.copy_baseline", "nc_gru.sec4_4", "nc_gru.sec4_data", "nc_gru.sec4_lm", "nc_gru.sec5_3",
        "nc_gru.sec5_3.corrected", "nc_gru.eq36", "nc_gru.eq37", "nc_gru.eq37.corrected", "nc_gru.eq47",
        "nc_gru.eq47.corrected"}
