@@ -75,8 +75,8 @@ __all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "scaling_d
            "sec4_2_corrected", "sec4_3", "sec4_3_corrected", "copy_baseline", "sec4_4", "sec4_data", "sec4_lm",
            "sec5_3", "sec5_3_corrected", "eq36", "eq37", "eq37_corrected", "eq47", "eq47_corrected"]
 
-_TABLE_REASON = ("results of the paper's training runs (mean ± std over 3 seeds; need its code, data and runs); the "
-                 "text's comparisons of these values are checked by {}")
+_TABLE_REASON = ("results of the paper's training runs (need its code, data and runs); the text's comparisons of these "
+                 "values are checked by {}")
 _DEFINITION = "a definition ({})"
 
 #: The paper's statement index, in paper order: each labelled statement and the claims that check it (or why none
