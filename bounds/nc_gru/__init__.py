@@ -30,8 +30,9 @@ claim id                            where in nc_gru.md                          
 ``nc_gru.eq47`` (+ ``.corrected``)  SM 7, the premise of eq. 47–52: 0 ≤ [c_t]_i             ``eq47``
 =================================== ====================================================== ===================
 
-Shared GRU cases, samplers and assumptions of the gate claims: ``cases``; the printed tables and the comparison
-machinery of the results sentences: ``tables``.
+Shared GRU cases, samplers and assumptions of the gate claims: ``cases``; their case families, structured starts and
+the corollaries' ε → 0 limit: ``spaces``; the printed tables and the comparison machinery of the results sentences:
+``tables``.
 """
 
 from rnnaudit.bounds.core import Statement

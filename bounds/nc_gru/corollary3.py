@@ -3,19 +3,16 @@ eq. 19 with saturated gates, as printed and corrected (‖U_r‖₂, ‖U_u‖�
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+import torch
 from torch import Tensor
 
-import math
-
-import torch
-
 from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Supremum, assumption_tolerances
-from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, SATURATED_GRU_STEPS,
-                                          GRUCase, assumption_check, gru_steps, ncgru_step_starts,
-                                          sample_saturated_case, saturated_bound, saturated_limit, spectral,
-                                          step_jacobian)
+from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, GRUCase, assumption_check,
+                                          gru_steps, sample_saturated_case, saturated_bound, spectral)
+from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, ncgru_step_starts, saturated_limit, step_jacobian
 from rnnaudit.cells import NCGRU, orthogonality_defect
 
 __all__ = ["corollary3", "corollary3_corrected", "A_NCGRU", "A_UR_UC_ORTH", "A_UC_ORTH", "ASYMPTOTIC_21",

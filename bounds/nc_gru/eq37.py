@@ -12,8 +12,9 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, Supremum, nothing_free, worst_pair
-from rnnaudit.bounds.nc_gru.cases import TRAJECTORIES, TRAJECTORY_ASSUMPTIONS, GRUCase, spectral
+from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, spectral
 from rnnaudit.bounds.nc_gru.eq36 import candidate_derivative, gate_jacobians
+from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
 __all__ = ["eq37", "eq37_corrected", "step_bounds"]
 

@@ -10,7 +10,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum, nothing_free
-from rnnaudit.bounds.nc_gru.cases import TRAJECTORIES, TRAJECTORY_ASSUMPTIONS, GRUCase
+from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase
+from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
 __all__ = ["eq47", "eq47_corrected", "PREMISE_C_NONNEGATIVE"]
 

@@ -11,7 +11,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
-from rnnaudit.bounds.nc_gru.cases import A_GRU, A_ONE_STEP, DEEP, GRUCase, log_uniform, preactivations
+from rnnaudit.bounds.nc_gru.cases import A_GRU, A_ONE_STEP, GRUCase, log_uniform, preactivations
+from rnnaudit.bounds.nc_gru.spaces import DEEP
 from rnnaudit.cells import GRU
 
 __all__ = ["sec2_1", "sec2_1_corrected", "with_update_gate", "sample_gate_case", "GATE_TOL"]

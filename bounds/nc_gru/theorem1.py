@@ -6,8 +6,8 @@ from __future__ import annotations
 from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, Supremum, worst_pair
-from rnnaudit.bounds.nc_gru.cases import (TRAJECTORIES, TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral,
-                                          theorem1_alpha_beta)
+from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral, theorem1_alpha_beta
+from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
 __all__ = ["theorem1", "theorem1_corrected"]
 

@@ -6,7 +6,7 @@ import torch
 
 from rnnaudit.bounds import measure_case
 from rnnaudit.bounds.nc_gru import eq37, eq37_corrected
-from rnnaudit.bounds.nc_gru.cases import trajectory_starts
+from rnnaudit.bounds.nc_gru.spaces import trajectory_starts
 from tests.bounds.nc_gru.cases import (TRAJECTORY_SIZES, assert_holds_inside_assumptions,
                                        assert_violated_inside_assumptions)
 

@@ -8,7 +8,7 @@ import pytest
 
 from rnnaudit.bounds import Profile, check_claim, measure_case
 from rnnaudit.bounds.nc_gru import CLAIMS, corollary2, corollary3
-from rnnaudit.bounds.nc_gru.cases import gru_step_starts, ncgru_step_starts
+from rnnaudit.bounds.nc_gru.spaces import gru_step_starts, ncgru_step_starts
 from rnnaudit.bounds.nc_gru.corollary2 import ASYMPTOTIC_15
 from rnnaudit.bounds.nc_gru.corollary3 import ASYMPTOTIC_22
 from tests.bounds.helpers import assert_reaches_supremum, with_sizes
