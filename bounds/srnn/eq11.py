@@ -14,10 +14,10 @@ from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum, worst_pair
 from rnnaudit.bounds.srnn.cases import (A_H0_CONSTANT, A_SIGMA_PRIME, SHUFFLE, ShuffleCase, b_params, cell_params,
                                         flatten_jacobian, hidden_states)
 
-__all__ = ["eq11", "eq11_corrected"]
+__all__ = ["loss_gradient", "eq11", "eq11_corrected"]
 
 
-def _loss_gradient(case: ShuffleCase) -> tuple[Tensor, Tensor]:
+def loss_gradient(case: ShuffleCase) -> tuple[Tensor, Tensor]:
     """∂L/∂θ (P,) by autograd (graph kept for the ascent) and ∂b(x_t)/∂θ (T, d_h, P)."""
     d_h, T = case.size()
     params = cell_params(case, detach=False)
@@ -29,13 +29,13 @@ def _loss_gradient(case: ShuffleCase) -> tuple[Tensor, Tensor]:
 
 
 def _measure_eq11(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
-    grad, J_b = _loss_gradient(case)
+    grad, J_b = loss_gradient(case)
     bound = torch.einsum("td,tdk->k", case.g, J_b.cumsum(0)).abs()
     return {"|∂L/∂b_k| ≤ |Σ_t ∂L/∂h_t Σ_{i≤t} ∂b(x_i)/∂b_k|": worst_pair(grad.abs(), bound)}
 
 
 def _measure_eq11_corrected(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
-    grad, J_b = _loss_gradient(case)
+    grad, J_b = loss_gradient(case)
     inner = torch.linalg.vector_norm(J_b, dim=1).cumsum(0)  # (T, P): Σ_{i≤t} ‖∂b(x_i)/∂b_k‖₂
     bound = (torch.linalg.vector_norm(case.g, dim=1)[:, None] * inner).sum(0)
     return {"|∂L/∂b_k| ≤ Σ_t ‖∂L/∂h_t‖₂ Σ_{i≤t} ‖∂b(x_i)/∂b_k‖₂": worst_pair(grad.abs(), bound)}

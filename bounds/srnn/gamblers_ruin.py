@@ -18,7 +18,7 @@ from rnnaudit.cells import shift
 
 __all__ = ["WalkCase", "sample_walk_case", "simulate_gamblers_ruin", "walk_parts", "mean_part", "gamblers_ruin",
            "gamblers_ruin_corrected", "ruin_formulas", "RUIN", "DURATION", "CONDITIONAL", "GAMBLER_Z",
-           "GAMBLER_UNITS", "A_FAIR"]
+           "GAMBLER_UNITS", "A_FAIR", "WALKS"]
 
 #: Half-width of the Monte Carlo confidence intervals in standard errors: a two-sided normal
 #: interval of coverage 1 − 6.8e-6 per comparison, so that the ≤ 600 comparisons of the full
@@ -172,7 +172,7 @@ def _exact(corrected: bool) -> ExactVerdict:
                                            f"T ≥ 2, e.g. T = 2: {c1.subs(T, 2)} against {stated.subs(T, 2)}.")
 
 
-_WALKS = CaseSpace(case_type=WalkCase, sample=sample_walk_case,
+WALKS = CaseSpace(case_type=WalkCase, sample=sample_walk_case,
                    sizes={"quick": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8)],
                           "full": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8), (256, 20), (512, 50)]})
 _WALK_MEASURE = (f"Monte Carlo over {GAMBLER_UNITS} SRNN units (eq. 3, ReLU, shift W_p, h_0 = 1, b(x_t) = ±1): "
@@ -189,7 +189,7 @@ gamblers_ruin = Claim(
     measure=_WALK_MEASURE,
     bound=_WALK_BOUND,
     evaluate=_measure_gamblers_ruin,
-    cases=_WALKS,
+    cases=WALKS,
     exact=lambda: _exact(corrected=False),
     explanation="T/(1+T) is the gambler's ruin probability from capital 1 with the game stopped at T + 1, and T is "
                 "that game's expected *duration* 1·((T+1) − 1), which ends at either barrier. The number of steps "
@@ -211,7 +211,7 @@ gamblers_ruin_corrected = Claim(
     measure=_WALK_MEASURE,
     bound=_WALK_BOUND,
     evaluate=_measure_gamblers_ruin_corrected,
-    cases=_WALKS,
+    cases=WALKS,
     exact=lambda: _exact(corrected=True),
     explanation="Would contradict the gambler's-ruin formulas for a fair walk from 1 on {0, …, T+1}: "
                 "P(ruin) = 1 − 1/(T+1), E[duration] = 1·T, E[duration | ruin] = (2(T+1) − 1)/3.",

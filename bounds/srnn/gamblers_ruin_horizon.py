@@ -21,7 +21,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, ExactVerdict
 from rnnaudit.bounds.srnn.cases import f64
-from rnnaudit.bounds.srnn.gamblers_ruin import A_FAIR, GAMBLER_Z, WalkCase, _WALKS, mean_part
+from rnnaudit.bounds.srnn.gamblers_ruin import A_FAIR, GAMBLER_Z, WalkCase, WALKS, mean_part
 from rnnaudit.cells import shift
 
 __all__ = ["simulate_horizon", "vanish_within", "mean_time_given_within", "horizon_parts", "gamblers_ruin_horizon",
@@ -129,7 +129,7 @@ def _exact(corrected: bool) -> ExactVerdict:
                                   "P(τ ≤ T) = 1 − C(T, ⌊T/2⌋)/2^T and E[τ | τ ≤ T] = Σ (2k+1)C_k/2^{2k+1} / P(τ ≤ T).")
 
 
-_HORIZON = replace(_WALKS, sizes={"quick": [(16, 1), (32, 2), (64, 3), (128, 6), (256, 10)],
+_HORIZON = replace(WALKS, sizes={"quick": [(16, 1), (32, 2), (64, 3), (128, 6), (256, 10)],
                                   "full": [(16, 1), (32, 2), (64, 3), (128, 6), (256, 10), (256, 30), (512, 100)]})
 _MEASURE = ("Monte Carlo over 20000 SRNN units (eq. 3, ReLU, shift W_p, h_0 = 1, b(x_t) = ±1) run for the T steps of "
             "the sequence: |estimate − stated value|")

@@ -11,13 +11,13 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, Supremum, worst_pair
 from rnnaudit.bounds.srnn.cases import A_H0_CONSTANT, A_SIGMA_PRIME, SHUFFLE, ShuffleCase
-from rnnaudit.bounds.srnn.eq11 import _loss_gradient
+from rnnaudit.bounds.srnn.eq11 import loss_gradient
 
 __all__ = ["no_explosion"]
 
 
 def _measure(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
-    grad, J_b = _loss_gradient(case)
+    grad, J_b = loss_gradient(case)
     T = J_b.shape[0]
     g_max = torch.linalg.vector_norm(case.g, dim=1).max()
     db_max = torch.linalg.vector_norm(J_b, dim=1).amax(dim=0)  # (P,): max_i ‖∂b(x_i)/∂b_k‖₂

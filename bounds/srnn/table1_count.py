@@ -177,6 +177,10 @@ table1_count = Claim(
           "d_i, f_r fixed). The shift and the elementwise operations add O(T d_h), which FlopCounterMode does not "
           "count and which is O(T d_h d_i) in both readings. The vanilla RNN row holds with constant 2 (supremum 1). "
           "Backward costs about twice the forward pass, the same order.",
+    supremum=Supremum(1.0, "The FLOPs added by one more unit of d_h are 2T(w_L + [gate] d_i) ≤ 4T d_i since w_L ≤ d_i; "
+                           "equality with the last width = d_i and the gate (the starts).", at=(2, 3),
+                      part="SRNN row, asymptotic reading (d_h → ∞, d_i and f_r fixed): FLOPs per added unit of d_h "
+                           "≤ 4 T d_i"),
     exact=lambda: _exact(corrected=False),
 )
 

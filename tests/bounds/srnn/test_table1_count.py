@@ -24,6 +24,7 @@ def test_uniform_reading_is_violated_asymptotic_holds_and_sympy_agrees(tmp_path)
     result = check_claim(with_sizes(table1_count, SIZES), TINY, seed=0)
     assert_exact_agrees(result)
     assert result.worst_parts()[ASYMPTOTIC] <= 1 and result.worst_parts()[UNIFORM] > 1
+    assert_reaches_supremum(table1_count)  # the asymptotic reading's bound is tight
 
 
 def test_flop_counts_known_answers():
