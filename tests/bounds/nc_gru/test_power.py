@@ -11,7 +11,7 @@ import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.nc_gru import (CLAIMS, alg1_skew, copy_baseline, eq4, eq5, eq7, eq7_corrected, eq36,
-                                   sec2_1_corrected, sec5_3_corrected)
+                                   sec2_1_corrected, sec5_3)
 from tests.bounds.helpers import TINY, assert_has_power, with_sizes
 from tests.bounds.nc_gru.cases import small
 
@@ -21,12 +21,16 @@ alg1_module, copy_module, eq4_module, eq5_module, eq7_module, eq36_module, sec2_
     for m in ("alg1_skew", "copy_baseline", "eq4", "eq5", "eq7", "eq36", "sec2_1", "sec5_3"))
 
 #: Identities: measured = an error, bound = a float allowance; their power is tested with a wrong formula below.
-IDENTITIES = {eq4.id, eq5.id, eq7_corrected.id, eq36.id, alg1_skew.id, copy_baseline.id, sec5_3_corrected.id,
-              sec2_1_corrected.id}
+IDENTITIES = {eq4.id, eq5.id, eq7_corrected.id, eq36.id, alg1_skew.id, copy_baseline.id, sec2_1_corrected.id}
+
+#: Claims whose worst ratio is below 1/2 by the printed numbers, with the divisor that must then break them:
+#: sec4_3's largest part is NC-GRU(Uc) against GRU at T = 400, 1.009/2.1927539 = 0.46.
+DIVISORS = {"nc_gru.sec4_3": 2.5}
+
 
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.id not in IDENTITIES], ids=lambda c: c.id)
 def test_bound_divided_by_two_is_violated(claim):
-    assert_has_power(small(claim), 2.0)
+    assert_has_power(small(claim), DIVISORS.get(claim.id, 2.0))
 
 
 def _wrong(claim, evaluate):
@@ -90,8 +94,8 @@ def test_copy_baseline_caught_with_log2():
     _assert_caught(_wrong(copy_baseline, lambda c: copy_module._measure(c, wrong)))
 
 
-def test_sec5_3_corrected_caught_with_one_power_too_few():
-    _assert_caught(with_sizes(_wrong(sec5_3_corrected, lambda c: sec5_3_module._measure_corrected(c, -1)), [(3, 1)]))
+def test_sec5_3_identity_caught_with_one_power_too_few():
+    _assert_caught(with_sizes(_wrong(sec5_3, lambda c: sec5_3_module._measure(c, -1)), [(3, 1)]))
 
 
 def test_sec2_1_corrected_caught_with_the_gates_swapped():
@@ -100,8 +104,7 @@ def test_sec2_1_corrected_caught_with_the_gates_swapped():
 
 
 def test_every_identity_has_a_wrong_formula_test():
-    tested = {eq5.id, eq4.id, eq7_corrected.id, eq36.id, alg1_skew.id, copy_baseline.id, sec5_3_corrected.id,
-              sec2_1_corrected.id}
+    tested = {eq5.id, eq4.id, eq7_corrected.id, eq36.id, alg1_skew.id, copy_baseline.id, sec2_1_corrected.id}
     assert tested == IDENTITIES
 
 

@@ -1,5 +1,5 @@
-"""nc_gru.sec5_3: ‖M‖₂ < 1 is not necessary for the Neumann series (ρ(M) < 1 is); the truncation error is
-M^{p+1}(I + A^(k))^{-1} exactly."""
+"""nc_gru.sec5_3: the Neumann condition recorded in the spectral norm holds as printed (ρ(M) ≤ ‖M‖₂, attained at
+h = 2; the truncation error is M^{p+1}(I + A^(k))^{-1} exactly); the spectral norm is only sufficient (h ≥ 3)."""
 
 import math
 
@@ -7,32 +7,36 @@ import pytest
 import torch
 
 from rnnaudit.bounds import measure_case
-from rnnaudit.bounds.nc_gru import sec5_3, sec5_3_corrected
-from rnnaudit.bounds.nc_gru.sec5_3 import necessary_condition_start
-from tests.bounds.nc_gru.cases import assert_holds_inside_assumptions, assert_violated_inside_assumptions
+from rnnaudit.bounds.nc_gru import sec5_3
+from rnnaudit.bounds.nc_gru.sec5_3 import necessary_condition_start, sample_convergent_case
+from tests.bounds.helpers import TINY, assert_has_power, with_sizes
+from tests.bounds.nc_gru.cases import assert_holds_inside_assumptions
+
+RHO_PART = sec5_3.supremum.part
 
 
-def test_sec5_3_printed_is_violated_inside_its_assumptions(tmp_path):
-    assert_violated_inside_assumptions(sec5_3, [(3, 1), (4, 1)], tmp_path)
+def test_holds_inside_its_assumptions(tmp_path):
+    assert_holds_inside_assumptions(sec5_3, [(2, 1), (3, 1), (6, 2)], tmp_path)
 
 
-def test_sec5_3_corrected_holds(tmp_path):
-    assert_holds_inside_assumptions(sec5_3_corrected, [(2, 1), (3, 1), (6, 2)], tmp_path)
+def test_has_power():
+    """ρ(M) = ‖M‖₂ at h = 2, so the bound shrunk by 2 % is false there and the search must say so."""
+    assert_has_power(with_sizes(sec5_3, [(2, 1)]), 1.02, TINY)
 
 
 @pytest.mark.parametrize("a", [3.0, 100.0])
-def test_the_construction_has_rho_below_one_and_a_norm_of_s(a):
-    """ρ(M) = s/√(1 + a²) = 0.99 and ‖M‖₂ = s = 0.99√(1 + a²) (1e-12): the ratio grows like a."""
+def test_the_spectral_norm_is_only_sufficient(a):
+    """ρ(M) = s/√(1 + a²) = 0.99 while ‖M‖₂ = s = 0.99√(1 + a²) (1e-12): the series converges though ‖M‖₂ > 1."""
     case = necessary_condition_start(3, a)
-    assert all(x.check(case)[0] for x in sec5_3.assumptions)
-    ratio, _ = measure_case(sec5_3, case)
-    assert ratio == pytest.approx(0.99 * math.sqrt(1 + a * a), rel=1e-12)
-    assert measure_case(sec5_3_corrected, case)[0] <= 1
+    parts = sec5_3.evaluate(case)
+    rho, norm = (float(t) for t in parts[RHO_PART][:2])
+    assert rho == pytest.approx(0.99, rel=1e-12) and norm == pytest.approx(0.99 * math.sqrt(1 + a * a), rel=1e-12)
+    assert measure_case(sec5_3, case)[0] <= 1
 
 
-def test_at_h_2_the_norm_condition_is_necessary():
-    """At h = 2, M is normal (all skew 2×2 matrices commute), so ‖M‖₂ = ρ(M) < 1 on every case."""
-    from rnnaudit.bounds.nc_gru.sec5_3 import sample_convergent_case
+def test_at_h_2_the_norm_is_the_spectral_radius():
+    """At h = 2, M is normal (all skew 2×2 matrices commute), so ρ(M) = ‖M‖₂: the ratio is 1 on every case."""
     gen = torch.Generator().manual_seed(0)
     for _ in range(10):
-        assert measure_case(sec5_3, sample_convergent_case(gen, 2, 1))[0] <= 1 + 1e-9
+        rho, norm = sec5_3.evaluate(sample_convergent_case(gen, 2, 1))[RHO_PART][:2]
+        assert float(rho) == pytest.approx(float(norm), rel=1e-12)
