@@ -44,7 +44,7 @@ def _exact_note(claim: dict) -> str:
     exact = claim.get("exact")
     if not isinstance(exact, dict) or not exact.get("verdict"):
         return ""
-    return f" <span class='exact' title='{esc(str(exact.get('detail', '')))}'>exact: {esc(exact['verdict'])}</span>"
+    return f" <span class='exact'>exact: {esc(exact['verdict'])}</span>"
 
 
 def _reproduce(path: str) -> str:
