@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import os
 
-from rnnaudit.figures.html import anchor, fmt_number, number_html, page, rich
+from rnnaudit.figures.html import anchor, breakable_id, fmt_number, number_html, page, rich
 from rnnaudit.figures.report_html import embedded_figures
 
 __all__ = ["render_audit_markdown", "render_audit_html", "audit_counts"]
@@ -96,7 +96,7 @@ def render_audit_markdown(doc: dict) -> str:
 def _reading_badge(c: dict) -> str:
     kind = ("violated" if c.get("verdict") == "violated" and not _failing(c) else
             "vacuous" if _failing(c) else "holds" if c.get("assumptions") else "not-measured")
-    return f"<span class='verdict v-{kind}'>{esc(c['reading'])}</span>"
+    return f"<span class='verdict reading v-{kind}'>{esc(c['reading'])}</span>"
 
 
 def _assumption_list(c: dict) -> str:
@@ -151,7 +151,7 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
                                             + ", ".join(rich(a["name"]) for a in _failing(c)) for c in failing)
                        + ".</p>")
     ids = _unique_ids(latest["claims"])
-    rows = "".join(f"<tr id='{ids[id(c)]}'><td><code>{esc(c['id'])}</code></td><td>{_reading_badge(c)}</td>"
+    rows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(c['id'])}</td><td>{_reading_badge(c)}</td>"
                    f"<td>{esc(_bound_text(c))}</td><td>{_assumption_list(c)}</td></tr>" for c in applies)
     parts = ["<header><h1>rnnaudit audit</h1>",
              f"<p class='meta'>Source <code>{esc(str(doc['source']))}</code> · cell <code>{esc(str(cfg.get('cell')))}"
@@ -166,7 +166,7 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
              "<th>claim</th><th>reading</th><th>bound on the model</th><th>assumptions</th></tr></thead>"
              f"<tbody>{rows}</tbody></table></div></section>"]
     if other:
-        orows = "".join(f"<tr id='{ids[id(c)]}'><td><code>{esc(c['id'])}</code></td>"
+        orows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(c['id'])}</td>"
                         f"<td>{rich(c['reason'])}</td></tr>" for c in other)
         parts.append("<section id='not-applicable'><h2>Claims that do not apply</h2><div class='table-wrap'><table>"
                      f"<thead><tr><th>claim</th><th>why</th></tr></thead><tbody>{orows}</tbody></table></div></section>")

@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 
-__all__ = ["rich", "math_html", "page", "verdict_badge", "fmt_number", "number_html", "VERDICT_ORDER", "anchor"]
+__all__ = ["rich", "math_html", "page", "verdict_badge", "breakable_id", "fmt_number", "number_html", "VERDICT_ORDER", "anchor"]
 
 #: Verdicts in the order a reader wants them: what needs attention first.
 VERDICT_ORDER = ("violated", "inconclusive", "vacuous", "holds")
@@ -122,6 +122,11 @@ def rich(text: str | None) -> str:
                    for k, p in enumerate(parts))
 
 
+def breakable_id(claim_id: str) -> str:
+    """A claim id as <code> that may wrap after its dots and underscores only, never inside a word."""
+    return "<code class='id'>" + re.sub(r"([._])", r"\1<wbr>", html.escape(claim_id)) + "</code>"
+
+
 def anchor(kind: str, name: str) -> str:
     """An id for an element: ``claim-sgornn.theorem2``, ``paper-nc_gru`` (ids may hold dots)."""
     return f"{kind}-{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
@@ -147,6 +152,7 @@ def number_html(x, digits: int = 4) -> str:
 
 
 def verdict_badge(verdict: str | None) -> str:
+    """A coloured, labelled badge for a verdict (the word is always written: colour is never the only cue)."""
     v = verdict or "not measured"
     return f"<span class='verdict v-{html.escape(re.sub(r'[^a-z]', '-', v))}'>{html.escape(v)}</span>"
 
@@ -194,6 +200,8 @@ border:1px solid currentColor}
 .v-vacuous{color:var(--warn);background:#fff8c5}
 .v-inconclusive{color:var(--info);background:#ddf4ff}
 .v-not-measured,.v-not-applicable{color:var(--muted);background:var(--alt)}
+.verdict.reading{white-space:normal;display:inline;line-height:1.7;-webkit-box-decoration-break:clone;
+box-decoration-break:clone}
 .exact{font-size:12px;color:var(--muted);white-space:nowrap}
 ol.violations{list-style:none;margin:0;padding:0}
 li.violation{border:1px solid #f0c4c4;border-left:4px solid var(--bad);border-radius:6px;padding:.45em .8em;

@@ -12,10 +12,9 @@ from __future__ import annotations
 import base64
 import html
 import os
-import re
 from pathlib import Path
 
-from rnnaudit.figures.html import VERDICT_ORDER, anchor, number_html, page, rich, verdict_badge
+from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
 from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio,
                                           verdict_counts, violated_worst_first, what_breaks)
 
@@ -24,13 +23,8 @@ __all__ = ["render_html", "embedded_figures"]
 esc = html.escape
 
 
-def _breakable(claim_id: str) -> str:
-    """An id that may wrap after its dots and underscores only (never inside a word)."""
-    return re.sub(r"([._])", r"\1<wbr>", esc(claim_id))
-
-
 def _link(claim_id: str) -> str:
-    return f"<a href='#{anchor('claim', claim_id)}'><code class='id'>{_breakable(claim_id)}</code></a>"
+    return f"<a href='#{anchor('claim', claim_id)}'>{breakable_id(claim_id)}</a>"
 
 
 def _ratio_text(claim: dict) -> str:
@@ -176,6 +170,8 @@ def _claim_article(c: dict, by_id: dict) -> str:
         fields.append(_field("Corrected form", f"{_link(fixed['id'])} {verdict_badge(fixed.get('verdict'))}"))
     if c["id"].endswith(".corrected") and c["id"].removesuffix(".corrected") in by_id:
         fields.append(_field("Corrects", _link(c["id"].removesuffix(".corrected"))))
+    if c.get("applies") is False:
+        fields.append(_field("Applies", f"no: {rich(c.get('reason') or 'no reason given')}"))
     exact = c.get("exact")
     if isinstance(exact, dict) and exact.get("verdict"):
         fields.append(_field("Exact check", f"{verdict_badge(exact['verdict'])} {rich(exact.get('detail'))}"))

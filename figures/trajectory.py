@@ -86,16 +86,26 @@ def _present(trajectory: dict, keys) -> list[str]:
     return [k for k in keys if k in trajectory and np.isfinite(trajectory[k]).any()]
 
 
+#: Line styles of the series in one panel, so that equal series (ρ = ‖U‖₂ = 1) stay distinguishable.
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def _marks(n: int) -> dict:
+    """Small markers on at most about 30 points, so a dense trajectory stays a line."""
+    return {"markersize": 3.0, "markevery": max(1, n // 30)}
+
+
 def _draw_gates(ax, step, trajectory) -> None:
     """β, with 1 − α (Theorem 2) and 1 − 2α (eq. 3), so that β on a constraint line stays visible:
-    the constraints are wide, pale, dashed bands underneath; β is a thin line with markers on top."""
+    the constraints are wide, pale bands underneath; β is a thin solid line with markers on top."""
     alpha = trajectory["alpha"]
-    ax.plot(step, 1 - alpha, ls="--", lw=3.2, alpha=0.55, color=COLORS[2], zorder=2, label=r"$1-\alpha$ (Theorem 2)")
-    ax.plot(step, 1 - 2 * alpha, ls=":", lw=3.2, alpha=0.55, color=COLORS[4], zorder=2,
-            label=r"$1-2\alpha$ (eq. 3)")
-    ax.plot(step, alpha, lw=1.0, zorder=3, label=r"$\alpha$", **series_style(0))
+    band = dict(lw=5.0, alpha=0.45, zorder=2, solid_capstyle="butt")
+    ax.plot(step, 1 - alpha, ls="-", color=COLORS[2], label=r"$1-\alpha$ (Theorem 2)", **band)
+    ax.plot(step, 1 - 2 * alpha, ls=(0, (1.5, 1.0)), color=COLORS[4], label=r"$1-2\alpha$ (eq. 3)", **band)
+    ax.plot(step, alpha, lw=1.0, zorder=3, label=r"$\alpha$", **series_style(0), **_marks(len(step)))
     if "beta" in trajectory:
-        ax.plot(step, trajectory["beta"], lw=1.0, zorder=4, markersize=3.5, label=r"$\beta$", **series_style(1))
+        ax.plot(step, trajectory["beta"], lw=1.0, ls="--", zorder=4, label=r"$\beta$", **series_style(1),
+                **_marks(len(step)))
 
 
 @styled
@@ -138,7 +148,8 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
                 values = trajectory[key]
                 if logy:
                     values = np.where(values > 0, values, np.nan)
-                ax.plot(step, values, markersize=3, label=quantity_label(key), **series_style(i))
+                ax.plot(step, values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=quantity_label(key),
+                        **series_style(i), **_marks(len(step)))
         if ref is not None:
             ax.axhline(ref, color=REFERENCE_COLOR, lw=1, ls="--", zorder=1)
         if logy:
@@ -146,7 +157,7 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
         ax.set_title(name)
         ax.set_xlabel("training step")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize=6.5)
+        ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     if title:
@@ -194,7 +205,8 @@ def plot_comparison(runs: Mapping[str, dict], key: str, *, log: bool = True, bas
     for i, (label, t) in enumerate(with_key.items()):
         style = series_style(i)
         values = np.where(t[key] > 0, t[key], np.nan) if log else t[key]
-        ax.plot(t["step"], values, markersize=3, label=names[label], **style)
+        ax.plot(t["step"], values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=names[label], **style,
+                **_marks(len(t["step"])))
         if label in baselines and not shared:
             ax.axhline(baselines[label], color=style["color"], ls="--", lw=1, zorder=1,
                        label=f"baseline of {names[label]}")

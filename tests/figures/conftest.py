@@ -40,6 +40,8 @@ def synthetic_document(out_dir, *, optional: bool = True) -> dict:
             if claim.id == "sgornn.eq31":
                 entry.update(worst_counterexample="counterexamples/sgornn.eq31.worst.pt", relative_error=2.5e-15,
                              exact={"verdict": "violated", "detail": "‖X‖_{1,1} = h‖X‖_F at X = 11ᵀ"}, supremum=None)
+            if claim.id == "srnn.table1":
+                entry.update(applies=False, reason="a timing claim: not a statement about one model's parameters")
             if claim.id == "sgornn.eq3":
                 entry.update(exact={"verdict": "proved", "detail": "β ≤ 1 − 2α by the clipping rule"}, supremum=1.0)
         claims.append(entry)

@@ -179,6 +179,7 @@ def test_optional_fields_are_shown_when_present(page):
     assert "Relative error" in eq31 and "2.5 × 10" in html
     assert "Exact check" in eq31 and "Supremum of the ratio" in eq31 and "not known" in eq31
     assert "exact: proved" in parsed.text["claim-sgornn.eq3"]
+    assert "no: a timing claim" in parsed.text["claim-srnn.table1"]
     sgornn = parsed.text["paper-sgornn"]
     assert "Coverage of the paper's stated results" in sgornn and "not checked" in sgornn
     assert "1 checked, 1 not checked" in parsed.text["summary"]
