@@ -478,7 +478,13 @@ def transient_growth(A, K: int, *, batch: int = 64) -> TransientGrowth:
         for _ in range(start, min(K + 1, start + batch)):
             block.append(P)
             P = P @ A
-        norms.append(torch.linalg.matrix_norm(torch.stack(block), ord=2))
+        stacked = torch.stack(block)
+        # a power whose entries overflowed has a norm above the largest float: inf, as the docstring says
+        finite = torch.isfinite(stacked).flatten(1).all(1)
+        block_norms = torch.full(finite.shape, torch.inf, dtype=_real_dtype(A), device=A.device)
+        if finite.any():
+            block_norms[finite] = torch.linalg.matrix_norm(stacked[finite], ord=2)
+        norms.append(block_norms)
     curve = torch.cat(norms)
     k_peak = int(torch.argmax(torch.nan_to_num(curve, nan=-1.0)))
     return TransientGrowth(curve=curve, peak=float(curve[k_peak]), k_peak=k_peak)

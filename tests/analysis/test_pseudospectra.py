@@ -314,3 +314,12 @@ def test_bad_arguments_are_rejected():
         kreiss_constant(A, n_radii=1)
     with pytest.raises(ValueError, match="rho_tol"):
         kreiss_constant(A, rho_tol=-1.0)
+
+
+def test_transient_growth_reports_overflowed_powers_as_inf():
+    """‖(2I)^k‖₂ = 2^k is a float up to k = 1023 and inf after, never a LinAlgError from a matrix of infs."""
+    from rnnaudit.analysis import transient_growth
+
+    growth = transient_growth(2 * torch.eye(3, dtype=torch.float64), 2000)
+    assert growth.curve[1023].item() == 2.0 ** 1023 and torch.isinf(growth.curve[1024:]).all()
+    assert growth.peak == math.inf and growth.k_peak == 1024
