@@ -20,16 +20,16 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
 from torch import Tensor
 
-__all__ = ["Assumption", "CaseSpace", "NotApplicable", "Claim", "Profile", "PROFILES", "CaseRecord", "ClaimResult", "VERDICTS",
+__all__ = ["Assumption", "CaseSpace", "NotApplicable", "Claim", "Profile", "PROFILES", "VERDICTS",
            "Tolerances", "FLOAT64_CASES", "FLOAT32_TRAINED", "tolerances", "assumption_tolerances", "within",
-           "nothing_free", "no_projection", "safe_ratio", "worst_pair", "json_number", "DEFAULT_TOLERANCE"]
+           "nothing_free", "no_projection", "safe_ratio", "worst_pair", "DEFAULT_TOLERANCE", "Supremum",
+           "ExactVerdict", "Statement"]
 
 VERDICTS = ("holds", "violated", "vacuous", "inconclusive")
 
@@ -143,6 +143,11 @@ class CaseSpace:
             cases only, as for identities).
         project: ``case → None``, moves the free tensors back onto the assumptions in place; by
             default nothing (the free tensors are unconstrained).
+        starts: optional ``(h, T, device, dtype) → list of cases``: structured cases (saturated
+            gates, aligned singular vectors, rank-one and extreme constructions, hypotheses on their
+            boundary) measured at every size of the profile before the random ones, and polished by
+            the ascent like the worst random cases. They carry the constructions that reach a
+            claim's known supremum, which random draws rarely find.
         from_model: ``ModelView → list of cases`` (:class:`rnnaudit.bounds.on_model.ModelView`):
             a trained model as cases of this family, one per input sequence, so the audit can
             evaluate the claims' assumptions and bounds on it; raises :class:`NotApplicable`
@@ -155,11 +160,77 @@ class CaseSpace:
     sizes: dict[str, list[tuple[int, int]]]
     free: Callable[[Any], list[Tensor]] = nothing_free
     project: Callable[[Any], None] = no_projection
+    starts: Callable[..., list] | None = None
     from_model: Callable[[Any], list] | None = None
 
 
 class NotApplicable(ValueError):
     """A claim is not about this model; the message says why (the architecture or readout it needs)."""
+
+
+@dataclass(frozen=True)
+class Supremum:
+    """The supremum of a claim's ratio measured/bound over its assumptions, where it is known.
+
+    Attributes:
+        value: the supremum: a number, or ``(h, T) → number`` when it depends on the size.
+        derivation: why (the argument that caps the ratio and the construction that reaches it).
+        at: the (h, T) at which a test requires the quick search to reach 99 % of it.
+        part: the part of the claim's evaluation the supremum is about (None: the case's ratio,
+            the largest over the parts).
+    """
+
+    value: float | Callable[[int, int], float]
+    derivation: str
+    at: tuple[int, int]
+    part: str | None = None
+
+    def at_size(self, h: int, T: int) -> float:
+        """The supremum at width h and length T."""
+        return float(self.value(h, T)) if callable(self.value) else float(self.value)
+
+
+@dataclass(frozen=True)
+class ExactVerdict:
+    """A verdict reached in exact arithmetic (sympy): a symbolic proof or an exact counterexample.
+
+    Attributes:
+        verdict: ``"proved"`` or ``"violated"``.
+        detail: what was proved, or the exact counterexample with both sides of the statement.
+    """
+
+    verdict: str
+    detail: str
+
+    def __post_init__(self):
+        if self.verdict not in ("proved", "violated"):
+            raise ValueError(f"verdict must be 'proved' or 'violated', got {self.verdict!r}")
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One entry of a paper's statement index: a labelled statement and how rnnaudit covers it.
+
+    Attributes:
+        label: as printed in the paper: ``"Theorem 3"``, ``"eq. (12)"``, ``"Table 2, row 3"``,
+            ``"Sec. 5, second paragraph"``.
+        claims: ids of the claims that check it (empty when it is not checkable).
+        reason: why it is not checkable (e.g. "needs the paper's dataset"), or a note on how the
+            claims cover it.
+    """
+
+    label: str
+    claims: tuple[str, ...] = ()
+    reason: str = ""
+
+    def __post_init__(self):
+        if not self.claims and not self.reason:
+            raise ValueError(f"{self.label}: a statement no claim checks needs the reason why it is not checkable")
+
+    @property
+    def status(self) -> str:
+        """``"checked"`` when some claim checks it, else ``"not checkable"``."""
+        return "checked" if self.claims else "not checkable"
 
 
 @dataclass(frozen=True)
@@ -176,13 +247,21 @@ class Claim:
         bound: the right side, as in the paper.
         evaluate: ``case → {part: (measured, bound)}``, 0-d tensors; the case's ratio is the
             largest measured/bound over the parts. Must be differentiable in the tensors
-            ``cases.free`` returns for the ascent to work.
+            ``cases.free`` returns for the ascent to work. An identity's part is
+            ``(error, tolerance, reference)``: ``error`` = ‖printed formula − truth‖, ``reference``
+            = ‖truth‖, so the result can report the relative error of the formula, not only
+            error/tolerance (which says only whether it fails).
         cases: the :class:`CaseSpace` the claim is checked on.
         explanation: when violated, which step or assumption of the paper breaks.
         notes: anything a reader of the verdict should know (tightness, readings chosen).
         vacuous: optional ``case → bool``, True when the bound exceeds every value the
             measured quantity can take for that case.
         tolerance: relative slack on ratio 1, see :data:`DEFAULT_TOLERANCE`.
+        supremum: the supremum of measured/bound over the assumptions where it is known in closed
+            form or by a construction (:class:`Supremum`), so the report can say how close the
+            search came and a test can require it to come within 1 %.
+        exact: optional ``() → ExactVerdict``: a proof or an exact (rational or symbolic)
+            counterexample by sympy, for algebraic and combinatorial claims.
     """
 
     id: str
@@ -197,6 +276,8 @@ class Claim:
     notes: str = ""
     vacuous: Callable[[Any], bool] | None = None
     tolerance: float = DEFAULT_TOLERANCE
+    supremum: Supremum | None = None
+    exact: Callable[[], ExactVerdict] | None = None
 
     @property
     def paper(self) -> str:
@@ -231,12 +312,13 @@ PROFILES = {
 
 # ---------------------------------------------------------------------------------------- ratios
 def safe_ratio(measured: Tensor, bound: Tensor) -> Tensor:
-    """measured/bound elementwise, with 0/0 = 0 (the inequality 0 ≤ 0 holds, e.g. a gradient at
-    T = 1 with h_0 = 0) and m/0 = +inf for m > 0. Differentiable where bound ≠ 0."""
+    """measured/bound elementwise, with m/0 = 0 for m ≤ 0 (the inequality m ≤ 0 holds, e.g. a gradient at
+    T = 1 with h_0 = 0, or a lower end σ* − r − σ_min written as a non-positive measurement) and
+    m/0 = +inf for m > 0. Differentiable where bound ≠ 0."""
     zero_bound = bound == 0
     safe = torch.where(zero_bound, torch.ones_like(bound), bound)
     ratio = measured / safe
-    return torch.where(zero_bound, torch.where(measured == 0, torch.zeros_like(ratio),
+    return torch.where(zero_bound, torch.where(measured <= 0, torch.zeros_like(ratio),
                                                torch.full_like(ratio, math.inf)), ratio)
 
 
@@ -247,92 +329,3 @@ def worst_pair(measured: Tensor, bound: Tensor) -> tuple[Tensor, Tensor]:
     with torch.no_grad():
         k = int(safe_ratio(m, b).argmax())
     return m[k], b[k]
-
-
-# --------------------------------------------------------------------------------------- results
-@dataclass
-class CaseRecord:
-    """One measured case: its size, ratio, per-part ratios and failed assumptions."""
-
-    h: int
-    T: int
-    ratio: float
-    parts: dict[str, float]
-    failed_assumptions: list[str]
-    origin: str  # "random", "ascent", or "given"
-    vacuous: bool = False
-    case: Any = field(default=None, repr=False)
-
-
-@dataclass
-class ClaimResult:
-    """The outcome of checking one claim; :meth:`to_json` gives the results.json entry."""
-
-    claim: Claim
-    verdict: str
-    records: list[CaseRecord]
-    counterexample: str | None = None
-    counterexample_case: CaseRecord | None = None
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def ratios(self) -> list[float]:
-        return [r.ratio for r in self.records if not math.isnan(r.ratio)]
-
-    @property
-    def worst_ratio(self) -> float | None:
-        return max(self.ratios) if self.ratios else None
-
-    @property
-    def median_ratio(self) -> float | None:
-        return statistics.median(self.ratios) if self.ratios else None
-
-    def tightness(self) -> dict[str, dict[str, float]]:
-        """Worst ratio per T and per h: how tightness moves with sequence length and width."""
-        by_T: dict[str, float] = {}
-        by_h: dict[str, float] = {}
-        for r in self.records:
-            if not math.isnan(r.ratio):
-                by_T[str(r.T)] = max(by_T.get(str(r.T), 0.0), r.ratio)
-                by_h[str(r.h)] = max(by_h.get(str(r.h), 0.0), r.ratio)
-        key = lambda kv: int(kv[0])  # noqa: E731
-        return {"by_T": {k: json_number(v) for k, v in sorted(by_T.items(), key=key)},
-                "by_h": {k: json_number(v) for k, v in sorted(by_h.items(), key=key)}}
-
-    def worst_parts(self) -> dict[str, float]:
-        """Worst ratio of each part (e.g. eq. 7 and eq. 8 of one theorem) over all cases."""
-        out: dict[str, float] = {}
-        for r in self.records:
-            for k, v in r.parts.items():
-                if not math.isnan(v):
-                    out[k] = max(out.get(k, 0.0), v)
-        return out
-
-    def notes_text(self) -> str:
-        parts = []
-        if self.verdict == "violated" and self.claim.explanation:
-            parts.append(self.claim.explanation)
-        if self.counterexample_case is not None:
-            ce = self.counterexample_case
-            parts.append(f"Smallest counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.origin}).")
-        if self.claim.notes:
-            parts.append(self.claim.notes)
-        parts.extend(self.errors)
-        return " ".join(parts)
-
-    def to_json(self) -> dict:
-        c = self.claim
-        return {
-            "id": c.id, "paper": c.paper, "source": c.source, "statement": c.statement,
-            "assumptions": [a.name for a in c.assumptions], "verdict": self.verdict,
-            "worst_ratio": json_number(self.worst_ratio), "n_cases": len(self.ratios),
-            "counterexample": self.counterexample, "notes": self.notes_text(),
-            "median_ratio": self.median_ratio, "measure": c.measure, "bound": c.bound,
-            "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
-        }
-
-
-def json_number(x: float | None):
-    """JSON has no infinity: an infinite ratio (positive measured value over a zero bound) is
-    written as the string "inf"."""
-    return "inf" if x is not None and math.isinf(x) else x

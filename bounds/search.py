@@ -2,13 +2,15 @@
 
 :func:`check_claim` checks one :class:`~rnnaudit.bounds.core.Claim`, in float64 by default:
 
-1. draws ``n_random`` cases over the claim's (h, T) grid and measures measured/bound;
+1. draws ``n_random`` cases over the claim's (h, T) grid, adds the claim's structured
+   constructions (``cases.starts``) at every size, and measures measured/bound;
 2. runs projected gradient ascent on log(measured/bound) from ``restarts`` starts, projecting
    back onto the assumptions after every step, and records every iterate;
 3. gives the verdict: ``violated`` if the worst ratio exceeds ``1 + tolerance``,
    ``vacuous`` if the claim's own test says the bound exceeds any possible value in every
    case, ``inconclusive`` if no case could be measured, else ``holds``;
-4. saves the smallest violating case (fewest T·h) as a reloadable ``.pt`` file.
+4. saves the smallest violating case (fewest T·h) and the worst (largest ratio) as reloadable
+   ``.pt`` files; claims with an ``exact`` test also get a sympy verdict.
 
 Every recorded case is re-checked against the assumption predicates, so a "violated" verdict
 from :func:`check_claim` is always a counterexample *inside* the assumptions. Cases fed by hand
@@ -28,7 +30,8 @@ import torch
 
 from rnnaudit.atomic import atomic_path
 from rnnaudit.bounds.cases import case_from_state, case_state, copy_case
-from rnnaudit.bounds.core import PROFILES, CaseRecord, Claim, ClaimResult, Profile, safe_ratio
+from rnnaudit.bounds.core import PROFILES, Claim, Profile, safe_ratio
+from rnnaudit.bounds.results import CaseRecord, ClaimResult
 
 __all__ = ["check_claim", "evaluate_cases", "measure_case", "claim_generator", "save_counterexample",
            "COUNTEREXAMPLE_FORMAT"]
@@ -38,9 +41,15 @@ COUNTEREXAMPLE_FORMAT = "rnnaudit-counterexample-2"
 
 
 def _ratio(parts: dict) -> tuple[torch.Tensor, dict[str, float]]:
-    ratios = {k: safe_ratio(m, b) for k, (m, b) in parts.items()}
+    ratios = {k: safe_ratio(v[0], v[1]) for k, v in parts.items()}
     worst = torch.stack(list(ratios.values())).max()
     return worst, {k: float(v.detach()) for k, v in ratios.items()}
+
+
+def _errors(parts: dict) -> dict[str, tuple[float, float]]:
+    """(absolute error, ‖truth‖) of every identity part (a part with a third, reference, entry)."""
+    return {k: (float(v[0].detach()), float(v[2].detach()) if torch.is_tensor(v[2]) else float(v[2]))
+            for k, v in parts.items() if len(v) == 3}
 
 
 def measure_case(claim: Claim, case) -> tuple[float, dict[str, float]]:
@@ -53,16 +62,24 @@ def _record(claim: Claim, case, origin: str) -> CaseRecord:
     h, T = case.size()
     failed = []
     for a in claim.assumptions:
-        ok, detail = a.check(case)
+        try:
+            ok, detail = a.check(case)
+        except (RuntimeError, ValueError, ArithmeticError) as err:
+            # a predicate that cannot be evaluated (e.g. an eigensolve on a NaN an ascent step produced)
+            # cannot vouch for the case: it counts as failed, so the case never becomes a counterexample
+            ok, detail = False, f"could not be evaluated: {' '.join(str(err).split())[:200]}"
         if not ok:
             failed.append(f"{a.name} ({detail})")
+    errors = {}
     try:
-        ratio, parts = measure_case(claim, case)
+        evaluated = claim.evaluate(case)
+        worst, parts = _ratio(evaluated)
+        ratio, errors = float(worst.detach()), _errors(evaluated)
     except (RuntimeError, ValueError) as err:  # a case the probes cannot measure is recorded, not fatal
         ratio, parts = float("nan"), {"error": float("nan")}
         failed.append(f"measurement failed: {err}")
     vac = bool(claim.vacuous(case)) if claim.vacuous is not None else False
-    return CaseRecord(h, T, ratio, parts, failed, origin, vac, case)
+    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case)
 
 
 def _verdict(claim: Claim, records: list[CaseRecord]) -> str:
@@ -134,6 +151,9 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
         records.append(_record(claim, claim.cases.sample(gen, h, T, device, dtype), "random"))
         if progress:
             progress(1)
+    if claim.cases.starts is not None:
+        for h, T in sizes:
+            records += [_record(claim, case, "structured") for case in claim.cases.starts(h, T, device, dtype)]
     best_starts = sorted((r for r in records if math.isfinite(r.ratio)), key=lambda r: -r.ratio)
     for r in range(profile.restarts):
         # half the restarts polish the worst random cases, half start afresh at the largest sizes
@@ -150,11 +170,12 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
               f"(first: {outside[0].failed_assumptions[0]})."] if outside else []
     kept = [r for r in records if not r.failed_assumptions or math.isnan(r.ratio)]
     verdict = _verdict(claim, kept)
-    result = ClaimResult(claim, verdict, kept, errors=errors)
+    result = ClaimResult(claim, verdict, kept, errors=errors, exact=claim.exact() if claim.exact else None)
     if verdict == "violated":
         _attach_counterexample(result, out_dir)
+    keep = (result.counterexample_case, result.worst_counterexample_case)
     for r in result.records:
-        r.case = None if r is not result.counterexample_case else r.case
+        r.case = r.case if any(r is k for k in keep) else None
     return result
 
 
@@ -166,7 +187,7 @@ def evaluate_cases(claim: Claim, cases: list, *, out_dir: str | Path | None = No
         alone; each record lists the assumptions its case fails.
     """
     records = [_record(claim, c, "given") for c in cases]
-    result = ClaimResult(claim, _verdict(claim, records), records)
+    result = ClaimResult(claim, _verdict(claim, records), records, exact=claim.exact() if claim.exact else None)
     failed = sorted({a for r in records for a in r.failed_assumptions})
     if failed:
         result.errors.append("Cases outside the assumptions: " + "; ".join(failed) + ".")
@@ -176,15 +197,25 @@ def evaluate_cases(claim: Claim, cases: list, *, out_dir: str | Path | None = No
 
 
 def _attach_counterexample(result: ClaimResult, out_dir: str | Path | None) -> None:
+    """Keep two violating cases: the smallest (fewest T·h, the easiest to read) and the worst (largest
+    ratio, the most convincing); write both when ``out_dir`` is given (the worst only when it is
+    another case)."""
     claim = result.claim
     violating = [r for r in result.records if r.ratio > 1 + claim.tolerance]
     with_case = [r for r in violating if r.case is not None] or violating
     smallest = min(with_case, key=lambda r: (r.h * r.T, -r.ratio))
-    result.counterexample_case = smallest
-    if out_dir is not None and smallest.case is not None:
-        path = Path(out_dir) / f"{claim.id}.pt"
-        save_counterexample(path, claim, smallest)
-        result.counterexample = str(path)
+    worst = max(with_case, key=lambda r: (r.ratio, -r.h * r.T))
+    result.counterexample_case, result.worst_counterexample_case = smallest, worst
+    if out_dir is None:
+        return
+    if smallest.case is not None:
+        result.counterexample = str(Path(out_dir) / f"{claim.id}.pt")
+        save_counterexample(result.counterexample, claim, smallest)
+    if worst is smallest:
+        result.worst_counterexample = result.counterexample
+    elif worst.case is not None:
+        result.worst_counterexample = str(Path(out_dir) / f"{claim.id}.worst.pt")
+        save_counterexample(result.worst_counterexample, claim, worst)
 
 
 def save_counterexample(path: str | Path, claim: Claim, record: CaseRecord) -> None:

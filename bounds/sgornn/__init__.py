@@ -17,6 +17,7 @@ FastRNN's eq. 4 is an assumption, not a claim: :func:`~rnnaudit.bounds.sgornn.eq
 (module ``eq4``). Shared cases and assumptions: ``cases``.
 """
 
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.sgornn.corollary1 import corollary1
 from rnnaudit.bounds.sgornn.eq3 import eq3
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption, fastrnn_eq4_limit
@@ -26,18 +27,19 @@ from rnnaudit.bounds.sgornn.hidden_state import hidden_state
 from rnnaudit.bounds.sgornn.theorem1 import theorem1
 from rnnaudit.bounds.sgornn.theorem2 import theorem2
 
-__all__ = ["CLAIMS", "STATEMENTS", "eq3", "theorem1", "theorem2", "corollary1", "hidden_state", "eq31",
+__all__ = ["CLAIMS", "COVERAGE", "eq3", "theorem1", "theorem2", "corollary1", "hidden_state", "eq31",
            "eq31_corrected", "eq34", "fastrnn_eq4_assumption", "fastrnn_eq4_limit"]
 
 #: The claims in the order the paper states them.
 CLAIMS = (eq3, theorem1, theorem2, corollary1, hidden_state, eq31, eq31_corrected, eq34)
 
-#: The paper's own label → the ids that check it.
-STATEMENTS = {
-    "eq. (3)": ("sgornn.eq3",),
-    "Theorem 1": ("sgornn.theorem1",),
-    "Theorem 2": ("sgornn.theorem2", "sgornn.hidden_state"),
-    "Corollary 1": ("sgornn.corollary1",),
-    "eq. (31)": ("sgornn.eq31", "sgornn.eq31.corrected"),
-    "eq. (34)": ("sgornn.eq34",),
-}
+#: The paper's statement index, in paper order: each labelled statement and the claims that check it
+#: (or why none can).
+COVERAGE = (
+    Statement('eq. (3)', ('sgornn.eq3',)),
+    Statement('Theorem 1', ('sgornn.theorem1',)),
+    Statement('Theorem 2', ('sgornn.theorem2', 'sgornn.hidden_state')),
+    Statement('Corollary 1', ('sgornn.corollary1',)),
+    Statement('eq. (31)', ('sgornn.eq31', 'sgornn.eq31.corrected')),
+    Statement('eq. (34)', ('sgornn.eq34',)),
+)

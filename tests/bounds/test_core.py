@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from rnnaudit.bounds import (FLOAT32_TRAINED, FLOAT64_CASES, Assumption, CaseSpace, Claim, Profile,
+from rnnaudit.bounds import (FLOAT32_TRAINED, FLOAT64_CASES, Assumption, CaseSpace, Claim, ExactVerdict, Profile,
+                             Statement, Supremum,
                              assumption_tolerances, check_claim, evaluate_cases, load_counterexample, tolerances,
                              within, worst_pair)
 from rnnaudit.bounds.core import safe_ratio
@@ -58,8 +59,8 @@ def test_zero_over_zero_holds_and_positive_over_zero_is_infinite():
     assert check_claim(toy_claim(constant(0.0, 0.0)), ONE).verdict == "holds"
     result = check_claim(toy_claim(constant(1e-300, 0.0)), ONE)
     assert result.verdict == "violated" and math.isinf(result.worst_ratio)
-    r = safe_ratio(torch.tensor([0.0, 2.0, 3.0]), torch.tensor([0.0, 0.0, 2.0]))
-    assert r.tolist() == [0.0, math.inf, 1.5]
+    r = safe_ratio(torch.tensor([0.0, 2.0, 3.0, -1.0]), torch.tensor([0.0, 0.0, 2.0, 0.0]))
+    assert r.tolist() == [0.0, math.inf, 1.5, 0.0]  # −1 ≤ 0 holds
 
 
 def test_vacuous_only_when_every_case_says_so():
@@ -108,7 +109,7 @@ def test_counterexample_of_an_unregistered_claim_is_refused_on_reload(tmp_path):
     claim = toy_claim(constant(2.0, 1.0))
     result = check_claim(claim, ONE)
     save_counterexample(tmp_path / "x.pt", claim, result.counterexample_case)
-    with pytest.raises(ValueError, match="unknown claim id"):
+    with pytest.raises(ValueError, match="names the claim .test.toy., which this version of rnnaudit does not have"):
         load_counterexample(tmp_path / "x.pt")
 
 
@@ -139,3 +140,50 @@ def test_tolerances_default_to_float64_and_the_context_restores_them():
 
 def test_paper_is_derived_from_the_id():
     assert toy_claim(constant(1.0, 1.0)).paper == "test"
+
+
+def test_structured_starts_are_measured_at_every_size_and_can_carry_the_worst_case():
+    def starts(h, T, device, dtype):
+        return [ToyCase(torch.tensor(0.9 * h, dtype=dtype), torch.tensor(float(h), dtype=dtype), h, T)]
+    claim = toy_claim(constant(0.1, 1.0), sizes=((1, 1), (2, 1)))
+    claim = dataclasses.replace(claim, cases=dataclasses.replace(claim.cases, starts=starts))
+    result = check_claim(claim, ONE)
+    structured = [r for r in result.records if r.origin == "structured"]
+    assert [(r.h, r.T) for r in structured] == [(1, 1), (2, 1)] and result.worst_ratio == pytest.approx(0.9)
+
+
+def test_identities_report_the_relative_error_of_the_formula():
+    """error/tolerance says only that the formula fails; the relative error says by how much."""
+    def evaluate(case):
+        return {"formula = truth": (case.a, case.b, torch.tensor(4.0, dtype=F64))}
+    claim = dataclasses.replace(toy_claim(constant(2.0, 1e-12)), evaluate=evaluate)
+    entry = check_claim(claim, ONE).to_json()
+    assert entry["verdict"] == "violated" and entry["worst_ratio"] == pytest.approx(2e12)
+    assert entry["relative_error"] == pytest.approx(0.5) and entry["absolute_error"] == pytest.approx(2.0)
+
+
+def test_both_the_smallest_and_the_worst_counterexample_are_saved(tmp_path):
+    values = iter([(8, 10, 3.0), (2, 3, 1.5), (4, 4, 9.0)])
+
+    def sample(gen, h, T, device, dtype):
+        h, T, a = next(values)
+        return ToyCase(torch.tensor(a, dtype=dtype), torch.tensor(1.0, dtype=dtype), h, T)
+    result = check_claim(toy_claim(sample), ONE, out_dir=tmp_path)
+    assert (result.counterexample_case.h, result.counterexample_case.ratio) == (2, 1.5)
+    assert (result.worst_counterexample_case.h, result.worst_counterexample_case.ratio) == (4, 9.0)
+    assert result.counterexample.endswith("test.toy.pt") and result.worst_counterexample.endswith("test.toy.worst.pt")
+    assert "Worst counterexample: h = 4, T = 4, ratio 9" in result.notes_text()
+
+
+def test_exact_verdicts_and_known_suprema_reach_the_results():
+    claim = dataclasses.replace(toy_claim(constant(0.5, 1.0)), exact=lambda: ExactVerdict("proved", "a ≤ b for all"),
+                                supremum=Supremum(0.8, "a/b ≤ 4/5 by construction", at=(1, 1)))
+    entry = check_claim(claim, ONE).to_json()
+    assert entry["exact"] == {"verdict": "proved", "detail": "a ≤ b for all"}
+    assert entry["supremum"] == 0.8 and entry["supremum_reached"] == pytest.approx(0.625)
+    with pytest.raises(ValueError):
+        ExactVerdict("maybe", "")
+    with pytest.raises(ValueError, match="reason"):
+        Statement("Theorem 9")
+    assert Statement("Theorem 9", ("x.y",)).status == "checked"
+    assert Statement("eq. (1)", reason="a definition").status == "not checkable"

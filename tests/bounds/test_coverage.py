@@ -1,0 +1,85 @@
+"""The statement index of each paper against the paper's own numbering: every numbered equation, theorem,
+lemma, proposition, corollary, definition, assumption, algorithm and table of the markdown has an
+entry, every entry is checked by registered claims or says why it cannot be, and every claim is
+indexed."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rnnaudit.bounds import CLAIMS_BY_PAPER, COVERAGE_BY_PAPER, PAPERS, all_claims
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The specification, vendored so that the index is checked in every clone.
+PAPERS_DIR = ROOT / "papers"
+#: Where the project's shared copy lives beside a checkout, when it does.
+SHARED_PAPERS = ROOT.parent / "shared" / "papers"
+NAMED = ("Theorem", "Lemma", "Proposition", "Corollary", "Definition", "Assumption", "Algorithm", "Table")
+
+#: Strings the extraction below reads as labels but the papers do not use as labels: page numbers
+#: glued to a sentence's last word by the PDF conversion ("Table 1." followed by page 310).
+EXTRACTION_ARTEFACTS = {
+    "nc_gru": {"Algorithm 1.247", "Table 1.310", "Table 5.424"},
+}
+
+
+def paper_labels(text: str) -> set[str]:
+    """Every label the paper numbers: ``eq. (N)`` for display equations (``\\tag{N}`` or a line ending
+    in ``(N)``), ``Theorem 3.1``, ``Table 4``, ... for the named statements."""
+    eqs = set(re.findall(r"\\tag\{(\d+)\}", text))
+    for line in text.splitlines():
+        m = re.search(r"\((\d{1,3})\)\s*(\$\$)?\s*$", line.strip())
+        if m and int(m.group(1)) > 0:  # "A(0)" at a line's end is a superscript, not a label
+            eqs.add(m.group(1))
+    named = {f"{kind} {num}" for kind, num in
+             re.findall(r"\b(" + "|".join(NAMED) + r")\s+(\d+(?:\.\d+)?)(?![\d.]*\d)", text)}
+    return {f"eq. ({n})" for n in eqs} | named
+
+
+def index_labels(paper: str) -> set[str]:
+    """The labels an index covers; an entry ``eq. (16)–(18)`` covers eq. (16), (17) and (18), an entry
+    ``Table 2, row 3`` covers Table 2."""
+    out = set()
+    for entry in COVERAGE_BY_PAPER[paper]:
+        label = entry.label
+        for a, b in re.findall(r"\((\d+)\)\s*[–-]\s*\((\d+)\)", label):
+            out |= {f"eq. ({n})" for n in range(int(a), int(b) + 1)}
+        out |= {f"eq. ({n})" for n in re.findall(r"\((\d+)\)", label)}
+        out |= {f"{k} {n}" for k, n in re.findall(r"\b(" + "|".join(NAMED) + r")\s+(\d+(?:\.\d+)?)", label)}
+    return out
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_numbered_statement_of_the_paper_is_indexed(paper):
+    found = paper_labels((PAPERS_DIR / f"{paper}.md").read_text()) - EXTRACTION_ARTEFACTS.get(paper, set())
+    missing = sorted(found - index_labels(paper), key=lambda s: (s.split()[0], float(re.sub(r"[^\d.]", "", s) or 0)))
+    assert missing == []
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_index_entries_name_registered_claims_or_a_reason(paper):
+    ids = {c.id for c in CLAIMS_BY_PAPER[paper]}
+    entries = COVERAGE_BY_PAPER[paper]
+    assert len(entries) >= 10
+    for e in entries:
+        assert set(e.claims) <= ids, (e.label, set(e.claims) - ids)
+        assert e.claims or e.reason
+    assert len({e.label for e in entries}) == len(entries)
+
+
+def test_every_claim_is_indexed():
+    indexed = {cid for entries in COVERAGE_BY_PAPER.values() for e in entries for cid in e.claims}
+    assert {c.id for c in all_claims()} - indexed == set()
+
+
+@pytest.mark.skipif(not SHARED_PAPERS.is_dir(), reason="no shared copy of the papers beside this checkout")
+def test_the_vendored_papers_are_the_shared_ones():
+    for path in SHARED_PAPERS.glob("*.md"):
+        assert (PAPERS_DIR / path.name).read_text() == path.read_text(), path.name
+
+
+def test_the_extraction_finds_what_it_should():
+    """The label reader itself: tags, trailing (N), named statements with dotted numbers."""
+    text = "$$ a = b \\tag{3} $$\nwhere x (7)\nBy Theorem 3.1 and Table 2, A(0)\nsee Lemma 4."
+    assert paper_labels(text) == {"eq. (3)", "eq. (7)", "Theorem 3.1", "Table 2", "Lemma 4"}
