@@ -5,7 +5,12 @@ width measured in the same run, and SRNN's recurrence-time scaling in d_h.
     python benchmarks/bench_cells.py --srnn-slope [--T 1000] [--batch 64] [--slope-widths 128 256 ... 8192]
 
 Default mode: one table per width, seconds per sequence and the ratio to torch.nn.GRU (< 1 is
-faster), then the fitted exponent of SRNN's forward time ~ d_h^slope.
+faster; every cell timed once per round, ``--repeats`` interleaved rounds, best kept), then the fitted
+exponent of SRNN's forward time ~ d_h^slope (skipped with ``--cells``). The gated cells (GRU of
+nc_gru.md eq. 1, NC-GRU, LSTM (cells)) run their fused whole-sequence paths; the "step loop" rows run
+the same cells through the step-by-step reference.
+
+    python benchmarks/bench_cells.py --sizes 128 1024 --cells GRU LSTM --repeats 3   # the gated cells only
 
 ``--srnn-slope`` (SRNN's recurrence should scale linearly in d_h: the slope shows it): forward +
 backward time of SRNN (srnn.md eq. 3–5, W_p applied by a roll) and of the same network with W_p
@@ -61,7 +66,22 @@ def builders(n: int, h: int) -> dict:
         "SRNN": lambda: cells.SRNN(n, h),
         "ENRNN": lambda: cells.ENRNN(n, h // 2, h - h // 2),
         "LSTM (cells)": lambda: cells.LSTM(n, h),
+        # the same three cells through their step loops (fused=False): what the fused paths replace
+        "GRU (nc_gru eq. 1), step loop": lambda: _StepLoop(cells.GRU(n, h)),
+        "NC-GRU, step loop": lambda: _StepLoop(cells.NCGRU(n, h)),
+        "LSTM (cells), step loop": lambda: _StepLoop(cells.LSTM(n, h)),
     }
+
+
+class _StepLoop(nn.Module):
+    """A gated cell run through its step-by-step reference loop (``forward(x, fused=False)``)."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x):
+        return self.cell(x, fused=False)
 
 
 def time_forward_backward(model, x, repeats: int) -> float:
@@ -180,7 +200,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--sizes", type=int, nargs="+", default=[128, 1024])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds over all cells; the best is kept")
+    parser.add_argument("--cells", nargs="+", default=None,
+                        help="only rows whose name contains one of these strings (torch.nn.GRU is always kept)")
     parser.add_argument("--srnn-slope", action="store_true",
                         help="only time SRNN against a dense-W RNN over --slope-widths and fit the exponents")
     parser.add_argument("--slope-widths", type=int, nargs="+", default=[128 * 2 ** k for k in range(7)],
@@ -201,14 +223,20 @@ def main() -> None:
     for h in args.sizes:
         x = torch.randn(args.batch, args.T, 2, device=args.device)
         print(f"\nh = {h}\n| cell | ms / sequence | ratio to torch.nn.GRU |\n|---|---|---|", flush=True)
-        base = None
-        for name, build in builders(2, h).items():  # torch.nn.GRU first: the baseline of every row
-            model = build().to(args.device)
+        chosen = {name: build for name, build in builders(2, h).items()
+                  if name == "torch.nn.GRU" or not args.cells or any(c in name for c in args.cells)}
+        models = {name: build().to(args.device) for name, build in chosen.items()}
+        for model in models.values():
             time_forward_backward(model, x[:2, :10], 1)  # warm-up (allocations, lazy init)
-            sec = time_forward_backward(model, x, args.repeats)
-            base = sec if base is None else base
-            print(f"| {name} | {1e3 * sec:.3f} | {sec / base:.2f} |", flush=True)  # rows as they come: runs are long
-            del model
+        best = {name: math.inf for name in models}
+        for _ in range(args.repeats):  # interleaved rounds: load on the machine hits every cell alike
+            for name, model in models.items():
+                best[name] = min(best[name], time_forward_backward(model, x, 1))
+        for name, sec in best.items():
+            print(f"| {name} | {1e3 * sec:.3f} | {sec / best['torch.nn.GRU']:.2f} |", flush=True)
+        del models
+    if args.cells:
+        return
     slope, rows = srnn_slope(args.device, T=args.T, batch=args.batch)
     print("\nSRNN recurrence (forward) time vs d_h: " + ", ".join(f"{d}: {1e3 * t:.1f} ms" for d, t in rows))
     print(f"fitted exponent: time ∝ d_h^{slope:.2f} (linear is 1)")

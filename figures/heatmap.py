@@ -13,7 +13,7 @@ from rnnaudit.figures.style import SEQUENTIAL_CMAP, styled
 __all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels"]
 
 
-def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
+def jacobian_panels(cell, x: Tensor, kind: str = "hidden", rtol: float | None = None) -> dict[str, Tensor]:
     """The norm maps a heatmap shows: the whole state, or for ENRNN its long-term block h^(L) and
     short-term block h^(S) separately (enrnn.md Fig. 4–5).
 
@@ -21,6 +21,9 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
         cell: any :class:`cells.base.RecurrentCell`. x: one sequence (T, n).
         kind: ``"hidden"`` (‖∂h_t/∂h_s‖₂, :func:`analysis.hidden_jacobian_maps`) or ``"input"``
             (‖∂h_τ/∂x_t‖₂, :func:`analysis.input_jacobian_maps`).
+        rtol: relative tolerance of the certified norms; None (default) is
+            :data:`analysis.jacobian.HEATMAP_RTOL` (below a ninth of one colour level),
+            :data:`analysis.jacobian.CERTIFIED_RTOL` gives the maps the claims use.
 
     Returns:
         panel title → (T + 1, T + 1) map.
@@ -28,9 +31,10 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
     Raises:
         ValueError: unknown ``kind``.
     """
-    from rnnaudit.analysis import hidden_jacobian_maps, input_jacobian_maps
+    from rnnaudit.analysis import HEATMAP_RTOL, hidden_jacobian_maps, input_jacobian_maps
     from rnnaudit.cells import ENRNN
 
+    rtol = HEATMAP_RTOL if rtol is None else rtol
     if kind not in ("hidden", "input"):
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
     blocks = {"h": None}
@@ -40,10 +44,10 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
     panels = {}
     for name, rows in blocks.items():
         if kind == "hidden":
-            maps = hidden_jacobian_maps(cell, x, norms=("spectral",), rows=rows, cols=rows)
+            maps = hidden_jacobian_maps(cell, x, norms=("spectral",), rows=rows, cols=rows, rtol=rtol)
             label = r"$\|\partial h_t/\partial h_s\|_2$" if rows is None else f"‖∂{name.split()[0]}_t/∂{name.split()[0]}_s‖₂"
         else:
-            maps = input_jacobian_maps(cell, x, norms=("spectral",), rows=rows)
+            maps = input_jacobian_maps(cell, x, norms=("spectral",), rows=rows, rtol=rtol)
             label = r"$\|\partial h_\tau/\partial x_t\|_2$" if rows is None else f"‖∂{name.split()[0]}_τ/∂x_t‖₂"
         panels[label] = maps.spectral
     return panels
@@ -51,17 +55,18 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
 
 @styled
 def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool = True, title: str = "",
-                           progress=None):
+                           progress=None, rtol: float | None = None):
     """Heatmaps of :func:`jacobian_panels`, side by side on one colour scale.
 
     Args:
         cell, x, kind: see :func:`jacobian_panels`. log: logarithmic colour scale. title: figure title.
         progress: called with 1 when the maps are computed and 1 when the figure is drawn (sum 2).
+        rtol: tolerance of the certified norms, as :func:`jacobian_panels` (heatmap-grade by default).
 
     Raises:
         ValueError: see :func:`jacobian_panels`.
     """
-    panels = jacobian_panels(cell, x, kind)
+    panels = jacobian_panels(cell, x, kind, rtol)
     if progress is not None:
         progress(1)
     positive = torch.cat([m[m > 0] for m in panels.values()])

@@ -28,9 +28,13 @@ def source_of(args, n_sequences: int = 1):
 
 
 def _heatmap(args, src):
+    from rnnaudit.analysis import CERTIFIED_RTOL
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
 
-    return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label)
+    # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
+    rtol = CERTIFIED_RTOL if args.certified else args.rtol
+    return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
+                                  rtol=rtol)
 
 
 def _spectra(args, src) -> list:

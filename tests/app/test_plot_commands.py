@@ -35,3 +35,24 @@ def test_a_run_without_its_run_json_is_drawn_without_a_baseline(runs, tmp_path):
     shutil.copytree(runs[0], bare)
     (bare / "run.json").unlink()
     assert _baselines([bare, runs[1]]) == {str(runs[1]): pytest.approx(task_baseline("adding", 6))}
+
+
+@pytest.mark.parametrize("flags, expected", [([], None), (["--certified"], 1e-10), (["--rtol", "1e-6"], 1e-6)])
+def test_heatmap_passes_its_tolerance_to_the_figure(tmp_path, monkeypatch, flags, expected):
+    """No flag leaves the figure's heatmap-grade default (rtol=None there); --certified is the claims'
+    CERTIFIED_RTOL; --rtol is passed as given."""
+    import rnnaudit.figures.heatmap as heatmap
+    from rnnaudit.analysis import CERTIFIED_RTOL
+
+    seen = []
+    real = heatmap.plot_jacobian_heatmaps
+
+    def spy(*args, rtol=None, **kwargs):
+        seen.append(rtol)
+        return real(*args, rtol=rtol, **kwargs)
+
+    monkeypatch.setattr(heatmap, "plot_jacobian_heatmaps", spy)
+    out = tmp_path / "h.png"
+    assert cli_status(["heatmap", "fastrnn", "--T", "5", "--hidden", "4", "--out", str(out), *flags]) == 0
+    assert seen == [expected] and out.stat().st_size > 0
+    assert expected != 1e-10 or seen[0] == CERTIFIED_RTOL

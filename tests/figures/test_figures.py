@@ -103,3 +103,28 @@ def test_enrnn_heatmap_panels_split_long_and_short_term_blocks():
     assert float(single[5, 2]) == pytest.approx(float(expected), rel=1e-10)
     with pytest.raises(ValueError, match="kind"):
         jacobian_panels(linear, torch.zeros(5, 1, dtype=torch.float64), kind="output")
+
+
+def test_heatmap_grade_panels_are_within_their_tolerance_of_the_certified_ones():
+    """Both maps are certified lower bounds: σ/(1 + rtol) ≤ σ̂ ≤ σ (1 + 1e-12, rounding of the Gram
+    arithmetic; module docstring of analysis.jacobian). So σ̂_heatmap/σ̂_certified ∈
+    [1/((1 + 1e-3)(1 + 1e-12)), (1 + 1e-10)(1 + 1e-12)]. h = 24 > block = 8 exercises the certificates;
+    a tenfold perturbation of one entry must break the bracket."""
+    from rnnaudit.analysis import CERTIFIED_RTOL, HEATMAP_RTOL
+    from rnnaudit.cells import SGORNN
+    from rnnaudit.figures.heatmap import jacobian_panels
+
+    cell = SGORNN(2, 24, k=4, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    x = torch.randn(30, 2, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    (loose,) = jacobian_panels(cell, x).values()
+    (tight,) = jacobian_panels(cell, x, rtol=CERTIFIED_RTOL).values()
+    lower = torch.ones_like(tight, dtype=torch.bool).tril()
+
+    def within(a):
+        r = a[lower] / tight[lower]
+        return bool(((r >= 1 / ((1 + HEATMAP_RTOL) * (1 + 1e-12))) & (r <= (1 + 1e-10) * (1 + 1e-12))).all())
+
+    assert within(loose)
+    bad = loose.clone()
+    bad[20, 3] *= 10
+    assert not within(bad)
