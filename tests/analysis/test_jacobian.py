@@ -184,6 +184,22 @@ def test_naive_reference_matches_one_autograd_call_per_pair():
         assert float(naive["frobenius"][t, s]) == pytest.approx(float(torch.linalg.matrix_norm(J)), rel=1e-12)
 
 
+def test_a_wrapped_torch_gru_gets_the_same_maps_from_the_engine_and_the_naive_reference():
+    """A torch.nn.GRU goes through rnnaudit.cells.wrap in both (its state is h, batch 1 per step in the
+    naive jacrev, rows of the trajectory in the engine's jvp; neither calls step with broadcast shapes).
+    Width 12 > block = 4 exercises the certificates: σ/(1 + rtol) ≤ σ̂ ≤ σ (1 + 1e-12), σ from the naive
+    reference (exact to rounding)."""
+    torch.manual_seed(13)  # torch.nn initialisation
+    gru = torch.nn.GRU(2, 12, batch_first=True, dtype=F64)
+    x = torch.randn(20, 2, dtype=F64, generator=torch.Generator().manual_seed(14))
+    fast = hidden_jacobian_maps(gru, x, rtol=1e-10, block=4, method="products")
+    naive = naive_hidden_jacobian_maps(gru, x)
+    lower = torch.ones(21, 21, dtype=torch.bool).tril()
+    exact, got = naive["spectral"][lower], fast.spectral[lower]
+    assert torch.all(got <= exact * (1 + 1e-12)) and torch.all(got >= exact / (1 + 1e-10) * (1 - 1e-12))
+    torch.testing.assert_close(fast.frobenius, naive["frobenius"], rtol=1e-12, atol=0)
+
+
 def test_batch_average_is_the_mean_of_the_sequences():
     g = torch.Generator().manual_seed(7)
     cell = GRU(3, 10, generator=g, dtype=F64)
