@@ -6,6 +6,7 @@ claim id                        where in sgornn.md                             m
 ``sgornn.eq2``                  Sec. 2, eq. 2: φ(Θ) is orthogonal              ``eq2``
 ``sgornn.eq2.domain``           Sec. 2: dom(φ) = ℝ^{n/2×k} (and .corrected)    ``eq2_domain``
 ``sgornn.eq3``                  Sec. 2, eq. 3: β ≤ 1 − 2α by clipping          ``eq3``
+``sgornn.eq3.clip``             Sec. 2: the clip puts β in (0, 1 − 2α]         ``eq3_clip``
 ``sgornn.eq3.remarks``          Sec. 2, 2.2, 4: remarks on eq. 3               ``eq3_remarks``
 ``sgornn.eq4.order``            Sec. 2.1, eq. 4 ⇒ α = O(1/T)                   ``eq4_order``
 ``sgornn.theorem1``             Theorem 1, eq. 6 (proof A.1, eq. 16–23)        ``theorem1``
@@ -34,6 +35,7 @@ from rnnaudit.bounds.sgornn.corollary1 import corollary1
 from rnnaudit.bounds.sgornn.eq2 import eq2
 from rnnaudit.bounds.sgornn.eq2_domain import eq2_domain, eq2_domain_corrected
 from rnnaudit.bounds.sgornn.eq3 import eq3
+from rnnaudit.bounds.sgornn.eq3_clip import eq3_clip
 from rnnaudit.bounds.sgornn.eq3_remarks import eq3_remarks
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption, fastrnn_eq4_limit
 from rnnaudit.bounds.sgornn.eq4_order import eq4_order
@@ -51,15 +53,15 @@ from rnnaudit.bounds.sgornn.table3 import table3
 from rnnaudit.bounds.sgornn.theorem1 import theorem1
 from rnnaudit.bounds.sgornn.theorem2 import theorem2
 
-__all__ = ["CLAIMS", "COVERAGE", "eq2", "eq2_domain", "eq2_domain_corrected", "eq3", "eq3_remarks", "eq4_order",
-           "theorem1", "theorem2", "corollary1", "eq10", "table1", "sec3_model_count", "table2", "table3", "eq24",
-           "eq24_corrected", "eq25", "eq31", "eq31_corrected", "hidden_state", "eq34", "eq36", "a4",
+__all__ = ["CLAIMS", "COVERAGE", "eq2", "eq2_domain", "eq2_domain_corrected", "eq3", "eq3_clip", "eq3_remarks",
+           "eq4_order", "theorem1", "theorem2", "corollary1", "eq10", "table1", "sec3_model_count", "table2", "table3",
+           "eq24", "eq24_corrected", "eq25", "eq31", "eq31_corrected", "hidden_state", "eq34", "eq36", "a4",
            "fastrnn_eq4_assumption", "fastrnn_eq4_limit"]
 
 #: The claims in the order the paper states them.
-CLAIMS = (eq2, eq2_domain, eq2_domain_corrected, eq3, eq3_remarks, eq4_order, theorem1, theorem2, corollary1, eq10,
-          table1, sec3_model_count, table2, table3, eq24, eq24_corrected, eq25, eq31, eq31_corrected, hidden_state, eq34,
-          eq36, a4)
+CLAIMS = (eq2, eq2_domain, eq2_domain_corrected, eq3, eq3_clip, eq3_remarks, eq4_order, theorem1, theorem2,
+          corollary1, eq10, table1, sec3_model_count, table2, table3, eq24, eq24_corrected, eq25, eq31,
+          eq31_corrected, hidden_state, eq34, eq36, a4)
 
 _TRAINING = "a result of the paper's training runs (needs its data, code and compute), not recomputable from the text"
 
@@ -82,8 +84,9 @@ COVERAGE = (
     Statement("eq. (2)", ("sgornn.eq2", "sgornn.eq2.domain", "sgornn.eq2.domain.corrected"),
               "φ(Θ) = R_1Q_1⋯R_kQ_k is orthogonal; its stated domain ℝ^{n/2×k} should be ℝ^{h/2×k}"),
     Statement("eq. (3)", ("sgornn.eq3",)),
-    Statement("Sec. 2, paragraph after eq. (3)", ("sgornn.eq3.remarks", "sgornn.eq3"),
-              "FastRNN's β = 1 − α > 1 − 2α; 'β + 2α ≈ β + α' (both readings); β clipped into (0, 1 − 2α]"),
+    Statement("Sec. 2, paragraph after eq. (3)", ("sgornn.eq3.remarks", "sgornn.eq3", "sgornn.eq3.clip"),
+              "FastRNN's β = 1 − α > 1 − 2α; 'β + 2α ≈ β + α' (both readings); β clipped into (0, 1 − 2α], which "
+              "needs α < 1/2"),
     Statement("eq. (4)", ("sgornn.eq4.order",),
               "FastRNN's constraint, quoted from Kusupati et al. (2019) with D left undefined, is a hypothesis "
               "(the audit's predicate fastrnn_eq4_assumption); its consequence 'α = O(1/T)' is checked"),

@@ -59,7 +59,9 @@ theorem2 = Claim(
     cases=GATED_STRUCTURED,
     explanation="Eq. 25's product ∏(αUᵀD + βI) is bounded by (α + β)^{T−t} ≤ 1 only if α + β ≤ 1 and "
                 "‖U‖₂ ≤ 1; the hidden-state bound fails under the same conditions.",
-    notes="L = vᵀh_T (σ_y = identity), the worst 1-Lipschitz loss: ∂L/∂h_T = v exactly. M_φ is taken at the "
+    notes="Reading: the class is F_T of eq. 5 with the theorem's own gate condition β ≤ 1 − α in place of "
+          "eq. 5's β ≤ 1 − 2α (a larger class, so the check is at least as strict). "
+          "L = vᵀh_T (σ_y = identity), the worst 1-Lipschitz loss: ∂L/∂h_T = v exactly. M_φ is taken at the "
           "case's Θ (jacfwd of φ), never larger than the supremum the theorem assumes, so the check is at least "
           "as strict as the statement. The proof's norm step eq. 31 is false as written; see sgornn.eq31. "
           "Eq. 8's supremum is 1/√h at every T, attained by constructions.coordinate (U = I, u = v = e₀: "
