@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import math
 
+import sympy as sp
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, Supremum
+from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum
 from rnnaudit.bounds.sgornn.cases import A_V, F_T_ASSUMPTIONS, R_NOTE, GatedCase, loss_and_states
 from rnnaudit.bounds.sgornn.constructions import GATED_STRUCTURED
 
@@ -50,6 +51,21 @@ def _measure_corrected(case: GatedCase) -> dict[str, tuple[Tensor, Tensor]]:
     }
 
 
+def _exact() -> ExactVerdict:
+    """Exact integer counterexamples at h = 2 to the two facts eq. 31 uses 'for any h × h matrix X'."""
+    ones = sp.ones(2, 2)
+    hadamard = sp.Matrix([[1, 1], [1, -1]])
+    l11 = lambda X: sum(abs(x) for x in X)  # noqa: E731
+    frob = lambda X: sp.sqrt(sum(x**2 for x in X))  # noqa: E731
+    spec = lambda X: sp.sqrt(max((X.T * X).eigenvals()))  # noqa: E731
+    first = (l11(ones), sp.sqrt(2) * frob(ones))
+    chain = (l11(hadamard), 2 * spec(hadamard))
+    if first[0] > first[1] and chain[0] > chain[1]:
+        return ExactVerdict("violated", f"X = 11ᵀ (2 × 2): ‖X‖₁,₁ = {first[0]} > √h‖X‖_F = {first[1]}; X = [[1, 1], "
+                                        f"[1, −1]]: ‖X‖₁,₁ = {chain[0]} > h‖X‖₂ = {chain[1]}")
+    return ExactVerdict("proved", f"no counterexample at h = 2: {first}, {chain}")
+
+
 eq31 = Claim(
     id="sgornn.eq31",
     source="sgornn.md, Appendix A.2, eq. 31 (step of the proof of Theorem 2)",
@@ -64,7 +80,9 @@ eq31 = Claim(
                 "Hadamard-like X (up to √h). Theorem 2 survives: G = Σ_t a_t h_{t−1}ᵀ is a sum of rank-one terms "
                 "and the proof's own sum bounds the nuclear norm, so ‖G‖₁,₁ ≤ h‖G‖_* ≤ h α R_v Σ_t‖h_{t−1}‖ "
                 "(checked as sgornn.eq31.corrected) gives eq. 7 unchanged.",
-    notes="A proof-step check: its verdict concerns the step, not Theorem 2's conclusion.",
+    notes="A proof-step check: its verdict concerns the step, not Theorem 2's conclusion. The exact verdict is "
+          "for the facts as stated, 'for any h × h matrix X'.",
+    exact=_exact,
     supremum=Supremum(lambda h, T: math.sqrt(h) if T > 1 else 0.0,
                       "Cap: Cauchy–Schwarz over the h² entries, ‖X‖₁,₁ ≤ h‖X‖_F, so the ratio is at most √h. "
                       "Attained by a flat rank-one G: constructions.aligned (U = I, u = v = 1/√h) gives "

@@ -80,7 +80,7 @@ def test_eq2_domain_corrected_catches_the_printed_n_over_2():
     assert check_claim(corrected, TINY).verdict == "holds"
     wrong = dataclasses.replace(corrected, evaluate=printed.evaluate)
     result = check_claim(wrong, TINY)
-    assert result.verdict == "violated" and result.worst_record.relative_error >= (1409 - 527) / 1409 - 1e-12
+    assert result.verdict == "violated" and result.worst_record.relative_error > 0.5
 
 
 def test_known_suprema_are_positive_and_finite_where_they_are_checked():
