@@ -8,6 +8,7 @@ from typing import Callable
 import torch
 from torch import Tensor
 
+from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["parameter_gradients", "gradient_norms", "max_norm"]
@@ -18,13 +19,28 @@ def max_norm(a: Tensor) -> Tensor:
     return a.abs().amax()
 
 
+def _view_of_gradient(role_tensor: Tensor, base: Tensor, grad: Tensor) -> Tensor:
+    """The entries of ``grad`` (∂L/∂base) that ``role_tensor``, a view of the contiguous ``base``,
+    covers, in the view's shape (an index into the flattened gradient: differentiable, any layout)."""
+    if not base.is_contiguous():
+        raise ValueError("a role tensor that is a view must view a contiguous parameter")
+    flat = torch.arange(base.numel(), device=grad.device)
+    offset = role_tensor.storage_offset() - base.storage_offset()
+    index = flat.as_strided(role_tensor.shape, role_tensor.stride(), offset)
+    return grad.reshape(-1)[index]
+
+
 def parameter_gradients(cell: RecurrentCell, x: Tensor, loss_fn: Callable[[Tensor], Tensor], *,
                         h0: Tensor | None = None, roles: tuple[str, ...] | None = None,
                         create_graph: bool = False) -> dict[str, Tensor]:
     """∂L/∂P for each parameter role P of the cell.
 
+    A role may be a view of a parameter (a gate block of torch's stacked ``weight_hh_l0``, see
+    :meth:`rnnaudit.cells.adapters.TorchRecurrent.parameters_by_role`): its gradient is the same
+    view of the parameter's gradient, since its entries are the parameter's entries.
+
     Args:
-        cell: any :class:`cells.base.RecurrentCell`.
+        cell: any :class:`cells.base.RecurrentCell`, or a model :func:`rnnaudit.cells.wrap` accepts.
         x: inputs (batch, T, n).
         loss_fn: maps the hidden states (batch, T, h) to a scalar loss L.
         h0: optional (batch, h) initial state.
@@ -33,11 +49,12 @@ def parameter_gradients(cell: RecurrentCell, x: Tensor, loss_fn: Callable[[Tenso
             (used by the bounds' adversarial ascent).
 
     Returns:
-        dict role → gradient, same shape and dtype as the parameter.
+        dict role → gradient, same shape and dtype as the parameter (block).
 
     Raises:
         ValueError: unknown role, or a non-scalar loss.
     """
+    cell = wrap(cell)
     params = cell.parameters_by_role()
     roles = tuple(params) if roles is None else roles
     unknown = [r for r in roles if r not in params]
@@ -46,8 +63,17 @@ def parameter_gradients(cell: RecurrentCell, x: Tensor, loss_fn: Callable[[Tenso
     loss = loss_fn(cell(x, h0))
     if loss.dim() != 0:
         raise ValueError(f"loss_fn must return a scalar, got shape {tuple(loss.shape)}")
-    grads = torch.autograd.grad(loss, [params[r] for r in roles], create_graph=create_graph, allow_unused=True)
-    return {r: torch.zeros_like(params[r]) if g is None else g for r, g in zip(roles, grads)}
+    # views are differentiated through their base parameter: a view made before the forward pass is
+    # not itself in the graph
+    sources = [params[r] if params[r]._base is None else params[r]._base for r in roles]
+    unique = list({id(t): t for t in sources}.values())
+    grads = dict(zip(map(id, unique), torch.autograd.grad(loss, unique, create_graph=create_graph, allow_unused=True)))
+    out = {}
+    for r, src in zip(roles, sources):
+        g = grads[id(src)]
+        g = torch.zeros_like(src) if g is None else g
+        out[r] = g if src is params[r] else _view_of_gradient(params[r], src, g)
+    return out
 
 
 def gradient_norms(grads: dict[str, Tensor]) -> dict[str, dict[str, float]]:

@@ -34,6 +34,10 @@ How it is computed
      on the inverse factors (their product is again one GEMM per t). This keeps relative accuracy
      where σ_min ≪ u·σ_max, which the formed product P cannot resolve.
 
+Every function takes a :class:`~rnnaudit.cells.base.RecurrentCell` or anything
+:func:`rnnaudit.cells.wrap` accepts (``torch.nn.RNN``/``GRU``/``LSTM`` and their ``*Cell``, wrapped on
+the fly: the state is then the packed state of :class:`rnnaudit.cells.adapters.TorchRecurrent`).
+
 Accuracy guaranteed (``spectral``): for each pair the returned σ̂ is a Ritz value, so
 σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol) where P̂ is the product as formed in floating point, up to rounding of
 order h·u (u = unit roundoff) in the Gram/bound arithmetic. Forming the product itself is
@@ -54,6 +58,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
@@ -90,32 +95,39 @@ def _initial_states(cell: RecurrentCell, x: Tensor, h0: Tensor | None) -> Tensor
     return cell.initial_state(x, h0)
 
 
-def _trajectory_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor, *, inputs: bool
-                          ) -> tuple[Tensor, Tensor | None, Tensor]:
-    """J (batch, T, h, h), K (batch, T, h, n) or None, hs (batch, T + 1, h) for x (batch, T, n).
+def _jacobians_at(cell: RecurrentCell, xr: Tensor, hr: Tensor, *, inputs: bool) -> tuple[Tensor, Tensor | None]:
+    """∂step/∂h (rows, h, h) and ∂step/∂x (rows, h, n) or None at the rows xr (rows, n), hr (rows, h).
 
-    The step is evaluated once on all batch·T rows (rows of a step are independent by the
-    RecurrentCell contract) and differentiated in h (and x) along every basis direction with
-    forward mode, vmapped over the directions.
+    The step is evaluated on all rows at once (rows of a step are independent by the
+    RecurrentCell contract) and differentiated along every basis direction with forward mode,
+    vmapped over the directions.
     """
-    B, T, n = x.shape
+    h, n = hr.shape[1], xr.shape[1]
     with torch.no_grad():
-        hs = torch.cat([h0[:, None], cell(x, h0)], dim=1)
-        xr, hr = x.reshape(B * T, n), hs[:, :-1].reshape(B * T, -1)
-        h = hr.shape[1]
-        eye_h = torch.eye(h, dtype=x.dtype, device=x.device)
-        eye_n = torch.eye(n, dtype=x.dtype, device=x.device)
+        eye_h = torch.eye(h, dtype=xr.dtype, device=xr.device)
+        eye_n = torch.eye(n, dtype=xr.dtype, device=xr.device)
         Js, Ks = [], []
         # rows in pieces: the h tangent copies of a piece stay in cache through the cell's ops
-        for lo in range(0, B * T, _JVP_ROWS):
+        for lo in range(0, xr.shape[0], _JVP_ROWS):
             xc, hc = xr[lo:lo + _JVP_ROWS], hr[lo:lo + _JVP_ROWS]
             Js.append(vmap(lambda v: jvp(lambda hh: cell.step(xc, hh), (hc,), (v.expand_as(hc),))[1])(eye_h))
             if inputs:
                 Ks.append(vmap(lambda v: jvp(lambda xx: cell.step(xx, hc), (xc,), (v.expand_as(xc),))[1])(eye_n))
         # (direction j, row, output i) → row, i, j: column j of every J_t
-        J = torch.cat(Js, dim=1).permute(1, 2, 0).reshape(B, T, h, h)
-        K = torch.cat(Ks, dim=1).permute(1, 2, 0).reshape(B, T, h, n) if inputs else None
-    return J, K, hs
+        J = torch.cat(Js, dim=1).permute(1, 2, 0)
+        K = torch.cat(Ks, dim=1).permute(1, 2, 0) if inputs else None
+    return J, K
+
+
+def _trajectory_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor, *, inputs: bool
+                          ) -> tuple[Tensor, Tensor | None, Tensor]:
+    """J (batch, T, h, h), K (batch, T, h, n) or None, hs (batch, T + 1, h) for x (batch, T, n)."""
+    B, T, n = x.shape
+    with torch.no_grad():
+        hs = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    h = hs.shape[2]
+    J, K = _jacobians_at(cell, x.reshape(B * T, n), hs[:, :-1].reshape(B * T, h), inputs=inputs)
+    return J.reshape(B, T, h, h), (K.reshape(B, T, h, n) if inputs else None), hs
 
 
 def step_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -133,6 +145,7 @@ def step_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None) -> 
     Raises:
         ValueError: x not a single sequence; the cell's own input errors.
     """
+    cell = wrap(cell)
     x = _sequences(cell, x, single=True)
     J, _, hs = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
     return J[0], hs[0]
@@ -145,6 +158,7 @@ def input_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None) ->
     Raises:
         ValueError: as :func:`step_jacobians`.
     """
+    cell = wrap(cell)
     x = _sequences(cell, x, single=True)
     _, K, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=True)
     return K[0]
@@ -157,6 +171,7 @@ def pair_jacobian(cell: RecurrentCell, x: Tensor, s: int, t: int, h0: Tensor | N
     Raises:
         ValueError: x not a single sequence, or not 0 ≤ s ≤ t ≤ T.
     """
+    cell = wrap(cell)
     x = _sequences(cell, x, single=True)[0]
     T = x.shape[0]
     if not (isinstance(s, int) and isinstance(t, int) and 0 <= s <= t <= T):
@@ -578,7 +593,8 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     a certified lower bound within relative ``rtol`` of the 2-norm of the formed product.
 
     Args:
-        cell: any :class:`cells.base.RecurrentCell`.
+        cell: any :class:`cells.base.RecurrentCell`, or a torch.nn RNN/GRU/LSTM (or ``*Cell``), wrapped by
+            :func:`rnnaudit.cells.wrap` (its packed state: the layers' h, and c for an LSTM).
         x: (T, n) or (batch, T, n), the cell's dtype.
         h0: (h,) shared or (batch, h); zeros by default.
         norms: any of ``"spectral"``, ``"frobenius"``, ``"smallest"``.
@@ -598,6 +614,7 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
         ValueError: bad x/h0 (shape, width, dtype, T = 0, NaN/Inf), bad options, ``smallest``
             with rows/cols.
     """
+    cell = wrap(cell)
     norms = _check_options(norms, rtol, block, max_iter, reduce)
     x = _sequences(cell, x, single=False)
     h = cell.hidden_size
@@ -649,6 +666,7 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
     Raises:
         ValueError: as :func:`hidden_jacobian_maps`; ``"smallest"`` is not offered (K_t is h × n).
     """
+    cell = wrap(cell)
     norms = _check_options(norms, rtol, block, max_iter, reduce)
     if "smallest" in norms:
         raise ValueError("norms='smallest' is not offered for input maps (∂h_τ/∂x_t is h × n, not square)")
@@ -688,6 +706,7 @@ def hidden_jacobian_norms(cell: RecurrentCell, x: Tensor, h0: Tensor | None = No
     Raises:
         ValueError: bad ``ord``, x not a single sequence, or see :func:`hidden_jacobian_maps`.
     """
+    cell = wrap(cell)
     if ord not in (2, "fro"):
         raise ValueError(f"ord must be 2 or 'fro', got {ord!r}")
     _sequences(cell, x, single=True)

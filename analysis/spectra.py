@@ -25,6 +25,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells.adapters import SUPPORTED_MODULES, wrap
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["as_square_matrix", "eigenvalues", "spectral_radius", "singular_values", "condition_number",
@@ -37,7 +38,9 @@ def as_square_matrix(A, name: str = "A") -> Tensor:
 
     Args:
         A: (n, n) tensor, NumPy array or nested list, real or complex, n ≥ 1; or a
-            :class:`cells.base.RecurrentCell`, whose ``recurrent_matrix()`` is used (detached).
+            :class:`cells.base.RecurrentCell` or a torch.nn RNN/GRU/LSTM (or ``*Cell``), whose
+            ``recurrent_matrix()`` is used (detached; a module with several recurrent matrices raises,
+            naming them: see :func:`analysis.roles.recurrent_matrix_probes`).
         name: argument name used in error messages.
 
     Returns:
@@ -45,8 +48,10 @@ def as_square_matrix(A, name: str = "A") -> Tensor:
         become float64 (complex128 if complex); integer/boolean entries become float64.
 
     Raises:
-        ValueError: not 2-D, not square, empty, or holding NaN/Inf.
+        ValueError: not 2-D, not square, empty, or holding NaN/Inf; a cell without a single recurrent matrix.
     """
+    if isinstance(A, SUPPORTED_MODULES):
+        A = wrap(A)
     if isinstance(A, RecurrentCell):
         A = A.recurrent_matrix().detach()
     if not isinstance(A, Tensor):
@@ -139,7 +144,10 @@ def orthogonality_distance(A, ord=2) -> Tensor:
         raise ValueError(f"ord must be 2 or 'fro', got {ord!r}")
     A = as_square_matrix(A)
     eye = torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
-    return torch.linalg.matrix_norm(A.mH @ A - eye, ord=ord)
+    gram = A.mH @ A
+    if not torch.isfinite(gram).all():  # ‖A‖² overflowed (‖A‖ > ~1e154): the distance is not representable
+        return torch.tensor(torch.inf, dtype=gram.real.dtype, device=A.device)
+    return torch.linalg.matrix_norm(gram - eye, ord=ord)
 
 
 def henrici_departure(A) -> Tensor:
@@ -160,9 +168,14 @@ def henrici_departure(A) -> Tensor:
     Source: Henrici (1962); enrnn.md Sec. 2 (non-normality ⇒ transient amplification).
     """
     A = as_square_matrix(A)
+    # dep_F is homogeneous of degree 1: computed on A/s so that ‖A‖_F² cannot overflow (or underflow)
+    s = A.abs().max()
+    if s == 0:
+        return torch.zeros((), dtype=A.real.dtype, device=A.device)
+    A = A / s
     lam = torch.linalg.eigvals(A)
     d2 = torch.linalg.matrix_norm(A) ** 2 - (lam.abs() ** 2).sum()
-    return d2.clamp_min(0).sqrt()
+    return s * d2.clamp_min(0).sqrt()
 
 
 def schur_departure(A) -> Tensor:

@@ -24,8 +24,9 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells.registry import module_from_config
+from rnnaudit.limits import LIMITS, TooLargeError
 
-__all__ = ["case_state", "case_from_state", "copy_case", "load_params"]
+__all__ = ["case_state", "case_from_state", "copy_case", "load_params", "check_state_sizes"]
 
 _MODULE = "__module__"
 
@@ -69,6 +70,32 @@ def _value_from_state(state, device, dtype):
     if isinstance(state, (tuple, list)):
         return type(state)(_value_from_state(v, device, dtype) for v in state)
     return state
+
+
+def check_state_sizes(state, where: str, *, allow_large: bool = False) -> None:
+    """Refuse a saved state that describes more work than :data:`rnnaudit.limits.LIMITS` allows, before
+    anything is built from it: every integer of a module's config must be ≤ the hidden-size limit,
+    and every other integer (seeds excepted) ≤ the elements limit.
+
+    Raises:
+        rnnaudit.limits.TooLargeError: a size above its limit (``allow_large`` lifts the limits).
+    """
+    if allow_large:
+        return
+
+    def walk(value, name: str, in_config: bool) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, str(k), in_config or k == "config")
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v, name, in_config)
+        elif isinstance(value, int) and not isinstance(value, bool) and "seed" not in name:
+            limit = LIMITS.hidden if in_config else LIMITS.elements
+            if value > limit:
+                raise TooLargeError(f"{where}: {name} = {value} is above the limit {limit} (pass --allow-large to lift "
+                                    "the limits if you mean it)")
+    walk(state, "case", False)
 
 
 def case_state(case) -> dict:

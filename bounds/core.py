@@ -312,12 +312,13 @@ PROFILES = {
 
 # ---------------------------------------------------------------------------------------- ratios
 def safe_ratio(measured: Tensor, bound: Tensor) -> Tensor:
-    """measured/bound elementwise, with 0/0 = 0 (the inequality 0 ≤ 0 holds, e.g. a gradient at
-    T = 1 with h_0 = 0) and m/0 = +inf for m > 0. Differentiable where bound ≠ 0."""
+    """measured/bound elementwise, with m/0 = 0 for m ≤ 0 (the inequality m ≤ 0 holds, e.g. a gradient at
+    T = 1 with h_0 = 0, or a lower end σ* − r − σ_min written as a non-positive measurement) and
+    m/0 = +inf for m > 0. Differentiable where bound ≠ 0."""
     zero_bound = bound == 0
     safe = torch.where(zero_bound, torch.ones_like(bound), bound)
     ratio = measured / safe
-    return torch.where(zero_bound, torch.where(measured == 0, torch.zeros_like(ratio),
+    return torch.where(zero_bound, torch.where(measured <= 0, torch.zeros_like(ratio),
                                                torch.full_like(ratio, math.inf)), ratio)
 
 

@@ -32,16 +32,21 @@ class ModelView:
         readout: the linear readout's weight (k, h) when the model has one (a single row is the
             single-neuron output f = σ_y(vᵀh_T) of the gradient and capacity theorems), else None.
         T: the sequence length the model is meant for (a run's T; eq. 4-type conditions depend on it).
+        trained_dtype: the dtype the parameters were trained in, when the cell is a float64 copy
+            (default: the cell's own parameter dtype); it sets the assumptions' slack.
     """
 
     cell: torch.nn.Module
     inputs: Tensor
     readout: Tensor | None = None
     T: int | None = None
+    trained_dtype: torch.dtype | None = None
 
     @property
     def parameter_dtype(self) -> torch.dtype:
-        """The floating dtype the cell's parameters are stored in."""
+        """The floating dtype the parameters were trained in (:attr:`trained_dtype`, else the cell's)."""
+        if self.trained_dtype is not None:
+            return self.trained_dtype
         return next((p.dtype for p in self.cell.parameters() if p.is_floating_point()), torch.float64)
 
     def readout_row(self) -> Tensor:

@@ -10,14 +10,18 @@ from typing import Any
 import torch
 
 from rnnaudit.bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
-from rnnaudit.bounds.cases import case_from_state
+from rnnaudit.bounds.cases import case_from_state, check_state_sizes
+from rnnaudit.names import PAPERS as _PAPER_NAMES
 from rnnaudit.bounds.core import Claim, Statement
+from rnnaudit.bounds.search import COUNTEREXAMPLE_FORMAT
+from rnnaudit.limits import check_sizes
+from rnnaudit.untrusted import InputError, load_torch_file
 
 __all__ = ["PAPERS", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "all_claims", "claim_by_id", "coverage",
            "load_counterexample"]
 
-#: The five specification papers (file stems in shared/papers/).
-PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
+#: The five specification papers (file stems in papers/).
+PAPERS = _PAPER_NAMES
 
 CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "sgornn": sgornn.CLAIMS,
@@ -62,19 +66,40 @@ def claim_by_id(claim_id: str) -> Claim:
     raise ValueError(f"unknown claim id {claim_id!r}; known: {', '.join(c.id for c in all_claims())}")
 
 
-def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
-                        dtype: torch.dtype = torch.float64) -> tuple[str, Any, float]:
+def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float64,
+                        allow_large: bool = False) -> tuple[str, Any, float]:
     """Reload a counterexample file written by :func:`rnnaudit.bounds.search.save_counterexample`:
     returns ``(claim_id, case, recorded_ratio)``.
 
-    The file is untrusted input: it is read with ``torch.load(..., weights_only=True)``, and the
-    only modules it can name are rnnaudit's cells (:data:`rnnaudit.cells.registry.MODULE_TYPES`).
+    The file is untrusted input: it is read with ``torch.load(..., weights_only=True)``
+    (:func:`rnnaudit.untrusted.load_torch_file`), the only modules it can name are rnnaudit's cells
+    (:data:`rnnaudit.cells.registry.MODULE_TYPES`), and the sizes it describes are checked against
+    :data:`rnnaudit.limits.LIMITS` before anything is built (``allow_large`` lifts them).
 
     Raises:
-        ValueError: the file is not such a counterexample, or names a claim this version does not know.
+        rnnaudit.untrusted.InputError: not such a counterexample (unreadable, another format, a claim
+            this version does not know, a case that does not fit its claim).
+        rnnaudit.limits.TooLargeError: sizes above the limits.
     """
-    payload = torch.load(path, map_location=device, weights_only=True)
+    payload = load_torch_file(path, "counterexample")
     if not isinstance(payload, dict) or not {"claim_id", "case", "ratio"} <= payload.keys():
-        raise ValueError(f"{path} is not an rnnaudit counterexample (missing claim_id/case/ratio)")
-    claim = claim_by_id(payload["claim_id"])
-    return claim.id, case_from_state(claim.cases.case_type, payload["case"], device, dtype), float(payload["ratio"])
+        raise InputError(f"{path}: not an rnnaudit counterexample (expected a dict with claim_id, case and ratio)")
+    if payload.get("format") != COUNTEREXAMPLE_FORMAT:
+        raise InputError(f"{path}: a counterexample in format {payload.get('format', 'rnnaudit-counterexample-1')!r}, "
+                         f"not {COUNTEREXAMPLE_FORMAT!r}: written by another rnnaudit version; rerun rnnaudit check "
+                         "to write it again")
+    if not isinstance(payload["claim_id"], str) or not isinstance(payload["ratio"], (int, float)):
+        raise InputError(f"{path}: claim_id must be a string and ratio a number")
+    try:
+        claim = claim_by_id(payload["claim_id"])
+    except ValueError:
+        raise InputError(f"{path}: names the claim {payload['claim_id'][:80]!r}, which this version of rnnaudit does "
+                         "not have") from None
+    check_state_sizes(payload["case"], f"{path}", allow_large=allow_large)
+    try:
+        case = case_from_state(claim.cases.case_type, payload["case"], device, dtype)
+    except (ValueError, TypeError, KeyError, RuntimeError) as err:
+        raise InputError(f"{path}: the saved case does not fit {claim.id}: {' '.join(str(err).split())[:300]}") from None
+    h, T = case.size()
+    check_sizes(f"{path}", allow_large=allow_large, T=T, hidden=h, elements=h * T)
+    return claim.id, case, float(payload["ratio"])

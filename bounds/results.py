@@ -121,7 +121,7 @@ class ClaimResult:
             "assumptions": [a.name for a in c.assumptions], "verdict": self.verdict,
             "worst_ratio": json_number(self.worst_ratio), "n_cases": len(self.ratios),
             "counterexample": self.counterexample, "notes": self.notes_text(),
-            "median_ratio": self.median_ratio, "measure": c.measure, "bound": c.bound,
+            "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
             "worst_counterexample": self.worst_counterexample, **self._evidence(),
         }
@@ -133,8 +133,14 @@ class ClaimResult:
         out: dict = {"relative_error": None, "absolute_error": None, "exact": None, "supremum": None,
                      "supremum_reached": None}
         if worst is not None and worst.errors:
-            out["relative_error"] = json_number(worst.relative_error)
-            out["absolute_error"] = max(a for a, _ in worst.errors.values())
+            rel = {k: (a / r if r > 0 else (0.0 if a == 0 else math.inf)) for k, (a, r) in worst.errors.items()}
+            out["relative_errors"] = {k: json_number(v) for k, v in rel.items()}
+            # the scalar is the failing identity's error when an identity part sets the worst ratio; when the
+            # claim holds, the least accurate identity; a claim violated through a bound part has none
+            part = max(worst.parts, key=lambda k: worst.parts[k])
+            key = part if part in rel else (max(rel, key=rel.get) if self.verdict != "violated" else None)
+            if key is not None:
+                out["relative_error"], out["absolute_error"] = json_number(rel[key]), worst.errors[key][0]
         if self.exact is not None:
             out["exact"] = {"verdict": self.exact.verdict, "detail": self.exact.detail}
         sup = self.claim.supremum

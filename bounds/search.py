@@ -62,7 +62,12 @@ def _record(claim: Claim, case, origin: str) -> CaseRecord:
     h, T = case.size()
     failed = []
     for a in claim.assumptions:
-        ok, detail = a.check(case)
+        try:
+            ok, detail = a.check(case)
+        except (RuntimeError, ValueError, ArithmeticError) as err:
+            # a predicate that cannot be evaluated (e.g. an eigensolve on a NaN an ascent step produced)
+            # cannot vouch for the case: it counts as failed, so the case never becomes a counterexample
+            ok, detail = False, f"could not be evaluated: {' '.join(str(err).split())[:200]}"
         if not ok:
             failed.append(f"{a.name} ({detail})")
     errors = {}

@@ -2,9 +2,11 @@
 
 One module per family: ``sgornn`` and ``fastrnn`` (sgornn.md), ``spectral`` (spectral_rnn.md),
 ``scornn`` and ``nc_gru`` (nc_gru.md), ``srnn`` (srnn.md), ``enrnn`` (enrnn.md); ``orthogonal`` holds
-the maps φ from parameters to orthogonal matrices.
+the maps φ from parameters to orthogonal matrices; ``adapters`` wraps any other model (``torch.nn.RNN``,
+``GRU``, ``LSTM``, their ``*Cell``, or any step function) as a cell, :func:`wrap`.
 """
 
+from rnnaudit.cells.adapters import SUPPORTED_MODULES, StepCell, TorchRecurrent, wrap
 from rnnaudit.cells.base import RecurrentCell, get_activation, parameter_count
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.enrnn import ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient, spectral_radius
@@ -23,6 +25,7 @@ from rnnaudit.cells.srnn import SRNN, activation_derivative, eq9_closed_form, sh
 
 __all__ = [
     "RecurrentCell", "get_activation", "parameter_count", "LSTM",
+    "wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES",
     "FastRNN", "scalar_gated_recurrence", "SGORNN", "VPRNN",
     "ORTHOGONAL_MAPS", "VPRNNRotations", "MatrixExponential", "ScaledCayley", "build_orthogonal_map",
     "orthogonality_defect", "vprnn_max_sublayers",

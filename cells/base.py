@@ -43,6 +43,8 @@ class RecurrentCell(nn.Module):
 
     input_size: int
     hidden_size: int
+    #: the role of :meth:`recurrent_matrix` in the cell's paper (its key in :meth:`recurrent_matrices`)
+    recurrent_role: str = "W"
 
     def _dtype(self) -> torch.dtype:
         return next(self.parameters()).dtype
@@ -86,10 +88,11 @@ class RecurrentCell(nn.Module):
         :meth:`step` keep working (analysis/jacobian.py, bounds/).
 
         Raises:
-            ValueError: not tensors, wrong last dimension, or a dtype other than the cell's.
+            ValueError: not tensors, wrong last dimension, more than one batch dimension, batch sizes
+                that differ, or a dtype other than the cell's.
         """
         if (not isinstance(x_t, Tensor) or not isinstance(h, Tensor) or x_t.shape[-1:] != (self.input_size,)
-                or h.shape[-1:] != (self.hidden_size,)):
+                or h.shape[-1:] != (self.hidden_size,) or x_t.dim() > 2 or x_t.shape[:-1] != h.shape[:-1]):
             shapes = [tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__ for t in (x_t, h)]
             raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
                              f"got {shapes[0]} and {shapes[1]}")
@@ -118,6 +121,12 @@ class RecurrentCell(nn.Module):
     def recurrent_matrix(self) -> Tensor:
         """The dense recurrent matrix (h, h)."""
         raise NotImplementedError
+
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """Every recurrent matrix by its role: ``{recurrent_role: recurrent_matrix()}`` unless a cell
+        has several (the gated cells, wrapped torch modules), for the spectral probes by role
+        (:func:`rnnaudit.analysis.recurrent_matrix_probes`)."""
+        return {self.recurrent_role: self.recurrent_matrix()}
 
     def parameters_by_role(self) -> dict[str, Tensor]:
         """Trainable tensors keyed by their role in the paper's notation."""

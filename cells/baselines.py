@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["LSTM"]
@@ -34,8 +35,7 @@ class LSTM(RecurrentCell):
     def __init__(self, input_size: int, units: int, *, single_bias: bool = True, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
-        if input_size < 1 or units < 1:
-            raise ValueError(f"input_size and units must be >= 1, got {input_size}, {units}")
+        check_sizes(input_size=input_size, units=units)
         self.input_size, self.units, self.hidden_size = input_size, units, 2 * units
         self.lstm = nn.LSTM(input_size, units, batch_first=True, dtype=dtype, device=device)
         if single_bias:
@@ -80,6 +80,10 @@ class LSTM(RecurrentCell):
     def recurrent_matrix(self) -> Tensor:
         """The four recurrent matrices (input, forget, cell, output gates), shape (4, H, H)."""
         return self.lstm.weight_hh_l0.reshape(4, self.units, self.units)
+
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"W_hi", "W_hf", "W_hg", "W_ho"}: the (H, H) blocks of torch's weight_hh_l0 (gate order i, f, g, o)."""
+        return dict(zip(("W_hi", "W_hf", "W_hg", "W_ho"), self.lstm.weight_hh_l0.chunk(4, 0)))
 
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""

@@ -76,6 +76,7 @@ class VPRNNRotations(nn.Module):
         self.hidden_size, self.k = hidden_size, k
         perms = torch.stack([torch.randperm(hidden_size, generator=generator) for _ in range(k)])
         self.register_buffer("permutations", perms.to(device))
+        self.register_load_state_dict_post_hook(_check_loaded_permutations)
         theta = (torch.rand(hidden_size // 2, k, generator=generator, dtype=torch.float64) * 2 - 1) * math.pi
         self.theta = nn.Parameter(theta.to(dtype=dtype or torch.get_default_dtype(), device=device))
 
@@ -195,6 +196,17 @@ class ScaledCayley(nn.Module):
 
     def forward(self) -> Tensor:
         return self.matrix()
+
+
+def _check_loaded_permutations(module: VPRNNRotations, incompatible_keys) -> None:
+    """After ``load_state_dict``: every row of the loaded ``permutations`` must be a permutation of
+    0..h−1 (a tampered file could otherwise index out of range, or silently drop coordinates)."""
+    perms = module.permutations
+    expected = torch.arange(module.hidden_size, device=perms.device)
+    if perms.shape != (module.k, module.hidden_size) or perms.dtype != torch.int64 or not bool(
+            (perms.sort(dim=1).values == expected).all()):
+        raise ValueError(f"buffer 'permutations' of VPRNNRotations must hold {module.k} permutations of "
+                         f"0..{module.hidden_size - 1} (int64), got shape {tuple(perms.shape)} {perms.dtype}")
 
 
 #: Orthogonal maps by name, for ``SGORNN(phi=...)``.

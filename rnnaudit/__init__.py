@@ -6,7 +6,10 @@ The public API, importable from here without loading matplotlib (names resolve o
   :func:`claim_by_id`, :func:`all_claims`, :data:`PROFILES`;
 - the audit of trained runs: :func:`audit_checkpoint`, :func:`audit_run`;
 - probes: :func:`hidden_jacobian_maps`, :func:`input_jacobian_maps`, :func:`pseudospectrum`,
-  :func:`spectral_summary`, :func:`transient_growth`, :func:`kreiss_constant`, ...;
+  :func:`spectral_summary`, :func:`transient_growth`, :func:`kreiss_constant`,
+  :func:`lyapunov_spectrum`, :func:`recurrent_matrix_probes`, ...;
+- any model as a cell the probes accept: :func:`wrap` (``torch.nn.RNN``/``GRU``/``LSTM``, their
+  ``*Cell``, parametrized or geotorch weights, or any step function);
 - the subpackages :mod:`rnnaudit.cells`, :mod:`rnnaudit.analysis`, :mod:`rnnaudit.bounds`,
   :mod:`rnnaudit.figures`, :mod:`rnnaudit.training`, :mod:`rnnaudit.tasks`.
 
@@ -27,9 +30,10 @@ import os
 # choice. It cannot reach a torch that was imported before rnnaudit.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-__all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit_checkpoint",
+__all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit", "audit_checkpoint",
            "audit_run", "hidden_jacobian_maps", "input_jacobian_maps", "pseudospectrum", "spectral_summary",
-           "transient_growth", "kreiss_constant", "cells", "analysis", "bounds", "figures", "training", "tasks"]
+           "transient_growth", "kreiss_constant", "lyapunov_spectrum", "recurrent_matrix_probes", "wrap", "cells",
+           "analysis", "bounds", "figures", "training", "tasks"]
 
 #: public name → module that defines it; imported on first access (PEP 562), so that
 #: ``import rnnaudit`` and ``rnnaudit --help`` stay light.
@@ -37,10 +41,12 @@ _LAZY = {
     "check": "rnnaudit.checking",
     "check_claim": "rnnaudit.bounds", "claim_by_id": "rnnaudit.bounds", "all_claims": "rnnaudit.bounds",
     "PROFILES": "rnnaudit.bounds",
-    "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
+    "audit": "rnnaudit.auditing", "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
     "hidden_jacobian_maps": "rnnaudit.analysis", "input_jacobian_maps": "rnnaudit.analysis",
     "pseudospectrum": "rnnaudit.analysis", "spectral_summary": "rnnaudit.analysis",
     "transient_growth": "rnnaudit.analysis", "kreiss_constant": "rnnaudit.analysis",
+    "lyapunov_spectrum": "rnnaudit.analysis", "recurrent_matrix_probes": "rnnaudit.analysis",
+    "wrap": "rnnaudit.cells",
 }
 _SUBPACKAGES = {"cells", "analysis", "bounds", "figures", "training", "tasks"}
 

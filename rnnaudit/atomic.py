@@ -1,5 +1,9 @@
 """Atomic file writes: write a temporary file in the target directory, fsync, then rename,
-so an interrupted run never leaves a truncated result file behind."""
+so an interrupted run never leaves a truncated result file behind.
+
+A leaf (standard library only). The files get the permissions the user's umask gives a new file
+(0644 for the usual 022), not the 0600 of the temporary file they are written through.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,14 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "write_text_atomic", "write_json_atomic"]
+__all__ = ["atomic_path", "write_text_atomic", "write_json_atomic", "new_file_mode"]
+
+
+def new_file_mode() -> int:
+    """0o666 masked by the process's umask: the mode ``open(path, "w")`` would give a new file."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 @contextmanager
@@ -26,6 +37,7 @@ def atomic_path(path: str | os.PathLike):
         yield Path(tmp)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp, new_file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -27,9 +27,11 @@ from rnnaudit.bounds.on_model import ClaimOnModel, ModelView, assess, tolerances
 from rnnaudit.bounds.sgornn.cases import gated_cases_from_model
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption
 from rnnaudit.cells import FastRNN
-from rnnaudit.training import TASK_SPECS, build_model, load_checkpoint, read_trajectory
+from rnnaudit.training import TASK_SPECS, read_trajectory
+from rnnaudit.training.runs import checkpoint_steps, load_trained_model
+from rnnaudit.untrusted import InputError
 
-__all__ = ["task_inputs", "model_view", "audit_model", "audit_checkpoint", "audit_run"]
+__all__ = ["task_inputs", "model_view", "audit_model", "audit_checkpoint", "audit_run", "audit"]
 
 
 def task_inputs(config, n_sequences: int, seed: int = 0, T: int | None = None) -> Tensor:
@@ -84,28 +86,69 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
             + _model_constraints(view))
 
 
-def _audit(path, measure_bounds: bool) -> tuple[dict, ModelView]:
-    ckpt = load_checkpoint(path)
+def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None = None,
+          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True) -> dict:
+    """``rnnaudit.audit(model, inputs)``: every claim of the five papers put to any recurrent model.
+
+    Args:
+        model: one of ours, a ``torch.nn.RNN``/``GRU``/``LSTM``/``*Cell`` (parametrized or geotorch
+            weights included), or anything :func:`rnnaudit.wrap` accepts; probed on a float64 copy.
+        inputs: sequences to measure the bounds on, (T, n) or (m, T, n).
+        readout: the linear readout weight (k, h), when the model has one (a single row is the
+            single-neuron output of the gradient and capacity theorems).
+        T: the sequence length the model is meant for (default: the inputs').
+        trained_dtype: the dtype the parameters were trained in (default: the model's own), which
+            sets the slack of the assumption predicates (float32 training: :data:`rnnaudit.bounds.FLOAT32_TRAINED`).
+        measure_bounds: also measure every applicable bound on the inputs.
+
+    Returns:
+        {"model": {"type", "hidden_size", "input_size", "trained_dtype"}, "claims": [per claim: id,
+        applies, reason, reading, assumptions (name, holds, detail), verdict, worst_ratio]}.
+
+    Raises:
+        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape.
+    """
+    import copy
+
+    from rnnaudit.cells.adapters import wrap
+
+    trained = trained_dtype or next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64) \
+        if isinstance(model, torch.nn.Module) else (trained_dtype or torch.float64)
+    probe = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
+    cell = wrap(probe)
+    if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != cell.input_size:
+        shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
+        raise ValueError(f"inputs must be (T, {cell.input_size}) or (m, T, {cell.input_size}), got {shape}")
+    x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
+    view = ModelView(cell, x, None if readout is None else readout.detach().double(), T or x.shape[1], trained)
+    summary = {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
+               "trained_dtype": str(trained).replace("torch.", "")}
+    return {"model": summary, "claims": audit_model(view, measure_bounds=measure_bounds)}
+
+
+def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: bool = False
+           ) -> tuple[dict, ModelView]:
+    ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
     config = ckpt["config"]
-    config.device = "cpu"
-    model = build_model(config)
-    model.load_state_dict(ckpt["model"])
     view = model_view(model, config)
     doc = {"step": int(ckpt["step"]), "config": asdict(config),
            "claims": audit_model(view, measure_bounds=measure_bounds)}
     return doc, view
 
 
-def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True) -> dict:
-    """The audit of one checkpoint (a file, or a run directory's latest).
+def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
+                     allow_large: bool = False) -> dict:
+    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``).
 
     Returns:
         {"step", "config", "claims": [per claim: id, applies, reason, assumptions, verdict, ...]}.
 
     Raises:
-        ValueError: not an rnnaudit checkpoint.
+        rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
+            its config (see :func:`rnnaudit.training.runs.load_trained_model`).
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
-    return _audit(path, measure_bounds)[0]
+    return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
 def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dtype: torch.dtype) -> dict:
@@ -133,7 +176,7 @@ def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dt
     return first
 
 
-def audit_run(run_dir: str | Path) -> dict:
+def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
     first fails (those that need the parameters at every checkpoint, those that read recorded
     scalars at every record).
@@ -147,11 +190,11 @@ def audit_run(run_dir: str | Path) -> dict:
         ValueError: not a run directory.
     """
     run_dir = Path(run_dir)
-    paths = sorted((run_dir / "checkpoints").glob("step_*.pt"))
-    if not paths:
-        raise ValueError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
-    audits = [audit_checkpoint(p, measure_bounds=False) for p in paths[:-1]]
-    latest, view = _audit(paths[-1], measure_bounds=True)
+    steps = checkpoint_steps(run_dir)
+    if not steps:
+        raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
+    audits = [audit_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large) for s in steps[:-1]]
+    latest, view = _audit(run_dir, True, step=steps[-1], allow_large=allow_large)
     audits.append({"step": latest["step"], "claims": latest["claims"]})
     first: dict[str, int | None] = {}
     for a in audits:

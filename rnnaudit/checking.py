@@ -10,6 +10,8 @@ from pathlib import Path
 import torch
 
 from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim, coverage
+from rnnaudit.outputs import replaced_directory
+from rnnaudit.provenance import provenance
 
 __all__ = ["CheckRun", "check"]
 
@@ -47,7 +49,9 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
         seed: base seed (each claim derives its own generator from it and its id).
         device: ``"cpu"`` or ``"cuda"``.
         out_dir: directory for results.json, report.md, report.html, figures/ and
-            counterexamples/; None checks without writing anything (no figures).
+            counterexamples/; None checks without writing anything (no figures). The report is
+            built beside it and swapped in whole at the end (:func:`rnnaudit.outputs.replaced_directory`):
+            a killed check leaves the previous report or none, and one writer at a time holds it.
         progress: a tqdm bar per paper on stderr.
 
     Returns:
@@ -55,7 +59,8 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
 
     Raises:
         ValueError: unknown paper or profile name; ``cuda`` without a CUDA device; ``out_dir``
-            exists and is not a directory.
+            exists and is not a directory, or is a non-empty directory rnnaudit did not write.
+        rnnaudit.outputs.LockedError: another process is writing ``out_dir``.
     """
     papers = list(PAPERS) if papers is None else list(papers)
     unknown = [p for p in papers if p not in CLAIMS_BY_PAPER]
@@ -70,10 +75,19 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
                          "False)")
     if device not in ("cpu", "cuda"):
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
-    out = None if out_dir is None else Path(out_dir)
-    if out is not None and out.exists() and not out.is_dir():
-        raise ValueError(f"out_dir {out} exists and is not a directory")
+    if out_dir is None:
+        results, skipped = _check_claims(papers, profile, seed, device, None, progress)
+        return CheckRun(results, None, None, skipped)
+    out = Path(out_dir)
+    with replaced_directory(out, "check") as staging:
+        results, skipped = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress)
+        doc = _write_report(results, papers, staging, profile=profile, seed=seed, device=device, skipped=skipped,
+                            progress=progress)
+    return CheckRun(results, doc, out, skipped)
 
+
+def _check_claims(papers, profile: Profile, seed: int, device: str, counterexamples: Path | None,
+                  progress: bool) -> tuple[list[ClaimResult], list[str]]:
     from tqdm import tqdm
 
     results: list[ClaimResult] = []
@@ -88,33 +102,49 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
                   disable=not progress) as bar:
             for claim in claims:
                 bar.set_postfix_str(claim.id)
-                results.append(check_claim(claim, profile, seed=seed, device=device,
-                                           out_dir=None if out is None else out / "counterexamples",
+                results.append(check_claim(claim, profile, seed=seed, device=device, out_dir=counterexamples,
                                            progress=bar.update))
-    if out is None:
-        return CheckRun(results, None, None, skipped)
-    return CheckRun(results, _write_report(results, papers, out, profile=profile, seed=seed, device=device,
-                                           skipped=skipped), out, skipped)
+    return results, skipped
 
 
 def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, profile: Profile, seed: int,
-                  device: str, skipped: list[str]) -> dict:
-    from rnnaudit.figures.paper_figures import PAPER_FIGURES, save_figure
-    from rnnaudit.figures.report import results_document, write_results
+                  device: str, skipped: list[str], progress: bool) -> dict:
+    from rnnaudit.figures import save_figure
+    from rnnaudit.figures.paper_figures import PAPER_FIGURES
     from rnnaudit.figures.tightness import plot_tightness
+
+    from tqdm import tqdm
 
     fig_dir = out / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
     figures = []
-    for paper in papers:
-        if paper in skipped:
-            continue
-        paper_results = [r.to_json() for r in results if r.claim.paper == paper]
-        figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = violated)",
-                        save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
-        if paper in PAPER_FIGURES:
-            figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name)
+    drawn = [p for p in papers if p not in skipped]
+    # one step per tightness plot, each paper figure's own steps, and one for writing the report
+    steps = sum(1 + (PAPER_FIGURES[p].steps if p in PAPER_FIGURES else 0) for p in drawn) + 1
+    with tqdm(total=steps, desc="figures", unit="step", file=sys.stderr, dynamic_ncols=True,
+              disable=not progress) as bar:
+        for paper in drawn:
+            bar.set_postfix_str(paper)
+            paper_results = [r.to_json() for r in results if r.claim.paper == paper]
+            figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = "
+                            "violated)", save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
+            bar.update(1)
+            if paper in PAPER_FIGURES:
+                figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name,
+                                                progress=bar.update)
+        bar.set_postfix_str("report")
+        doc = _document(results, papers, out, figures, profile=profile, seed=seed, device=device, skipped=skipped)
+        bar.update(1)
+    return doc
+
+
+def _document(results: list[ClaimResult], papers: list[str], out: Path, figures: list, *, profile: Profile, seed: int,
+              device: str, skipped: list[str]) -> dict:
+    """results.json (with provenance) and the reports written into ``out``."""
+    from rnnaudit.figures.report import results_document, write_results
+
     doc = results_document(results, device=device, dtype="float64", seed=seed, profile=profile.name,
                            figures=figures, out_dir=out, skipped_papers=skipped, coverage=coverage(papers))
+    doc["provenance"] = provenance(seed=seed)
     write_results(doc, out)
     return doc

@@ -1,75 +1,153 @@
-"""What ``rnnaudit heatmap`` and ``rnnaudit spectrum`` draw from: a cell name with its paper's
-defaults, a checkpoint file, or a run directory (its latest checkpoint)."""
+"""What the model commands (``heatmap``, ``spectrum``, ``lyapunov``, ``audit``) look at: a cell name with its
+paper's defaults, an rnnaudit checkpoint or run directory, or a user's own model (``--model
+MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to probe it with
+(the run's task, ``--task``, or ``--inputs FILE.pt``)."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
-from rnnaudit.training import TASK_SPECS, build_model, load_checkpoint
 from rnnaudit.cells.registry import CELLS, build_cell
+from rnnaudit.limits import check_sizes
+from rnnaudit.training import TASK_SPECS
+from rnnaudit.training.runs import load_trained_model
+from rnnaudit.untrusted import InputError
 
-__all__ = ["Source", "load_source", "FIGURE_SUFFIXES"]
-
-FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+__all__ = ["Source", "load_source", "load_user_source"]
 
 
 @dataclass
 class Source:
-    """A float64 cell and one input sequence x (T, n) to probe it with, plus a label for titles."""
+    """A float64 cell the probes accept, input sequences to probe it with, and a label for titles.
+
+    Attributes:
+        cell: the cell (float64; a wrapped user module keeps its own parametrisation).
+        x: input sequences (m, T, n), float64 (``x[0]`` is the one the single-sequence probes use).
+        label: what it is, for titles and reports.
+        config: the run's :class:`rnnaudit.training.TrainConfig` for a checkpoint or run, else None.
+        readout: the trained readout weight (k, h) for a checkpoint or run, else None.
+        trained_dtype: the dtype a user's model was trained in (the cell itself is float64).
+        module: a user's own module (float64 copy) the cell wraps, else None.
+    """
 
     cell: torch.nn.Module
     x: Tensor
     label: str
+    config: object = None
+    readout: Tensor | None = None
+    trained_dtype: torch.dtype | None = None
+    module: torch.nn.Module | None = None
 
 
-def load_source(source: str, *, T: int | None = None, hidden: int = 64, seed: int = 0,
-                step: int | None = None) -> Source:
+def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
+    x, _ = TASK_SPECS[task].generate(n, T, gen, **(task_kwargs or {}))
+    return x.double()
+
+
+def load_source(source: str | None = None, *, T: int | None = None, hidden: int = 64, seed: int = 0,
+                step: int | None = None, task: str | None = None, n_sequences: int = 1,
+                allow_large: bool = False) -> Source:
     """Resolve SOURCE: an existing path is a checkpoint or run directory; otherwise a cell name.
 
     Args:
-        source: path or a name in :data:`cells.registry.CELLS`.
+        source: path or a name in :data:`rnnaudit.cells.registry.CELLS`.
         T: sequence length (default: the run's T, or 100 for a cell name).
         hidden: width for a cell name. seed: initialisation and input seed.
         step: for a run directory, the checkpoint of this training step (default: the latest).
+        task: the task drawing the inputs (default: the run's own, with its ``task_kwargs``, e.g. the
+            adding variant it trained on; ``adding`` for a cell name).
+        n_sequences: how many input sequences.
+        allow_large: lift the limits on sizes (:mod:`rnnaudit.limits`).
 
     Returns:
-        a :class:`Source`; for a run, x is one sequence of its task drawn with the run's
-        ``task_kwargs`` (the adding variant it trained on), float64 (L, input_size).
+        a :class:`Source` with x of shape (n_sequences, L, input_size), float64.
 
     Raises:
-        ValueError: neither an existing path nor a known cell name; T < 1; not a checkpoint; a
-            ``step`` with no checkpoint (the message lists the available steps).
+        rnnaudit.untrusted.InputError: neither an existing path nor a known cell name; not a checkpoint; a
+            ``step`` with no checkpoint (the message lists the available steps); a task whose inputs do
+            not fit the model.
+        rnnaudit.limits.TooLargeError: sizes above the limits.
     """
-    if T is not None and T < 1:
-        raise ValueError(f"T must be >= 1, got {T}")
+    if source is None:
+        raise InputError("give a SOURCE (a cell name, a checkpoint or a run directory) or --model/--arch")
+    check_sizes("the flags", allow_large=allow_large, T=T, hidden=hidden, batch=n_sequences)
     gen = torch.Generator().manual_seed(seed)
     path = Path(source)
     if path.exists():
-        if step is not None:
-            if not path.is_dir():
-                raise ValueError("--step needs a run directory, not a checkpoint file")
-            path = path / "checkpoints" / f"step_{step:08d}.pt"
-            if not path.is_file():
-                have = sorted(int(p.stem.split("_")[1]) for p in path.parent.glob("step_*.pt"))
-                raise ValueError(f"no checkpoint at step {step}; available steps: {have}")
-        ckpt = load_checkpoint(path)
+        ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
-        config.device = "cpu"
-        model = build_model(config)
-        model.load_state_dict(ckpt["model"])
         length = T or config.T
-        # The run's own task_kwargs (e.g. the nc_gru adding variant swaps the input channels); a
-        # checkpoint older than the field loads with {} (load_checkpoint fills in the default).
-        x, _ = TASK_SPECS[config.task].generate(1, length, gen, **(config.task_kwargs or {}))
-        return Source(model.cell.double(), x[0].double(), f"{config.cell} step {ckpt['step']} ({path.name})")
+        own = task is None or task == config.task
+        x = _task_inputs(config.task if own else task, n_sequences, length, gen, config.task_kwargs if own else None)
+        if x.shape[-1] != config_input_size(model):
+            raise InputError(f"task {task!r} draws inputs of width {x.shape[-1]}, the model takes "
+                             f"{config_input_size(model)}")
+        # a file name need not be valid UTF-8 (surrogate escapes): titles must still render
+        name = (path.name if path.is_file() else f"{path.name}/checkpoints/step_{ckpt['step']:08d}.pt").encode(
+            "utf-8", "replace").decode("utf-8")
+        return Source(model.cell.double(), x, f"{config.cell} step {ckpt['step']} ({name})", config,
+                      model.readout.weight.detach().double())
     if source not in CELLS:
-        raise ValueError(f"SOURCE must be an existing checkpoint/run directory or a cell name in {sorted(CELLS)}, "
+        raise InputError(f"SOURCE must be an existing checkpoint or run directory, or a cell name in {sorted(CELLS)}; "
                          f"got {source!r}")
+    task = task or "adding"
+    width = TASK_SPECS[task].input_size
     kwargs = {} if source == "lstm" else {"generator": gen}
-    cell = build_cell(source, 2, hidden, dtype=torch.float64, **kwargs)
-    x, _ = TASK_SPECS["adding"].generate(1, T or 100, gen)
-    return Source(cell, x[0].double(), f"{source}, h = {hidden}, initialisation")
+    cell = build_cell(source, width, hidden, dtype=torch.float64, **kwargs)
+    x = _task_inputs(task, n_sequences, T or 100, gen)
+    return Source(cell, x, f"{source}, h = {hidden}, initialisation")
+
+
+def config_input_size(model) -> int:
+    """The input width of a :class:`rnnaudit.training.SequenceModel`'s cell."""
+    return model.cell.input_size
+
+
+def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
+                     task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
+                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+    """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
+
+    Args:
+        model: ``MODULE:FACTORY`` (with optional ``weights``), or None with ``arch``.
+        weights: a state dict file. arch: ``rnn``, ``gru`` or ``lstm`` for a plain state dict.
+        inputs: a ``.pt`` file with a tensor (T, n) or (batch, T, n); otherwise sequences of ``task``
+            (default adding), of length ``T`` (default 100), seeded by ``seed``.
+        nonlinearity: of ``--arch rnn`` (tanh or relu: a state dict cannot say which).
+        n_sequences: how many task sequences when no inputs file is given.
+
+    Returns:
+        a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
+
+    Raises:
+        rnnaudit.untrusted.InputError / ValueError: anything :func:`rnnaudit.user_models.load_user_model`
+            or :func:`rnnaudit.user_models.load_inputs` refuses; a task whose inputs do not fit the model
+            (pass ``--inputs``).
+        rnnaudit.limits.TooLargeError: sizes above the limits.
+    """
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.user_models import load_inputs, load_user_model
+
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None)
+    trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
+    module = copy.deepcopy(module).double()
+    cell = wrap(module)
+    check_sizes("the model", allow_large=allow_large, hidden=cell.hidden_size)
+    if inputs is not None:
+        x = load_inputs(inputs, cell.input_size)
+        check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
+    else:
+        task = task or "adding"
+        check_sizes("the flags", allow_large=allow_large, T=T, batch=n_sequences)
+        if TASK_SPECS[task].input_size != cell.input_size:
+            raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
+                             f"{cell.input_size}: pass --inputs FILE.pt with your own sequences")
+        x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+    name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
+    label = f"{name} ({type(module).__name__}, h = {cell.hidden_size})".encode("utf-8", "replace").decode("utf-8")
+    return Source(cell, x, label, trained_dtype=trained, module=module)

@@ -22,6 +22,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
 
 
+def cli_status(argv: list[str]) -> int:
+    """The exit status of ``rnnaudit ARGV`` run in this process: ``main``'s return value, or the code of
+    the SystemExit that argparse raises for its own errors, --help and --version."""
+    from rnnaudit import cli
+
+    try:
+        return cli.main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
 #: Devices every device-agnostic test runs on: the CPU always, CUDA where present.
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

@@ -5,7 +5,8 @@ normalisation (the latch is set explicitly where a case needs it). The generic s
 :mod:`rnnaudit.bounds.cases` records the cell's training flag, so a reloaded case is in eval mode
 too and ENRNNCase needs no ``state``/``from_state`` of its own.
 
-Shared here: :class:`ENRNNCase`, the recurrent matrix W of eq. 2 (with an optional excluded lower
+Shared here: :class:`PaperCase` (the paper's own numbers, for the claims about its tables and settings),
+:class:`ENRNNCase`, the recurrent matrix W of eq. 2 (with an optional excluded lower
 block), the random cells and dominant-eigenvalue matrices the coupling, Theorem 3.1 and
 Proposition 3.2 samplers build on, and the assumption that W is block upper triangular.
 """
@@ -22,7 +23,8 @@ from torch import Tensor
 from rnnaudit.bounds.core import Assumption, NotApplicable
 from rnnaudit.cells import ENRNN
 
-__all__ = ["ENRNNCase", "recurrent_matrix", "input_weights_and_bias", "dominant_matrix", "random_angle", "draw",
+__all__ = ["PaperCase", "paper_case", "A_AS_PRINTED", "ENRNNCase", "recurrent_matrix", "input_weights_and_bias",
+           "dominant_matrix", "random_angle", "draw",
            "new_cell", "finish_case", "enrnn_cases_from_model", "short_term_matrix", "A_UPPER", "EPS0_NOTE"]
 
 
@@ -49,6 +51,29 @@ class ENRNNCase:
     def size(self) -> tuple[int, int]:
         """(n, T)."""
         return self.cell.hidden_size, self.x.shape[1]
+
+
+@dataclass
+class PaperCase:
+    """The paper's own numbers (tables, stated sizes and settings): nothing is drawn, every case is the paper.
+
+    Attributes:
+        T: a sequence length where a claim is about a family of lengths (the copying task), else 1.
+    """
+
+    T: int = 1
+
+    def size(self) -> tuple[int, int]:
+        """(1, T)."""
+        return 1, self.T
+
+
+def paper_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> PaperCase:
+    """The paper at sequence length T (the sampler of the claims about the paper's numbers)."""
+    return PaperCase(T)
+
+
+A_AS_PRINTED = Assumption("the numbers as printed in enrnn.md", lambda c: (isinstance(c, PaperCase), "as printed"))
 
 
 def enrnn_cases_from_model(view) -> list[ENRNNCase]:

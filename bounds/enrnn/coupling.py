@@ -9,10 +9,10 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, assumption_tolerances, within
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, assumption_tolerances, within
 from rnnaudit.bounds.enrnn.cases import (A_UPPER, EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          finish_case, new_cell, random_angle, recurrent_matrix, short_term_matrix)
-from rnnaudit.cells import spectral_radius
+from rnnaudit.cells import ENRNN, spectral_radius
 
 __all__ = ["sample_coupling_case", "coupling"]
 
@@ -92,13 +92,28 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
         rho_blocks = lam_blocks.abs().max()
         tol = _eig_tol(W)
     return {
-        "ρ(W) = max(ρ(W^(L)), ρ(W^(S)))": ((rho_W - rho_blocks).abs(), tol),
-        "eigenvalues of W = those of W^(L) and W^(S)": (_match_distance(lam_W, lam_blocks), tol),
+        "ρ(W) = max(ρ(W^(L)), ρ(W^(S)))": ((rho_W - rho_blocks).abs(), tol, rho_blocks),
+        "eigenvalues of W = those of W^(L) and W^(S)": (_match_distance(lam_W, lam_blocks), tol, rho_blocks),
         "ρ(W) ≤ 1": (rho_W, 1 + tol),
     }
 
 
-_COUPLING_CASES = CaseSpace(case_type=ENRNNCase, sample=sample_coupling_case,
+def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ENRNNCase]:
+    """The extreme case at every size: W^(L) = I (Θ = 0, no negative ones), T = 2I latched with ε = 0 so W^(S) = I,
+    and W^(C) = 5·(all ones): W is defective with every eigenvalue 1 (ρ(W) = 1, the supremum of the last part)."""
+    q, p = h // 2, h - h // 2
+    cell = ENRNN(1, q, p, eps=0.0, coupling=True, activation="modrelu", dtype=torch.float64).eval()
+    with torch.no_grad():
+        cell.phi.theta.zero_()
+        cell.T.copy_(2 * torch.eye(p, dtype=torch.float64))
+        cell.normalizing.fill_(True)
+        if cell.W_C is not None:
+            cell.W_C.fill_(5.0)
+    return [ENRNNCase(cell.to(device=device, dtype=dtype), torch.zeros(1, T, 1, dtype=dtype, device=device),
+                      torch.zeros(T, h, dtype=dtype, device=device))]
+
+
+_COUPLING_CASES = CaseSpace(case_type=ENRNNCase, sample=sample_coupling_case, starts=_starts,
                             sizes={"quick": [(2, 1), (3, 1), (6, 1), (10, 1), (16, 1)],
                                    "full": [(2, 1), (3, 1), (6, 1), (10, 1), (16, 1), (64, 1), (160, 1)]},
                             from_model=enrnn_cases_from_model)
@@ -117,5 +132,10 @@ coupling = Claim(
     explanation="det(W − λI) = det(W^(L) − λI) det(W^(S) − λI) needs the block below the diagonal to be zero; "
                 "a coupling from h^(L) to h^(S) (which the paper rightly excludes) moves the eigenvalues.",
     notes="Cases include W^(C) 30× Glorot, q = 0, the latched rule with ρ(T) < 1, and W^(S) sharing its dominant "
-          "eigenvalue with W^(L) (ε = 0), where W is defective. " + EPS0_NOTE,
+          "eigenvalue with W^(L) (ε = 0), where W is defective. 'Does not alter the spectral properties' is read as "
+          "the eigenvalues (what the sentence derives); W^(C) does change ‖W^k‖: with a shared eigenvalue on the "
+          "unit circle W has a Jordan block and ‖W^k‖₂ grows linearly in k. " + EPS0_NOTE,
+    supremum=Supremum(1.0, "ρ(W) = max(ρ(W^(L)), ρ(W^(S))) = 1 whenever q ≥ 1 (W^(L) orthogonal): every case with a "
+                           "long-term block reaches it (the structured start: defective W, every eigenvalue 1)",
+                      at=(2, 1), part="ρ(W) ≤ 1"),
 )

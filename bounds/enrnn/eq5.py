@@ -111,7 +111,7 @@ def _measure_corrected(case: InitCase) -> dict[str, tuple[Tensor, Tensor]]:
     crit = _crit(r.numel(), r)
     ks = "(KS statistic ≤ critical value at α)"
     return {
-        "T = diag(γ_j R(t_j)) (eq. 5)": (structure, r.new_tensor(EQ5_STRUCTURE_TOL)),
+        "T = diag(γ_j R(t_j)) (eq. 5)": (structure, r.new_tensor(EQ5_STRUCTURE_TOL), case.T.abs().max()),
         f"γ_j ~ U[−1, 1) {ks}": (ks_statistic(gamma, lambda v: (v + 1) / 2), crit),
         f"t_j ~ U[0, π/2) {ks}": (ks_statistic(t, lambda v: v / (math.pi / 2)), crit),
         f"|λ| ~ U[0, 1] {ks}": (ks_statistic(r, lambda v: v), crit),

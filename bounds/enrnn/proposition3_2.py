@@ -122,23 +122,28 @@ def _central_differences(case: ENRNNCase) -> Tensor:
     return fd
 
 
-def _measure(case: ENRNNCase, *, as_stated: bool) -> dict[str, tuple[Tensor, Tensor]]:
+def _measure(case: ENRNNCase, *, as_stated: bool, perturb: float = 0.0) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    """Identities ``(max |formula − truth|, tolerance, max |truth|)``. ``perturb`` scales the formula by
+    (1 + perturb); the tests use it to show the check sees a formula off by a small relative amount."""
     cell = case.cell
     (auto,) = torch.autograd.grad(_loss(case), cell.T)
     dL_dW, loss = _dL_dWS(case)
     T = cell.T.detach()
-    formula = prop32_gradient(T, dL_dW, cell.eps, as_stated=as_stated)
+    formula = prop32_gradient(T, dL_dW, cell.eps, as_stated=as_stated) * (1 + perturb)
     fd = _central_differences(case)
     with torch.no_grad():
         V = torch.linalg.eig(T)[1]
         kappa = torch.linalg.cond(V).real if T.shape[0] > 1 else T.new_ones(())
-        rho_t = spectral_radius(T) + cell.eps
+        rho = spectral_radius(T)
+        rho_t = rho + cell.eps
         scale = torch.maximum(auto.abs().max(), dL_dW.abs().max() / rho_t)
     name = "printed (inner 1/ρ̃)" if as_stated else "corrected (inner 1/ρ)"
-    return {
-        f"Prop. 3.2 {name} = autograd": ((formula - auto).abs().max(), PROP32_RTOL * kappa * scale),
-        f"Prop. 3.2 {name} = central differences": ((formula - fd).abs().max(), FD_RTOL * (scale + loss.abs())),
+    parts = {
+        f"Prop. 3.2 {name} = autograd": ((formula - auto).abs().max(), PROP32_RTOL * kappa * scale, auto.abs().max()),
+        f"Prop. 3.2 {name} = central differences": ((formula - fd).abs().max(), FD_RTOL * (scale + loss.abs()),
+                                                    fd.abs().max()),
     }
+    return parts
 
 
 def _measure_printed(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
@@ -176,8 +181,10 @@ proposition3_2 = Claim(
     cases=_PROP32_CASES,
     explanation=_PROP32_EXPLANATION,
     notes="∂L/∂W is taken with W^(S) as an independent leaf in the same recurrence (coupling and W^(L) included). "
-          "The formula is cells.enrnn.prop32_gradient(as_stated=True). With ε = 0 (outside this claim's "
-          "hypothesis) the printed formula is exact; the tests show it. " + EPS0_NOTE,
+          "The formula is cells.enrnn.prop32_gradient(as_stated=True). results.json's relative_error is "
+          "max|formula − truth|/max|truth| on the worst case; error/tolerance (the ratio) only decides the verdict. "
+          "The proof's final display is wrong too, in another way (enrnn.proof3.2). With ε = 0 (outside this "
+          "claim's hypothesis) the printed formula is exact; the tests show it. " + EPS0_NOTE,
 )
 
 proposition3_2_corrected = Claim(

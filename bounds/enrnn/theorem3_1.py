@@ -7,13 +7,14 @@ import torch
 from torch import Tensor
 from torch.func import jacrev, vmap
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, worst_pair
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model, finish_case,
                                          input_weights_and_bias, new_cell, random_angle, recurrent_matrix,
                                          short_term_matrix)
+from rnnaudit.bounds.enrnn.decay import symmetric_case
 from rnnaudit.cells import enrnn_recurrence, spectral_radius
 
-__all__ = ["sample_theorem31_case", "theorem3_1"]
+__all__ = ["sample_theorem31_case", "theorem3_1", "pair_norms", "A_RELU", "A_WS_NORM"]
 
 
 def sample_theorem31_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> ENRNNCase:
@@ -74,31 +75,39 @@ def _step_jacobians(case: ENRNNCase, W: Tensor) -> tuple[Tensor, Tensor]:
     return J_h, J_x
 
 
-def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
+def pair_norms(case: ENRNNCase) -> tuple[Tensor, Tensor, Tensor]:
+    """‖∂h^(S)_s/∂h^(S)_t‖₂, ‖∂h^(S)_s/∂x_t‖₂ and τ = s − t over all pairs 1 ≤ t < s ≤ T, each (N,) with
+    N = T(T − 1)/2 (empty for T = 1): products of the per-step Jacobians of eq. 3 through the whole state."""
     cell = case.cell
     q, n, T = cell.long_size, cell.hidden_size, case.x.shape[1]
     W = recurrent_matrix(case)
     J_h, J_x = _step_jacobians(case, W)
-    w_norm = torch.linalg.matrix_norm(W[q:, q:], ord=2)
-    u_norm = torch.linalg.matrix_norm(cell.U_S, ord=2)
     eye = torch.eye(n, dtype=W.dtype, device=W.device)
     # products[t − 1] = ∂h_s/∂h_t for t = 1..s−1, advanced one step s at a time (J_h[k − 1] = ∂h_k/∂h_{k−1})
     products = J_h.new_zeros(0, n, n)
-    hh, hx, hh_b, hx_b = [], [], [], []
+    hh, hx, taus = [W.new_zeros(0)], [W.new_zeros(0)], [W.new_zeros(0)]
     for s in range(2, T + 1):
         products = J_h[s - 1] @ torch.cat([products, eye[None]])
-        taus = torch.arange(s - 1, 0, -1, device=W.device, dtype=W.dtype)  # τ = s − t
+        taus.append(torch.arange(s - 1, 0, -1, device=W.device, dtype=W.dtype))  # τ = s − t
         hh.append(torch.linalg.matrix_norm(products[:, q:, q:], ord=2))
         hx.append(torch.linalg.matrix_norm(products[:, q:, :] @ J_x[: s - 1], ord=2))  # J_x[t − 1] = ∂h_t/∂x_t
-        hh_b.append(w_norm**taus)
-        hx_b.append(w_norm**taus * u_norm)
-    if not hh:  # T = 1: no pair with τ ≥ 1
+    return torch.cat(hh), torch.cat(hx), torch.cat(taus)
+
+
+def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
+    cell = case.cell
+    q = cell.long_size
+    W = recurrent_matrix(case)
+    w_norm = torch.linalg.matrix_norm(W[q:, q:], ord=2)
+    u_norm = torch.linalg.matrix_norm(cell.U_S, ord=2)
+    hh, hx, taus = pair_norms(case)
+    if not hh.numel():  # T = 1: no pair with τ ≥ 1
         zero = W.new_zeros(())
         return {"‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ ‖W^(S)‖₂^τ": (zero, w_norm),
                 "‖∂h^(S)_{t+τ}/∂x_t‖₂ ≤ ‖W^(S)‖₂^τ ‖U^(S)‖₂": (zero, w_norm * u_norm)}
     return {
-        "‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ ‖W^(S)‖₂^τ": worst_pair(torch.cat(hh), torch.cat(hh_b)),
-        "‖∂h^(S)_{t+τ}/∂x_t‖₂ ≤ ‖W^(S)‖₂^τ ‖U^(S)‖₂": worst_pair(torch.cat(hx), torch.cat(hx_b)),
+        "‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ ‖W^(S)‖₂^τ": worst_pair(hh, w_norm**taus),
+        "‖∂h^(S)_{t+τ}/∂x_t‖₂ ≤ ‖W^(S)‖₂^τ ‖U^(S)‖₂": worst_pair(hx, w_norm**taus * u_norm),
     }
 
 
@@ -118,7 +127,14 @@ def _project(case: ENRNNCase) -> None:
         cell.T.mul_((1 - 1e-6) / norm)
 
 
+def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ENRNNCase]:
+    """The attaining construction at every size: q = 0, symmetric W^(S) = T with ‖T‖₂ = 0.9, U^(S) = I, b^(S) = 3
+    and inputs 0.01, so every ReLU is on and both bounds hold with equality."""
+    return [symmetric_case(h, T, device, dtype)]
+
+
 _THEOREM3_1_CASES = CaseSpace(case_type=ENRNNCase, sample=sample_theorem31_case, free=_free, project=_project,
+                              starts=_starts,
                               sizes={"quick": [(1, 2), (2, 5), (4, 8), (6, 10), (8, 12)],
                                      "full": [(1, 2), (2, 5), (4, 8), (6, 12), (10, 16), (16, 30), (40, 50)]},
                               from_model=enrnn_cases_from_model)
@@ -137,6 +153,10 @@ theorem3_1 = Claim(
     explanation="The proof needs ∂h^(S)_k/∂h^(S)_{k−1} = G_k W^(S) with ‖G_k‖₂ ≤ 1, i.e. h^(S) not fed by h^(L) "
                 "(no lower coupling block) and |σ'| ≤ 1.",
     notes="Attained (ratio 1) with a symmetric W^(S) and every ReLU on. The inequalities hold for any W^(S) (the "
-          "proof never uses ‖W^(S)‖₂ < 1, only the remark that follows does). With ε = 0, as in Sec. 5, a "
-          "normalised W^(S) has ρ = 1, hence ‖W^(S)‖₂ ≥ 1: the hypothesis can then never hold.",
+          "proof never uses ‖W^(S)‖₂ < 1, only the remark that follows does: enrnn.proof3.1, enrnn.decay.corrected). "
+          "With ε = 0, as in Sec. 5, a normalised W^(S) has ρ = 1, hence ‖W^(S)‖₂ ≥ 1: the hypothesis can then "
+          "never hold.",
+    supremum=Supremum(1.0, "‖Π G_k W^(S)‖₂ ≤ Π‖G_k‖₂‖W^(S)‖₂ ≤ ‖W^(S)‖₂^τ with ‖G_k‖₂ ≤ 1 (ReLU); equality for "
+                           "symmetric W^(S) with every unit on (G_k = I, ‖W^τ‖₂ = ‖W‖₂^τ) and U^(S) = I for the input "
+                           "bound: decay.symmetric_case, a structured start at every size", at=(2, 5)),
 )

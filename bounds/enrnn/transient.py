@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis import pseudospectrum, sigma_min, transient_growth
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum
 from rnnaudit.bounds.enrnn.cases import draw, enrnn_cases_from_model
 from rnnaudit.cells import eigenvalue_normalize, spectral_radius
 
@@ -70,8 +70,11 @@ def pseudospectral_lower_bound(A: Tensor) -> Tensor:
     lam = torch.linalg.eigvals(A64)
     for l in lam[lam.abs().argsort(descending=True)[:4]]:
         direction = l / l.abs() if l.abs() > 0 else torch.tensor(1 + 0j, dtype=torch.complex128)
-        # offsets clustered around each ε, where the boundary of Λ_ε crosses the ray for near-normal A
-        offsets = torch.cat([e * torch.linspace(0.5, 3.0, 101, dtype=torch.float64) for e in TRANSIENT_EPS])
+        # offsets clustered around each ε, where the boundary of Λ_ε crosses the ray for near-normal A; the points
+        # just inside ε (1 − 10^−j) reach the boundary of a normal A's Λ_ε, the disc of radius ε
+        just_inside = 1 - torch.logspace(-9, -3, 7, dtype=torch.float64)
+        offsets = torch.cat([e * torch.cat([torch.linspace(0.5, 3.0, 101, dtype=torch.float64), just_inside])
+                             for e in TRANSIENT_EPS])
         r = l.abs() + offsets
         ray = r * direction
         z, sig = torch.cat([z, ray]), torch.cat([sig, sigma_min(A64, ray.numpy())])
@@ -100,7 +103,18 @@ def _from_model(view) -> list[TransientCase]:
     return [TransientCase(case.cell.short_term_matrix().detach())]
 
 
-_TRANSIENT_CASES = CaseSpace(case_type=TransientCase, sample=sample_transient_case,
+def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[TransientCase]:
+    """A = 0.999 I at the smallest size (2): ρ_ε = 0.999 + ε and max_k ‖A^k‖₂ = 1 (k = 0), so the ratio is
+    1 − 0.001/ε_max = 0.9968, the supremum's construction; a Jordan-like non-normal W^(S) with ρ = 0.9 and a
+    transient peak above 1 beside it."""
+    if h != 2:
+        return []
+    jordan = torch.tensor([[0.9, 2.0], [0.0, 0.9]], dtype=torch.float64)
+    return [TransientCase((0.999 * torch.eye(2, dtype=torch.float64)).to(device=device, dtype=dtype)),
+            TransientCase(jordan.to(device=device, dtype=dtype))]
+
+
+_TRANSIENT_CASES = CaseSpace(case_type=TransientCase, sample=sample_transient_case, starts=_starts,
                              sizes={"quick": [(2, 1), (8, 1), (16, 1)],
                                     "full": [(2, 1), (8, 1), (16, 1), (32, 1), (64, 1)]},
                              from_model=_from_model)
@@ -119,5 +133,10 @@ transient = Claim(
     cases=_TRANSIENT_CASES,
     explanation="Only possible if ρ(A) ≥ 1, where sup_k ‖A^k‖ is infinite and a finite horizon underestimates it.",
     notes="A measurement more than a verdict: the worst ratio says how much of the actual amplification the "
-          "pseudospectrum accounts for; normal W^(S) (s = 0) have no amplification (ratio 0), non-normal ones do.",
+          "pseudospectrum accounts for; normal W^(S) (s = 0) have no amplification (ratio ≤ 1 − (1 − ρ)/ε_max), "
+          "non-normal ones do.",
+    supremum=Supremum(1.0, "(ρ_ε(A) − 1)/ε ≤ sup_k ‖A^k‖₂ for every ε > 0 (Trefethen & Embree, Thm. 16.4) and the "
+                           "measure is a lower estimate of the left side, so the ratio is ≤ 1; for A = rI, ρ_ε = r + ε "
+                           "and sup_k ‖A^k‖₂ = 1 (k = 0), so the ratio is 1 − (1 − r)/ε_max → 1 as r → 1 "
+                           "(structured start r = 0.999: 0.9968)", at=(2, 1)),
 )

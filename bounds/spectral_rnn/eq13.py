@@ -1,9 +1,9 @@
-"""spectral_rnn.md, Sec. 4.1 eq. 12–13 and Appendix B Algorithms 1 and 3: the gradients of a reflector
-and of the local map h̃ = W h, against autograd.
+"""spectral_rnn.md, Sec. 4.1 eq. 12–13: the gradients of one Householder reflector, against autograd.
 
-Eq. 12 and eq. 13 hold; Algorithms 3 and 1 as printed do not (α from an undefined h̄; Hgrad given
-the reflector's output). ``spectral_rnn.eq13.corrected`` checks the repaired algorithms
-(``cells.spectral.reflect_grad`` and ``householder_backward``).
+Both equations hold. Appendix B's Algorithms 3 and 1, which are meant to compute them, do not as
+printed: they are checked by their own claims (``algorithm3``, ``algorithm1``), so that each failure
+has its own verdict, relative error and counterexamples. This module also holds what the three
+share: the gradient case family, the autograd references and the relative-error parts.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, GRAD_RTOL, SpectralCellCase, draw, gauss, randint,
                                                 t64, to_case)
 from rnnaudit.bounds.spectral_rnn.reflectors import dense_w
-from rnnaudit.cells import (SpectralRNN, householder_backward, householder_forward, pack_reflectors, reflect_grad,
-                            unpack_reflectors)
+from rnnaudit.cells import SpectralRNN, pack_reflectors, unpack_reflectors
 
-__all__ = ["eq13", "eq13_corrected", "eq12", "eq13_formula", "algorithm3_printed", "algorithm1_backward_printed",
-           "A_NONZERO_U"]
+__all__ = ["eq13", "eq12", "eq13_formula", "A_NONZERO_U", "identity_part", "stacked_part", "reflector_columns",
+           "reflector_reference", "local_reference", "gradient_scales", "gradient_cases", "REFLECTOR_GRADIENTS"]
 
 
 def eq12(h: Tensor, u_hat: Tensor, g: Tensor) -> Tensor:
@@ -51,46 +50,34 @@ def eq13_formula(h: Tensor, u_hat: Tensor, g: Tensor) -> Tensor:
     return out.reshape(-1, u_hat.shape[0]).sum(0)
 
 
-def algorithm3_printed(h: Tensor, u_hat: Tensor, g: Tensor) -> tuple[Tensor, Tensor]:
-    """Algorithm 3 as printed: α = 2 u_kᵀh̄/‖u_k‖² uses h̄ before its line; the only h̄ the algorithm
-    defines is its output h̄ = g − βu_k, so α = −β here (uᵀh̄ = uᵀg − 2uᵀg).
+def identity_part(mine: Tensor, ref: Tensor, S: Tensor | float) -> tuple[Tensor, Tensor, Tensor]:
+    """An identity part ``(error, tolerance, reference)`` for a gradient formula against autograd.
 
-    Returns:
-        (h̄ (..., n), ū_k (n,) summed over leading dims). Source: spectral_rnn.md Algorithm 3.
+    error = ‖mine − ref‖/(‖ref‖ + S) and reference = ‖ref‖/(‖ref‖ + S): their ratio is the relative
+    error ‖mine − ref‖/‖ref‖ the report shows; error/tolerance (GRAD_RTOL) is the verdict criterion, where
+    S is the size of the formula's terms before cancellation (so a truth that cancels to ≈ 0 is not
+    held to a relative accuracy rounding cannot give).
     """
-    q = u_hat @ u_hat
-    beta = 2 * (g @ u_hat) / q
-    h_bar = g - beta[..., None] * u_hat
-    alpha = 2 * (h_bar @ u_hat) / q
-    u_bar = -alpha[..., None] * g - beta[..., None] * h + (alpha * beta)[..., None] * u_hat
-    return h_bar, u_bar.reshape(-1, u_hat.shape[0]).sum(0)
-
-
-def algorithm1_backward_printed(g: Tensor, U_hat: Tensor, trace) -> Tensor:
-    """The u-loop of Algorithm 1 as printed: Hgrad(h_k^(u), u_k, g) with h_k^(u) = Hprod(h_{k−1}^(u), u_k),
-    the reflector's *output*.
-
-    Args:
-        g: (batch, n) ∂L/∂h̃. U_hat: (n, m1). trace: ``cells.spectral.ReflectorTrace`` of the forward pass.
-
-    Returns:
-        G^(u) (n, m1) (padded layout). Source: spectral_rnn.md Algorithm 1 (backward, u loop).
-    """
-    n, m1 = U_hat.shape
-    G = torch.zeros_like(U_hat)
-    for j in range(m1):  # k = n − j; trace.hu[m1 − j] = h_k^(u), the output; the input is hu[m1 − 1 − j]
-        g, G[:, j] = reflect_grad(trace.hu[m1 - j], U_hat[:, j], g)
-    rows, cols = torch.arange(n, device=G.device), torch.arange(m1, device=G.device)
-    return G * (rows[:, None] >= cols[None, :])  # the padding entries are structural zeros
-
-
-def _rel(mine: Tensor, ref: Tensor, S: Tensor) -> Tensor:
     num = torch.linalg.vector_norm(mine - ref)
-    den = torch.linalg.vector_norm(ref) + S
-    return torch.where(num == 0, torch.zeros_like(num), num / torch.where(den == 0, torch.ones_like(den), den))
+    ref_n = torch.linalg.vector_norm(ref)
+    den = ref_n + S
+    safe = torch.where(den == 0, torch.ones_like(den), den)
+    err = torch.where(num == 0, torch.zeros_like(num), num / safe)
+    return err, t64(GRAD_RTOL, ref), ref_n / safe
 
 
-def _columns(cell: SpectralRNN) -> list[Tensor]:
+def stacked_part(terms: list[tuple[Tensor, Tensor, Tensor]]) -> tuple[Tensor, Tensor, Tensor]:
+    """One identity part for several reflectors at once: the (mine, ref, S) of each are stacked, so the relative
+    error is ‖all formulas − all truths‖/‖all truths‖. A single k = 1 reflector has ∂L/∂u ≡ 0 (H_1 = diag(I, −1)
+    whatever u is), where a per-reflector relative error is undefined; stacked with u_n (k = n ≥ 2) it is not."""
+    mine = torch.cat([t[0].reshape(-1) for t in terms])
+    ref = torch.cat([t[1].reshape(-1) for t in terms])
+    S = torch.linalg.vector_norm(torch.stack([torch.as_tensor(t[2], dtype=ref.dtype) for t in terms]))
+    return identity_part(mine, ref, S)
+
+
+def reflector_columns(cell: SpectralRNN) -> list[Tensor]:
+    """The padded reflectors û of the cell: U's columns, then V's."""
     U_hat, V_hat = cell.U_hat.detach(), cell.V_hat
     cols = [U_hat[:, j] for j in range(U_hat.shape[1])]
     if V_hat is not None:
@@ -98,16 +85,17 @@ def _columns(cell: SpectralRNN) -> list[Tensor]:
     return cols
 
 
-def _reflector_reference(h: Tensor, u_hat: Tensor, g: Tensor) -> tuple[Tensor, Tensor]:
-    """autograd of L = Σ_b g_bᵀ H(û) h_b through the dense H = I − 2ûûᵀ/ûᵀû (independent of Hprod)."""
+def reflector_reference(h: Tensor, u_hat: Tensor, g: Tensor) -> tuple[Tensor, Tensor]:
+    """autograd of L = Σ_b g_bᵀ H(û) h_b through the dense H = I − 2ûûᵀ/ûᵀû (independent of Hprod):
+    (∂L/∂h (..., n), ∂L/∂û (n,))."""
     h, u = h.detach().clone().requires_grad_(), u_hat.detach().clone().requires_grad_()
     H = torch.eye(u.shape[0], dtype=u.dtype, device=u.device) - 2 * torch.outer(u, u) / (u @ u)
     return torch.autograd.grad(((h @ H.mT) * g).sum(), (h, u))
 
 
-def _local_reference(case: SpectralCellCase) -> dict[str, Tensor]:
+def local_reference(case: SpectralCellCase) -> dict[str, Tensor]:
     """autograd of L = Σ_b g_bᵀ W h_b with W = U diag(σ) Vᵀ formed by dense reflector products (independent of
-    the reflector recurrence) with respect to packed U, V, σ̂ and h."""
+    the reflector recurrence) with respect to packed U, V, σ̂ and h: {"h", "U", "sigma_hat", "V"}."""
     cell = case.cell
     n = cell.hidden_size
     U = cell.U.detach().clone().requires_grad_()
@@ -121,60 +109,31 @@ def _local_reference(case: SpectralCellCase) -> dict[str, Tensor]:
     return dict(zip(["h", "U", "sigma_hat", "V"], grads))
 
 
-def _scales(case: SpectralCellCase) -> tuple[Tensor, Tensor, float]:
+def gradient_scales(case: SpectralCellCase) -> tuple[Tensor, Tensor, float]:
+    """(Σ_b ‖h_b‖‖g_b‖, ‖g‖, s = max(1, max|σ|)): the sizes the identity parts' S are made of."""
     hn, gn = torch.linalg.vector_norm(case.h, dim=-1), torch.linalg.vector_norm(case.g, dim=-1)
     s = max(1.0, float(case.cell.sigma.detach().abs().max()))
     return (hn * gn).sum(), torch.linalg.vector_norm(case.g), s
 
 
-def _measure(case: SpectralCellCase, printed: bool) -> dict[str, tuple[Tensor, Tensor]]:
-    cell, h, g = case.cell, case.h, case.g
-    hg, g_norm, s = _scales(case)
-    e12, e13, e3 = [], [], []
-    for u in _columns(cell):
-        ref_h, ref_u = _reflector_reference(h, u, g)
-        S_u = 8 * hg / torch.linalg.vector_norm(u)
-        e12.append(_rel(eq12(h, u, g), ref_h, 3 * g_norm))
-        e13.append(_rel(eq13_formula(h, u, g), ref_u, S_u))
-        h_bar, u_bar = algorithm3_printed(h, u, g) if printed else reflect_grad(h, u, g)
-        e3.append(torch.maximum(_rel(h_bar, ref_h, 3 * g_norm), _rel(u_bar, ref_u, S_u)))
-    tol = t64(GRAD_RTOL, h)
-    parts = {"eq. 12: ∂L/∂h = autograd": (torch.stack(e12).max(), tol),
-             "eq. 13: ∂L/∂û_k = autograd": (torch.stack(e13).max(), tol)}
-    a3 = "Algorithm 3 as printed (α from h̄, the only h̄ it defines: h̄ = g − βu)" if printed else \
-        "Algorithm 3 with α = 2u_kᵀh/‖u_k‖², h the reflector input (reflect_grad)"
-    parts[a3 + " = autograd"] = (torch.stack(e3).max(), tol)
-
-    ref = _local_reference(case)
-    U_hat, sigma, V_hat = cell.U_hat.detach(), cell.sigma.detach(), None if cell.V is None else cell.V_hat.detach()
-    _, trace = householder_forward(h, U_hat, sigma, V_hat)
-    if printed:  # only the u loop differs from the corrected Algorithm 1
-        alg = {"U": algorithm1_backward_printed(g, U_hat, trace)}
-    else:
-        alg = householder_backward(g, U_hat, sigma, V_hat, trace, r=cell.r, sigma_hat=cell.sigma_hat.detach())
-    n = cell.hidden_size
-    ref_U = unpack_reflectors(ref["U"], n, cell.m1)
-    errs = [_rel(alg["U"][:, j], ref_U[:, j], 8 * s * hg / torch.linalg.vector_norm(U_hat[:, j]))
-            for j in range(cell.m1)]
-    name = ("Algorithm 1 as printed (Hgrad(h_k^(u), u_k, g): the reflector output) = autograd" if printed else
-            "Algorithm 1 with Hgrad(h_(k−1)^(u), u_k, g) (householder_backward): ∂L/∂{h, U, V, σ̂} = autograd")
-    if not printed:
-        errs.append(_rel(alg["h"], ref["h"], 3 * s * g_norm))
-        errs.append(_rel(alg["sigma_hat"], ref["sigma_hat"], cell.r * hg))
-        if V_hat is not None:
-            ref_V = unpack_reflectors(ref["V"], n, cell.m2)
-            errs += [_rel(alg["V"][:, j], ref_V[:, j], 8 * s * hg / torch.linalg.vector_norm(V_hat[:, j]))
-                     for j in range(cell.m2)]
-    parts[name] = (torch.stack(errs).max() if errs else torch.zeros_like(tol), tol)
-    return parts
+def _measure(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    h, g = case.h, case.g
+    hg, g_norm, _ = gradient_scales(case)
+    e12, e13 = [], []
+    for u in reflector_columns(case.cell):
+        ref_h, ref_u = reflector_reference(h, u, g)
+        e12.append((eq12(h, u, g), ref_h, 3 * g_norm))
+        e13.append((eq13_formula(h, u, g), ref_u, 8 * hg / torch.linalg.vector_norm(u)))
+    return {"eq. 12: ∂L/∂h = autograd (every reflector)": stacked_part(e12),
+            "eq. 13: ∂L/∂û_k = autograd (every reflector)": stacked_part(e13)}
 
 
-def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
-    """m1 ∈ [1, n], m2 ∈ [0, n], r ∈ [0, 0.5], σ* ∈ [0.5, 1.5], σ̂ ~ N(0, 4), a batch of 3 (h, g); edge
+def gradient_cases(gen, h, T, device, dtype, *, m1_min: int = 1) -> SpectralCellCase:
+    """m1 ∈ [m1_min, n], m2 ∈ [0, n], r ∈ [0, 0.5], σ* ∈ [0.5, 1.5], σ̂ ~ N(0, 4), a batch of 3 (h, g); edge
     cases: a reflector scaled to 1e-6, a reflector with zero leading entry, a batch row h ⟂ û_n, and k = 1
     reflectors (m = n)."""
     n = h
-    m1, m2 = randint(gen, 1, n), randint(gen, 0, n)
+    m1, m2 = randint(gen, min(m1_min, n), n), randint(gen, 0, n)
     if draw(gen) < 0.25:
         m1 = n
     cell = SpectralRNN(1, n, m1, m2, r=0.5 * draw(gen), sigma_star=0.5 + draw(gen), bias=False, generator=gen,
@@ -197,42 +156,27 @@ def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
 
 
 A_NONZERO_U = Assumption("û_k ≠ 0 for every reflector (eq. 12–13 divide by ûᵀû)", lambda c: (
-    all(bool(u.abs().sum() > 0) for u in _columns(c.cell)), "some reflector is 0"))
+    all(bool(u.abs().sum() > 0) for u in reflector_columns(c.cell)), "some reflector is 0"))
 
-_REFLECTOR_GRADIENTS = CaseSpace(case_type=SpectralCellCase, sample=_sample,
-                                 sizes={"quick": [(1, 1), (2, 1), (5, 1), (8, 1), (12, 1)],
-                                        "full": [(1, 1), (2, 1), (8, 1), (32, 1), (64, 1)]})
+#: The reflector-gradient cases of eq. 12–13 and Algorithm 3. n ≥ 2: at n = 1 the only reflector is H = −1
+#: whatever u is, ∂L/∂u ≡ 0 and a relative error is undefined (k = 1 reflectors inside n ≥ 2 cells still occur).
+REFLECTOR_GRADIENTS = CaseSpace(case_type=SpectralCellCase, sample=gradient_cases,
+                                sizes={"quick": [(2, 1), (3, 1), (5, 1), (8, 1), (12, 1)],
+                                       "full": [(2, 1), (3, 1), (8, 1), (32, 1), (64, 1)]})
 
 eq13 = Claim(
     id="spectral_rnn.eq13",
-    source="spectral_rnn.md, Sec. 4.1 eq. 12–13, Appendix B Algorithms 1 and 3 (as printed)",
-    statement="∂L/∂h = g − 2(ûᵀg/ûᵀû)û (eq. 12); ∂L/∂û = −2(ûᵀh/ûᵀû)g − 2(ûᵀg/ûᵀû)h + 4(ûᵀh)(ûᵀg)/(ûᵀû)² û "
-              "(eq. 13); Algorithm 3 (α = 2u_kᵀh̄/‖u_k‖²) and Algorithm 1 (Hgrad(h_k^(u), u_k, g)) compute them",
+    source="spectral_rnn.md, Sec. 4.1 eq. 12–13",
+    statement="For ĥ = H(u_k) h and g = ∂L/∂ĥ: ∂L/∂h = g − 2(ûᵀg/ûᵀû)û (eq. 12); ∂L/∂û = −2(ûᵀh/ûᵀû)g − "
+              "2(ûᵀg/ûᵀû)h + 4(ûᵀh)(ûᵀg)/(ûᵀû)² û (eq. 13)",
     assumptions=(A_NONZERO_U, A_F64),
-    measure="relative error against autograd through the dense H = I − 2ûûᵀ/ûᵀû (per reflector) and through "
-            "W = U diag(σ) Vᵀ formed by dense reflector products (whole local map)",
-    bound="relative error 1e-10 against ‖autograd‖ + S (S: the size of eq. 13's terms)",
-    evaluate=lambda c: _measure(c, printed=True),
-    cases=_REFLECTOR_GRADIENTS,
-    explanation="eq. 12 and eq. 13 hold; the algorithms as printed do not. Algorithm 3's α uses h̄ before it is "
-                "defined (read as its output h̄ = g − βu, α = −β, ∂L/∂u is wrong); Algorithm 1 passes h_k^(u), "
-                "the reflector's output, to Hgrad for u_k, which flips the sign of α (α_out = −α_in) and gives "
-                "αg − βh − αβu instead of −αg − βh + αβu; its v loop correctly passes the input h_{k+1}^(v). "
-                "See spectral_rnn.eq13.corrected.",
-    notes="∂L/∂h does not depend on h, so only the u-gradients are affected. Sec. 4.1 also writes h̃^(t) = W h^(t) "
-          "(Algorithm 1: W h^(t−1)).",
-)
-
-eq13_corrected = Claim(
-    id="spectral_rnn.eq13.corrected",
-    source="spectral_rnn.md, eq. 12–13, Algorithms 1 and 3, corrected by rnnaudit (cells.spectral)",
-    statement="eq. 12, eq. 13, Algorithm 3 with α = 2u_kᵀh/‖u_k‖² (h the reflector input) and Algorithm 1 with "
-              "Hgrad(h_{k−1}^(u), u_k, g) give ∂L/∂h, ∂L/∂u_k, ∂L/∂v_k and ∂L/∂σ̂",
-    assumptions=(A_NONZERO_U, A_F64),
-    measure="as spectral_rnn.eq13, with reflect_grad and householder_backward",
-    bound="relative error 1e-10 against ‖autograd‖ + S",
-    evaluate=lambda c: _measure(c, printed=False),
-    cases=_REFLECTOR_GRADIENTS,
-    explanation="Would mean the corrected backward pass is wrong too.",
-    notes="Checks ∂L/∂σ̂ = 2r f'(σ̂) ∘ (g ∘ h_{k2}^(v)) and the V chain as well.",
+    measure="relative error of the printed formulas against autograd through the dense H = I − 2ûûᵀ/ûᵀû, every "
+            "reflector of a Spectral-RNN cell stacked, summed over a batch of 3 (h, g)",
+    bound="relative error 1e-10 against ‖autograd‖ + S (S: the size of the formula's terms before cancellation)",
+    evaluate=_measure,
+    cases=REFLECTOR_GRADIENTS,
+    explanation="Would mean eq. 12 or eq. 13 is not the gradient of ĥ = H(u)h.",
+    notes="Eq. 12 and eq. 13 hold. Appendix B's Algorithms 3 and 1, meant to compute them, are wrong as printed: see "
+          "spectral_rnn.algorithm3 and spectral_rnn.algorithm1 (and their .corrected forms). Sec. 4.1 writes "
+          "h̃^(t) = W h^(t) (Algorithm 1: W h^(t−1), the reading used). eq. 9–11 are definitions.",
 )

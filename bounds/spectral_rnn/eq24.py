@@ -6,9 +6,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import CaseSpace, Claim, worst_pair
-from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_states, sample_rnn_case, spec_norm)
+from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
 
 __all__ = ["eq24"]
 
@@ -27,7 +27,7 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
 
 
 _STATES = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, False),
-                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES)
+                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES, from_model=rnn_cases_from_model)
 
 eq24 = Claim(
     id="spectral_rnn.eq24",
@@ -38,6 +38,9 @@ eq24 = Claim(
     bound="B ‖M‖₂ t max{‖W‖₂^{t−1}, 1}, B = max_t ‖x_t‖ (the tightest B)",
     evaluate=_measure,
     cases=_STATES,
+    supremum=Supremum(1.0, "each step of eq. 23 is an equality for W = I, φ the identity (or ReLU on a non-negative "
+                           "M x) and x_t constant along M's top right singular vector: ‖h^(t)‖ = t B ‖M‖; the "
+                           "sampler's aligned quarter draws exactly that case", at=(2, 7)),
     explanation="Needs ‖φ(x)‖ ≤ ‖x‖ (fails for the sigmoid, σ(0) = 1/2, although Sec. 6 lists it as satisfying "
                 "Assumption 1b), h^(0) = 0 and no bias.",
     notes="Attained (ratio 1) for W = I, φ = identity or ReLU on a non-negative M x, constant x along M's top right "

@@ -8,7 +8,7 @@ import copy
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum
 from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, MATRIX_SIZES, SpectralCellCase, draw, gauss, randint,
                                                 t64)
 from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64
@@ -42,12 +42,16 @@ def _measure(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor]]:
     lo, hi = cell.sigma_star - cell.r, cell.sigma_star + cell.r
     n = cell.hidden_size
     sv_tol = RECON_C * n * n * U64 * max(abs(hi), abs(lo))
-    # computed singular values are within ‖ΔW‖₂ ≤ sv_tol of W's exact ones (Weyl), hence the slack
+    # computed singular values are within ‖ΔW‖₂ ≤ sv_tol of W's exact ones (Weyl), hence the slack. The lower
+    # ends are written lo ≤ σ_min + slack, both sides ≥ 0: at σ* = r the end is 0 and a saturated σ̂ = −40 gives
+    # σ_min = 0 in floating point, where a slack subtracted from lo would make a negative numerator over a zero
+    # bound (an infinite ratio for an inequality that holds). σ itself is exact up to 4 ulps of σ* + r.
+    sigma_tol = 4 * U64 * (abs(cell.sigma_star) + cell.r)
     return {
         "σ_i ≤ σ* + r (eq. 7)": (sigma.max(), t64(hi, sigma)),
-        "σ* − r ≤ σ_i (eq. 7)": (t64(lo, sigma), sigma.min()),
+        "σ* − r ≤ σ_i (eq. 7)": (t64(lo, sigma), sigma.min() + sigma_tol),
         "‖W‖₂ ≤ σ* + r": (sv.max(), t64(hi + sv_tol, sigma)),
-        "σ* − r ≤ σ_min(W)": (t64(lo - sv_tol, sigma), sv.min()),
+        "σ* − r ≤ σ_min(W)": (t64(lo, sigma), sv.min() + sv_tol),
         "singular values of W = |σ| (eq. 6)": (
             (sv - sigma.abs().sort(descending=True).values).abs().max(), t64(sv_tol, sigma)),
     }
@@ -61,8 +65,9 @@ A_RANGE_NONNEG = Assumption("σ* ≥ r (the range [σ* − r, σ* + r] is non-ne
 def _from_model(view) -> list[SpectralCellCase]:
     """A Spectral-RNN model's own cell (float64 copy): eq. 7 is about its parameters alone."""
     if not isinstance(view.cell, SpectralRNN) or view.cell.sigma is None:
+        without = " without σ" if isinstance(view.cell, SpectralRNN) else ""
         raise NotApplicable(f"eq. 7 parametrises the singular values σ of a Spectral-RNN (Sec. 4); the model's cell is "
-                            f"{type(view.cell).__name__}" + (" without σ" if isinstance(view.cell, SpectralRNN) else ""))
+                            f"{type(view.cell).__name__}{without}")
     return [SpectralCellCase(copy.deepcopy(view.cell).double())]
 
 
@@ -75,9 +80,13 @@ eq7 = Claim(
     statement="σ_i = 2r(f(σ̂_i) − 0.5) + σ* ∈ [σ* − r, σ* + r], so W's singular values lie in [σ* − r, σ* + r]",
     assumptions=(A_R_NONNEG, A_RANGE_NONNEG, A_F64),
     measure="σ from SpectralRNN.sigma and svdvals of the dense W = U diag(σ) Vᵀ (householder_product)",
-    bound="σ* + r above, σ* − r below; |sv − sort|σ|| ≤ 30 n² u (σ* + r)",
+    bound="σ* + r above; σ* − r below, against σ_min + 30 n² u (σ* + r) (W) and σ_min + 4u(σ* + r) (σ); "
+          "|sv − sort|σ|| ≤ 30 n² u (σ* + r)",
     evaluate=_measure,
     cases=_CELLS,
+    supremum=Supremum(1.0, "σ_i = 2r(f(σ̂_i) − 0.5) + σ* tends to σ* ± r as σ̂_i → ±∞ (f the sigmoid) and W's singular "
+                           "values are the |σ_i|: the sampler's saturated σ̂ = ±40 reach both ends up to rounding",
+                      at=(2, 1), part="σ_i ≤ σ* + r (eq. 7)"),
     explanation="The singular values are |σ_i|: with σ* < r the interval contains negative σ_i whose magnitudes can "
                 "exceed σ* + r (e.g. σ* = −1).",
     notes="Tight: the sampler's saturated σ̂ = ±40 reach both ends (ratio 1 up to rounding), so no adversarial "

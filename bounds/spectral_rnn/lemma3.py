@@ -11,9 +11,9 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, within, worst_pair
-from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_states, sample_rnn_case, spec_norm)
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, within, worst_pair
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
 
 __all__ = ["lemma3", "PERTURBATION_ASSUMPTIONS"]
 
@@ -60,7 +60,8 @@ def _perturb_assumption(name: str) -> Assumption:
 PERTURBATION_ASSUMPTIONS = tuple(_perturb_assumption(k) for k in ("W", "M", "Y"))
 
 _PERTURBED = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, True),
-                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES)
+                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES,
+                       from_model=lambda view: rnn_cases_from_model(view, perturb=True))
 
 lemma3 = Claim(
     id="spectral_rnn.lemma3",
@@ -73,6 +74,11 @@ lemma3 = Claim(
     bound="the right sides, spectral norms, B = max_t ‖x_t‖",
     evaluate=_measure,
     cases=_PERTURBED,
+    supremum=Supremum(1.0, "at t = 1, Δ_1 = ‖φ((M + δM)x_1) − φ(M x_1)‖ = ‖δM x_1‖ = B‖δM‖ when δW = 0, φ is the "
+                           "identity (or ReLU on non-negative pre-activations) and x_1 is along δM's top right "
+                           "singular "
+                           "vector: eq. 25's right side at t = 1 is B‖δM‖ (the sampler's aligned quarter)",
+                      at=(2, 7), part="eq. 25: Δ_t ≤ Bt(1 + 1/T)^{t−1}(‖δW‖‖M‖T + ‖δM‖) max{‖W‖^{t−1}, 1} (worst t)"),
     explanation="The induction uses ‖W + δW‖ ≤ (1 + 1/T)‖W‖; with ‖δW‖ ≫ ‖W‖ the perturbed recurrence can grow "
                 "like ‖δW‖^t while the bound is linear in ‖δW‖.",
     notes="Eq. 22 is printed as BTe^{(T‖M‖‖δW‖ + ‖δM‖)}; the proof ends with BTe(…) — both readings are checked "

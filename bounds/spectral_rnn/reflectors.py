@@ -148,18 +148,20 @@ def defect_allowance(A: Tensor) -> Tensor:
     return 2 * torch.clamp(defect_F(A), max=math.sqrt(A.shape[1]) * assumption_tolerances().orthogonality)
 
 
-def measure_svd_reconstruction(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
+def measure_svd_reconstruction(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
     """‖A − U Σ̂ Vᵀ‖_F with m1, m2 SVD reflectors (:func:`svd_reflectors`), rebuilt both ways, against
-    :func:`recon_tol`: the measurement of Theorem 2, and of Theorem 4 before its Lemma 1 part."""
+    :func:`recon_tol`, as identity parts (error, tolerance, ‖A‖_F): the measurement of Theorem 2, and of
+    Theorem 4 before its Lemma 1 part."""
     A = case.A.detach()
     p, q = A.shape
     U_hat, sigma, V_hat = svd_reflectors(A, case.m1, case.m2)
     tol = recon_tol(A)
     dense = reflector_matrix(U_hat, sigma, V_hat, p, q)
     rec = recurrence_matrix(U_hat, sigma, V_hat, q)
-    return {"A = M(u, v, σ) rebuilt by householder_product": (torch.linalg.matrix_norm(A - dense), tol),
+    norm_A = torch.linalg.matrix_norm(A)  # the truth's size: the report's relative error is error/‖A‖_F
+    return {"A = M(u, v, σ) rebuilt by householder_product": (torch.linalg.matrix_norm(A - dense), tol, norm_A),
             "A = M(u, v, σ) applied by the reflector recurrence (Algorithm 1)": (
-                torch.linalg.matrix_norm(A - rec), tol)}
+                torch.linalg.matrix_norm(A - rec), tol, norm_A)}
 
 
 def dense_H(u_hat: Tensor) -> Tensor:

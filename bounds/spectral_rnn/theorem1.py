@@ -34,17 +34,19 @@ def _measure(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
     a = a[:, : case.m1]
     eye = torch.eye(n, dtype=A.dtype, device=A.device)
     tol = recon_tol(A) + defect_allowance(A)
+    norm_A, norm_I = torch.linalg.matrix_norm(A), torch.linalg.matrix_norm(eye)
+    # identity parts (error, tolerance, ‖truth‖): the report shows error/‖truth‖ as the relative error
     parts = {
         "A = M_1(a) rebuilt by householder_product (Prop. 1 reflectors)": (
-            torch.linalg.matrix_norm(A - reflector_product(a)), tol),
+            torch.linalg.matrix_norm(A - reflector_product(a)), tol, norm_A),
         "A = M_1(a) applied by the reflector recurrence (eq. 8, Algorithm 1)": (
-            torch.linalg.matrix_norm(A - recurrence_matrix(a, None, None, n)), tol),
-        "R = I in A = QR (App. A.2)": (torch.linalg.matrix_norm(R - eye), tol),
+            torch.linalg.matrix_norm(A - recurrence_matrix(a, None, None, n)), tol, norm_A),
+        "R = I in A = QR (App. A.2)": (torch.linalg.matrix_norm(R - eye), tol, norm_I),
     }
     if case.u_rand is not None:
         Q = reflector_product(case.u_rand.detach())
         parts["M_1(u) ∈ O(n) for random u (image ⊆ O(n))"] = (
-            defect_F(Q), RECON_C * n * n * U64 * math.sqrt(n) * torch.ones((), dtype=A.dtype, device=A.device))
+            defect_F(Q), RECON_C * n * n * U64 * math.sqrt(n) * torch.ones((), dtype=A.dtype, device=A.device), norm_I)
     return parts
 
 

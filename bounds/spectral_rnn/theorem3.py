@@ -86,10 +86,11 @@ def _measure(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
     ones = torch.ones(n, dtype=A.dtype, device=A.device)
     tol = recon_tol(A) + defect_allowance(A)
     name = "eq. 18 (k2 ≥ k1 − 1)" if k2 >= k1 - 1 else "eq. 20 (k2 < k1 − 1)"
+    norm_A = torch.linalg.matrix_norm(A)  # identity parts: the report's relative error is error/‖A‖_F
     return {f"A = M_(k1,k2)(u, v, 1) by {name}, householder_product": (
-                torch.linalg.matrix_norm(A - reflector_matrix(U_hat, None, V_hat, n, n)), tol),
+                torch.linalg.matrix_norm(A - reflector_matrix(U_hat, None, V_hat, n, n)), tol, norm_A),
             f"A = M_(k1,k2)(u, v, 1) by {name}, reflector recurrence": (
-                torch.linalg.matrix_norm(A - recurrence_matrix(U_hat, ones, V_hat, n)), tol)}
+                torch.linalg.matrix_norm(A - recurrence_matrix(U_hat, ones, V_hat, n)), tol, norm_A)}
 
 
 A_K1K2 = Assumption("k1 + k2 ≤ n + 2 (m1 + m2 ≥ n)", lambda c: (

@@ -40,7 +40,8 @@ def _measure(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
     i = case.m2  # = q − k2 + 1 columns
     diff = torch.linalg.matrix_norm(full[:, :i] - part[:, :i]) if i > 0 else torch.zeros((), dtype=A.dtype)
     parts["Lemma 1 through column n − k + 1 (the column Theorem 4's proof needs)"] = (
-        diff, RECON_C * q * q * U64 * math.sqrt(max(i, 1)) * torch.ones((), dtype=A.dtype, device=A.device))
+        diff, RECON_C * q * q * U64 * math.sqrt(max(i, 1)) * torch.ones((), dtype=A.dtype, device=A.device),
+        torch.linalg.matrix_norm(full[:, :i]) if i > 0 else torch.zeros((), dtype=A.dtype))  # = √i: unit columns
     return parts
 
 

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import torch
 
+from rnnaudit.names import CELLS as _CELL_NAMES
 from rnnaudit.training.task_specs import TASK_SPECS
 
 __all__ = ["TrainConfig", "PRESETS", "OPTIMIZERS", "preset_config"]
@@ -95,17 +96,36 @@ class TrainConfig:
     optimizer_kwargs: dict = field(default_factory=dict)
     param_lr: dict = field(default_factory=dict)
 
-    def validate(self) -> None:
+    def validate(self, *, device_available: bool = True) -> None:
         """Raise ValueError naming the first bad field (checks that need the model, such as a
-        ``param_lr`` pattern that matches no parameter, happen when training starts)."""
+        ``param_lr`` pattern that matches no parameter, happen when training starts).
+
+        Args:
+            device_available: also require a CUDA device when ``device`` is ``"cuda"`` (off when a
+                checkpoint trained on a GPU is read on a CPU-only machine).
+        """
         positive = {"T": self.T, "hidden_size": self.hidden_size, "steps": self.steps, "batch": self.batch,
                     "record_every": self.record_every, "checkpoint_every": self.checkpoint_every,
-                    "val_batches": self.val_batches}
+                    "val_batches": self.val_batches, "neumann_order": self.neumann_order,
+                    "neumann_reset": self.neumann_reset}
         for name, value in positive.items():
-            if not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
-        if not (self.lr > 0 and math.isfinite(self.lr)):
-            raise ValueError(f"lr must be a positive finite number, got {self.lr!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be an integer in [0, 2^63), got {self.seed!r}")
+        if self.cell not in _CELL_NAMES:
+            raise ValueError(f"cell must be one of {sorted(_CELL_NAMES)}, got {self.cell!r}")
+        if (isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not (self.lr > 0 and math.isfinite(
+                self.lr)) or self.lr > 1e3):
+            raise ValueError(f"lr must be a positive finite number ≤ 1000, got {self.lr!r}")
+        if not isinstance(self.amp, bool):
+            raise ValueError(f"amp must be true or false, got {self.amp!r}")
+        if self.clip_grad_norm is not None and (isinstance(self.clip_grad_norm, bool) or not isinstance(
+                self.clip_grad_norm, (int, float)) or not 0 < self.clip_grad_norm < math.inf):
+            raise ValueError(f"clip_grad_norm must be None or a positive finite number, got {self.clip_grad_norm!r}")
+        if not isinstance(self.jacobian_steps, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in self.jacobian_steps):
+            raise ValueError(f"jacobian_steps must be a list of positive integers, got {self.jacobian_steps!r}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"optimizer must be one of {sorted(OPTIMIZERS)}, got {self.optimizer!r}")
         if self.schedule not in ("linear", "constant"):
@@ -124,7 +144,7 @@ class TrainConfig:
                                  f"got {pattern!r}: {value!r}")
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"device must be 'cpu' or 'cuda', got {self.device!r}")
-        if self.device == "cuda" and not torch.cuda.is_available():
+        if device_available and self.device == "cuda" and not torch.cuda.is_available():
             raise ValueError("device 'cuda' requested but torch.cuda.is_available() is False")
 
 

@@ -22,6 +22,7 @@ import copy
 import fnmatch
 import math
 import os
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -35,7 +36,11 @@ from rnnaudit.atomic import atomic_path, write_json_atomic
 from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
 from rnnaudit.training.config import OPTIMIZERS, TrainConfig
 from rnnaudit.training.model import SequenceModel, build_model
-from rnnaudit.training.runs import _append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint
+from rnnaudit.outputs import DirectoryLock
+from rnnaudit.provenance import provenance as run_provenance
+from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint,
+                                    read_trajectory)
+from rnnaudit.untrusted import InputError, read_json_file
 from rnnaudit.training.task_specs import TASK_SPECS, TaskSpec
 
 __all__ = ["train"]
@@ -96,12 +101,23 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
     return record
 
 
-def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, progress: bool = True) -> dict:
+def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, overwrite: bool = False,
+          progress: bool = True) -> dict:
     """Train ``config`` and record its trajectory into ``run_dir`` (see the module docstring).
 
+    One writer at a time: the run directory is locked (:class:`rnnaudit.outputs.DirectoryLock`) for
+    the whole run, and a second ``train`` into it is refused at once.
+
     Args:
-        config: the run. run_dir: output directory (created). resume: continue from the latest
-            checkpoint of ``run_dir`` (whose run.json must match ``config`` up to ``steps``).
+        config: the run. run_dir: output directory (created).
+        resume: continue the run in ``run_dir`` (whose run.json must match ``config`` up to
+            ``steps``) from its latest checkpoint; a run killed before its first checkpoint starts
+            again from step 0, which gives the same trajectory. A finished run reports its result.
+            A larger ``steps`` extends the run when its schedule is constant (recorded in run.json's
+            ``steps_history``); with the linear schedule, which decays to 0 over ``steps``, a
+            different ``steps`` is refused.
+        overwrite: delete the run in ``run_dir`` (a directory rnnaudit wrote: it has run.json) and start
+            again.
         progress: show a tqdm bar with the loss and rate.
 
     Returns:
@@ -112,16 +128,62 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         of steps taken and ``diverged_at`` the step that failed (None when the run finished).
 
     Raises:
-        ValueError: invalid config; resume without checkpoints, or with a different config.
+        ValueError: invalid config; ``run_dir`` holds a run and neither resume nor overwrite was asked;
+            resume of a directory without a run, or with a different config or steps (see above);
+            overwrite of a directory rnnaudit did not write.
+        rnnaudit.outputs.LockedError: another process is writing ``run_dir``.
     """
     config.validate()
-    previous = torch.are_deterministic_algorithms_enabled()
-    if config.device == "cpu":
-        torch.use_deterministic_algorithms(True)
-    try:
-        return _train(config, Path(run_dir), resume, progress)
-    finally:
-        torch.use_deterministic_algorithms(previous)
+    run_dir = Path(run_dir)
+    with DirectoryLock(run_dir):
+        if overwrite:
+            _remove_run(run_dir)
+        previous = torch.are_deterministic_algorithms_enabled()
+        if config.device == "cpu":
+            torch.use_deterministic_algorithms(True)
+        try:
+            return _train(config, run_dir, resume, progress)
+        finally:
+            torch.use_deterministic_algorithms(previous)
+
+
+def _remove_run(run_dir: Path) -> None:
+    if not run_dir.exists():
+        return
+    if any(run_dir.iterdir()) and not (run_dir / "run.json").is_file():
+        raise ValueError(f"--overwrite: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
+                         "refusing to delete it")
+    shutil.rmtree(run_dir)
+
+
+def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict) -> bool:
+    """Check the run directory against the request and write or update run.json; returns whether a
+    checkpoint is there to resume from."""
+    run_json = run_dir / "run.json"
+    if not resume:
+        if run_json.exists() or (run_dir / "trajectory.jsonl").exists():
+            raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to start it "
+                             "again, or choose another --out")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(run_json, {**asdict(config), "provenance": provenance, "steps_history": [config.steps]})
+        return False
+    if not run_json.is_file():
+        raise ValueError(f"--resume: {run_dir} holds no run (no run.json)")
+    saved = read_json_file(run_json, "run.json")
+    mismatched = [k for k, v in asdict(config).items() if k != "steps" and saved.get(k) != v]
+    if mismatched:
+        raise ValueError(f"--resume: the config differs from the run's in {mismatched}")
+    if saved.get("steps") != config.steps:
+        if config.schedule == "linear":
+            raise ValueError(f"--resume: the run has steps = {saved.get('steps')}; its linear schedule decays the "
+                             f"learning rate to 0 over exactly those steps, so --steps {config.steps} would make it "
+                             "jump; resume with the same --steps, or start a new run")
+        history = list(saved.get("steps_history") or [saved.get("steps")]) + [config.steps]
+        write_json_atomic(run_json, {**saved, "steps": config.steps, "steps_history": history})
+    has_checkpoint = (run_dir / "checkpoints" / "latest.txt").is_file()
+    if not has_checkpoint:
+        _truncate_trajectory(run_dir, 0)  # killed before its first checkpoint: start again from step 0
+    return has_checkpoint
 
 
 def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> dict:
@@ -142,27 +204,24 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset) \
         if config.cell == "nc_gru" else None
     start = 0
-    if resume:
+    provenance = run_provenance(seed=config.seed)
+    if _prepare(config, run_dir, resume, provenance):
         ckpt = load_checkpoint(run_dir, map_location=config.device)
-        saved = asdict(ckpt["config"])
-        mismatched = [k for k, v in asdict(config).items() if k != "steps" and saved.get(k) != v]
-        if mismatched:
-            raise ValueError(f"resume: config differs from the run's in {mismatched}")
-        model.load_state_dict(ckpt["model"])
-        optimizer.load_state_dict(ckpt["optimizer"])
-        scheduler.load_state_dict(ckpt["scheduler"])
-        data_gen.set_state(ckpt["data_rng"])
-        torch.set_rng_state(ckpt["torch_rng"])
-        start = int(ckpt["step"])
+        try:
+            model.load_state_dict(ckpt["model"])
+            optimizer.load_state_dict(ckpt["optimizer"])
+            scheduler.load_state_dict(ckpt["scheduler"])
+            data_gen.set_state(ckpt["data_rng"])
+            torch.set_rng_state(ckpt["torch_rng"])
+            start = int(ckpt["step"])
+            model.cell.check_finite()
+        except (RuntimeError, ValueError, TypeError, KeyError, IndexError) as err:
+            raise InputError(f"{run_dir}: cannot resume from its latest checkpoint: "
+                             f"{' '.join(str(err).split())[:300]}") from None
         if updater is not None:
             updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset)
             updater.k = int(ckpt["neumann_k"])
         _truncate_trajectory(run_dir, start)
-    else:
-        if (run_dir / "trajectory.jsonl").exists():
-            raise ValueError(f"{run_dir} already holds a run; pass resume=True (--resume) or choose another --out")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(run_dir / "run.json", asdict(config))
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if config.amp and config.device == "cuda" else None
     bar = tqdm(range(start, config.steps), initial=start, total=config.steps, desc=f"{config.cell}/{config.task}",
                disable=not progress, dynamic_ncols=True)
@@ -208,8 +267,11 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             with atomic_path(run_dir / "jacobian" / f"step_{done:08d}.pt") as tmp:
                 torch.save(norms.cpu(), tmp)
         if done % config.checkpoint_every == 0 or done == config.steps:
-            _save_checkpoint(run_dir, config, done, model, optimizer, scheduler, data_gen, updater)
+            _save_checkpoint(run_dir, config, done, model, optimizer, scheduler, data_gen, updater, provenance)
     bar.close()
+    if start >= config.steps:  # a finished run resumed: its result is its last record
+        last = read_trajectory(run_dir)
+        loss_value, val_loss = float(last["loss"][-1]), float(last["val_loss"][-1])
     baseline = spec.baseline(config.T)
     return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": baseline,
             "beat_baseline": bool(val_loss < baseline), "steps": config.steps, "diverged_at": None}
@@ -238,6 +300,7 @@ def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, 
               "diverged": True}
     record.update(_probe_record(model, x, y, spec, updater))  # float64: finite where float32 overflowed
     _append_record(run_dir, record)
-    _save_checkpoint(run_dir, config, step, model, optimizer, scheduler, data_gen, updater)
+    _save_checkpoint(run_dir, config, step, model, optimizer, scheduler, data_gen, updater,
+                     run_provenance(seed=config.seed))
     return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": spec.baseline(config.T),
             "beat_baseline": False, "steps": step, "diverged_at": step + 1}

@@ -183,3 +183,33 @@ def test_rank_one_rejects_cells_without_a_fixed_direction_or_roles():
         rank_one_rademacher(_gated(2, 0.1), X + 1, R_W=1.0, R_v=1.0, R_x=1.0)
     with pytest.raises(ValueError, match="m"):
         sign_vectors(0)
+
+
+def test_capacity_probe_runs_on_a_wrapped_torch_rnn_as_on_the_same_recurrence_written_as_a_step():
+    """cell_rademacher substitutes parameters by torch.func.functional_call: the wrapped nn.RNN must
+    read them at call time. The same ReLU recurrence written as a step function over the same
+    parameters (another wrapping path) gives the same ascent, hence the same estimate."""
+    from torch import nn
+
+    from rnnaudit.cells import wrap
+
+    torch.manual_seed(0)
+    rnn = nn.RNN(2, 4, nonlinearity="relu", bias=False, batch_first=True, dtype=F64)
+
+    class Step(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.W_ih = nn.Parameter(rnn.weight_ih_l0.detach().clone())
+            self.W_hh = nn.Parameter(rnn.weight_hh_l0.detach().clone())
+
+        def step(self, x_t, h):
+            return torch.relu(x_t @ self.W_ih.mT + h @ self.W_hh.mT)
+
+    X = torch.randn(4, 5, 2, dtype=F64, generator=torch.Generator().manual_seed(1))
+    kw = dict(R_W=1.0, R_v=1.0, n_draws=4, n_starts=1, steps=5)
+    wrapped = cell_rademacher(wrap(rnn), X, ball_role="W_hh", free_roles=("W_ih",),
+                              generator=torch.Generator().manual_seed(2), **kw)
+    stepped = cell_rademacher(wrap(Step(), input_size=2, state_size=4), X, ball_role="W_hh", free_roles=("W_ih",),
+                              generator=torch.Generator().manual_seed(2), **kw)
+    assert wrapped.estimate > 0
+    assert torch.allclose(wrapped.values, stepped.values, rtol=1e-12, atol=0)

@@ -4,13 +4,13 @@ first failures."""
 
 import json
 
-import pytest
 import torch
 
 import rnnaudit.training as training
 from rnnaudit import cli
 from rnnaudit.auditing import audit_checkpoint, audit_run
 from rnnaudit.training import TrainConfig, train
+from tests.conftest import cli_status
 
 SMALL = dict(T=10, hidden_size=8, batch=8, steps=30, lr=1e-2, record_every=5, checkpoint_every=10, val_batches=2)
 
@@ -64,9 +64,8 @@ def test_cli_train_then_audit(tmp_path, capsys):
     assert "## Claims that apply to this model" in (tmp_path / "audit" / "report.md").read_text()
     page = (tmp_path / "audit" / "report.html").read_text()
     assert "<h2>Claims that apply to this model</h2>" in page and page.count("data:image/png;base64,") == 1  # the trajectory
-    with pytest.raises(SystemExit) as exc:  # the same --out twice without --resume
-        cli.main(["train", "--cell", "sgornn", "--T", "10", "--steps", "10", "--out", str(run)])
-    assert exc.value.code == 2
+    # the same --out twice without --resume
+    assert cli_status(["train", "--cell", "sgornn", "--T", "10", "--steps", "10", "--out", str(run)]) == 2
 
 
 def test_audit_of_an_untrained_spectral_rnn_applies_eq7():
@@ -109,7 +108,7 @@ def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypa
     doc = audit_checkpoint(tmp_path / "run")
     assert doc["config"]["task_kwargs"] == {"variant": "nc_gru"} and _claims(doc)["sgornn.theorem2"]["verdict"]
     assert seen and all(torch.equal(torch.stack(seen[i:i + 4]), draw(4, 0, "nc_gru")) for i in range(0, len(seen), 4))
-    assert torch.equal(load_source(str(tmp_path / "run"), seed=3).x, draw(1, 3, "nc_gru")[0].double())
+    assert torch.equal(load_source(str(tmp_path / "run"), seed=3).x[0], draw(1, 3, "nc_gru")[0].double())
     # the helper the audit draws with, on the paper's own NC-GRU preset (its cell has no bound checks)
     assert torch.equal(audit.task_inputs(training.preset_config("nc_gru-adding", T=T), 2, seed=5),
                        draw(2, 5, "nc_gru"))
@@ -122,4 +121,4 @@ def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypa
     seen.clear()
     assert audit_checkpoint(old)["config"]["task_kwargs"] == {}
     assert seen and all(torch.equal(torch.stack(seen[i:i + 4]), draw(4, 0, "sgornn")) for i in range(0, len(seen), 4))
-    assert torch.equal(load_source(str(old), seed=3).x, draw(1, 3, "sgornn")[0].double())
+    assert torch.equal(load_source(str(old), seed=3).x[0], draw(1, 3, "sgornn")[0].double())

@@ -8,6 +8,7 @@ import torch
 import rnnaudit.cli as cli
 from rnnaudit.bounds import PROFILES, Profile
 from rnnaudit.figures.report import write_results
+from tests.conftest import cli_status
 
 SCHEMA_TOP = {"rnnaudit_version", "created", "device", "dtype", "seed", "claims"}
 SCHEMA_CLAIM = {"id", "paper", "source", "statement", "assumptions", "verdict", "worst_ratio", "n_cases",
@@ -59,18 +60,15 @@ def test_strict_exits_1_on_a_violation(tmp_path, monkeypatch):
     (["nosuchcommand"], "invalid choice"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
-    assert exc.value.code == 2
+    assert cli_status(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="tests the no-CUDA error")
 def test_cuda_without_a_gpu_exits_2(capsys, tmp_path):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(["check", "--device", "cuda", "--out", str(tmp_path)])
-    assert exc.value.code == 2 and "cuda" in capsys.readouterr().err
+    status = cli_status(["check", "--device", "cuda", "--out", str(tmp_path)])
+    assert status == 2 and "cuda" in capsys.readouterr().err
 
 
 def test_interrupted_write_leaves_the_previous_results(tmp_path, monkeypatch):

@@ -6,8 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from rnnaudit.training import PRESETS, TrainConfig, preset_config, read_trajectory
+from rnnaudit.training import PRESETS, preset_config, read_trajectory
+from rnnaudit.training.runs import read_run_config
 from rnnaudit import cli
+from tests.conftest import cli_status
 
 #: Small enough for seconds per preset on 2 CPU cores; hidden_size keeps the preset's value,
 #: because cell arguments (ENRNN's long_size, the negative ones of D) are sized for it.
@@ -25,7 +27,8 @@ def test_every_preset_trains_through_the_cli(name, tmp_path, capsys):
         if key not in ("T", "steps", "batch", "val_batches", "checkpoint_every"):
             assert stored[key] == value, key
     assert stored["T"] == 4 and stored["steps"] == 2
-    TrainConfig(**stored).validate()  # run.json reloads as a valid config
+    read_run_config(out).validate()  # run.json reloads as a valid config
+    assert stored["provenance"]["command"] and stored["steps_history"] == [2]
     trajectory = read_trajectory(out)
     assert trajectory["step"].tolist() == [2]
     assert np.isfinite(trajectory["loss"]).all() and np.isfinite(trajectory["val_loss"]).all()
@@ -102,9 +105,8 @@ def test_bad_preset_input_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(ValueError, match=r"unknown TrainConfig field\(s\) \['hidden'\]"):
         preset_config("srnn-copy", hidden=8)
     # a width the preset's cell arguments do not fit: ENRNN's long block of 96 in h = 8
-    with pytest.raises(SystemExit) as exc:
-        cli.main(["train", "--preset", "enrnn-adding", "--hidden", "8", *TINY, "--out", str(tmp_path / "r")])
-    assert exc.value.code == 2 and "short_size >= 0" in capsys.readouterr().err
+    status = cli_status(["train", "--preset", "enrnn-adding", "--hidden", "8", *TINY, "--out", str(tmp_path / "r")])
+    assert status == 2 and "short_size >= 0" in capsys.readouterr().err
 
 
 def test_spectral_rnn_sec_7_uses_leaky_relu():

@@ -7,6 +7,7 @@ import pytest
 from rnnaudit.training.sweep import expand, load_spec, run_sweep
 from rnnaudit.training import build_model, preset_config, read_trajectory
 from rnnaudit import cli
+from tests.conftest import cli_status
 
 
 def _spec(tmp_path, **grid):
@@ -51,9 +52,7 @@ def test_spec_files_and_cli(tmp_path, capsys):
     assert cli.main(["sweep", str(path)]) == 0 and "cell=sgornn" in capsys.readouterr().out
     bad = tmp_path / "bad.yaml"
     bad.write_text("x")
-    with pytest.raises(SystemExit) as exc:
-        cli.main(["sweep", str(bad)])
-    assert exc.value.code == 2
+    assert cli_status(["sweep", str(bad)]) == 2
 
 
 def test_grid_over_cell_follows_the_preset_override_rule_of_the_cli(tmp_path):

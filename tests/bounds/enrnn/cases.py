@@ -3,19 +3,32 @@
 import torch
 
 from rnnaudit.bounds import check_claim
-from rnnaudit.bounds.enrnn import coupling, eq5, proposition3_2, theorem3_1
+from rnnaudit.bounds.enrnn import (baselines, comparisons, complexity, conjugate, coupling, decay, eq3, eq4, eq5, eq7,
+                                   normalisation, proof3_1, proof3_2, proposition3_2, sec5, spectral_norm, table1,
+                                   theorem3_1, transient)
 from rnnaudit.bounds.enrnn.cases import ENRNNCase
 from rnnaudit.cells import ENRNN
 from tests.bounds.helpers import TINY, with_sizes
 
 F64 = torch.float64
 SMALL = {coupling.id: [(2, 1), (5, 1), (8, 1)], theorem3_1.id: [(1, 2), (3, 5), (5, 8)],
-         proposition3_2.id: [(2, 1), (4, 4), (6, 6)], eq5.id: [(1024, 1)]}
+         proposition3_2.id: [(2, 1), (4, 4), (6, 6)], eq5.id: [(1024, 1)], spectral_norm.id: [(1, 1), (3, 1)],
+         transient.id: [(2, 1), (4, 1)], eq3.id: [(1, 3), (4, 4)], decay.id: [(1, 4), (2, 6), (3, 6)],
+         normalisation.id: [(1, 1), (3, 1)], conjugate.id: [(2, 1), (4, 1)], eq4.id: [(2, 1), (3, 1)],
+         complexity.id: [(8, 4), (64, 8)], sec5.id: [(1, 1)], baselines.id: [(1, 2000)], table1.id: [(1, 1), (5, 1)],
+         comparisons.id: [(1, 1)], proof3_1.id: [(1, 3), (2, 4)], proof3_2.id: [(1, 1), (3, 1)],
+         eq7.id: [(2, 1), (3, 1)]}
 
 
 def small(claim):
     """``claim`` at the small sizes of its root claim (a ``.corrected`` form uses its original's)."""
     return with_sizes(claim, SMALL[claim.id.removesuffix(".corrected")])
+
+
+def assert_exact_agrees(claim, result):
+    """The sympy verdict and the numerical one say the same: proved ⇔ holds, violated ⇔ violated."""
+    assert result.exact is not None
+    assert {"proved": "holds", "violated": "violated"}[result.exact.verdict] == result.verdict, result.exact.detail
 
 
 def assert_holds_inside_its_assumptions(claim, tmp_path):
@@ -24,6 +37,7 @@ def assert_holds_inside_its_assumptions(claim, tmp_path):
     assert result.verdict == "holds", result.notes_text()
     assert result.errors == []
     assert result.worst_ratio <= 1 + claim.tolerance
+    return result
 
 
 def hand_cell(q, p, T, *, activation="relu", eps=0.0, W_C=None, latched=False, b=0.0):

@@ -3,9 +3,10 @@
 import pytest
 import torch
 
-from rnnaudit.bounds import evaluate_cases, measure_case
+from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
 from rnnaudit.bounds.enrnn import coupling
-from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell
+from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell, small
+from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
 
 
 def test_coupling_holds_inside_its_assumptions(tmp_path):
@@ -29,3 +30,14 @@ def test_coupling_holds_with_eps_zero_and_a_shared_eigenvalue():
     case = case_of(cell, T=1)
     ratio, parts = measure_case(coupling, case)
     assert ratio <= 1 + coupling.tolerance and parts["ρ(W) ≤ 1"] == pytest.approx(1, abs=1e-5)
+
+
+def test_coupling_reaches_rho_one_and_has_power():
+    """ρ(W) = 1 whenever q ≥ 1 (W^(L) orthogonal), the supremum of 'ρ(W) ≤ 1'; halving the bound fails."""
+    assert_reaches_supremum(coupling)
+    assert_has_power(small(coupling), 2, TINY)
+
+
+def test_coupling_identity_parts_report_relative_errors():
+    result = check_claim(small(coupling), TINY, seed=0)
+    assert result.to_json()["relative_error"] is not None and result.to_json()["relative_error"] < 1e-6

@@ -2,12 +2,14 @@
 assumptions with a reloadable counterexample, the corrected one holds, and both fail before the
 normalisation starts."""
 
+import dataclasses
+
 import pytest
 import torch
 
-from rnnaudit.bounds import evaluate_cases, measure_case
+from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
 from rnnaudit.bounds.enrnn import proposition3_2, proposition3_2_corrected
-from rnnaudit.bounds.enrnn.proposition3_2 import sample_prop32_case
+from rnnaudit.bounds.enrnn.proposition3_2 import _measure, sample_prop32_case
 from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell, small
 from tests.bounds.helpers import TINY, assert_reproducible_violation
 
@@ -50,3 +52,19 @@ def test_prop32_printed_error_grows_with_eps():
         case.cell.eps = eps
         errs.append(measure_case(proposition3_2, case)[1]["Prop. 3.2 printed (inner 1/ρ̃) = autograd"])
     assert 7 < errs[1] / errs[0] < 13
+
+
+def test_prop32_printed_reports_its_relative_error_not_only_error_over_tolerance():
+    """The verdict uses error/tolerance (≈ 1e10); the evidence is ‖printed − truth‖/‖truth‖ on the worst case,
+    of order ε/ρ̃ (tens of percent for ε ~ ρ)."""
+    result = check_claim(small(proposition3_2), TINY, seed=0)
+    rel = result.to_json()["relative_error"]
+    assert result.verdict == "violated" and 1e-4 < rel < 10
+    worst = result.worst_counterexample_case
+    assert worst.relative_error == pytest.approx(rel)
+
+
+def test_prop32_corrected_sees_a_relative_error_of_one_in_a_million():
+    wrong = dataclasses.replace(proposition3_2_corrected, evaluate=lambda c: _measure(c, as_stated=False,
+                                                                                      perturb=1e-6))
+    assert check_claim(small(wrong), TINY, seed=0).verdict == "violated"

@@ -6,7 +6,8 @@ import torch
 
 from rnnaudit.bounds import evaluate_cases, measure_case
 from rnnaudit.bounds.enrnn import theorem3_1
-from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell
+from tests.bounds.enrnn.cases import assert_holds_inside_its_assumptions, case_of, hand_cell, small
+from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
 
 
 def test_theorem3_1_holds_inside_its_assumptions(tmp_path):
@@ -39,3 +40,8 @@ def test_theorem3_1_bound_is_attained_for_symmetric_W_with_all_units_on():
     case.x.mul_(0.1)
     ratio, parts = measure_case(theorem3_1, case)
     assert parts["‖∂h^(S)_{t+τ}/∂h^(S)_t‖₂ ≤ ‖W^(S)‖₂^τ"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_theorem3_1_search_reaches_its_supremum_and_has_power():
+    assert_reaches_supremum(theorem3_1, TINY)
+    assert_has_power(small(theorem3_1), 2, TINY)

@@ -6,6 +6,7 @@ from rnnaudit.analysis import transient_growth
 from rnnaudit.bounds import Profile, check_claim, evaluate_cases
 from rnnaudit.bounds.enrnn import transient
 from rnnaudit.bounds.enrnn.transient import TRANSIENT_HORIZON, TransientCase, sample_transient_case
+from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum, with_sizes
 
 
 def test_transient_holds_and_shows_amplification_for_non_normal_matrices():
@@ -22,3 +23,9 @@ def test_transient_violated_when_rho_reaches_one():
     result = evaluate_cases(transient, [TransientCase(1.0001 * torch.eye(3, dtype=torch.float64))])
     assert result.verdict == "violated"
     assert result.records[0].failed_assumptions[0].startswith("ρ(W^(S)) < 1")
+
+
+def test_transient_search_reaches_its_supremum_and_has_power():
+    """A = 0.999 I: (ρ_ε − 1)/ε = 1 − 0.001/ε_max = 0.9968 of sup_k ‖A^k‖₂ = 1; halving the bound then fails."""
+    assert_reaches_supremum(transient)
+    assert_has_power(with_sizes(transient, [(2, 1)]), 2, TINY)

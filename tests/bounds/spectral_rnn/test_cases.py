@@ -5,22 +5,22 @@ import pytest
 import torch
 
 from rnnaudit.bounds import case_from_state, case_state, measure_case
-from rnnaudit.bounds.spectral_rnn import CLAIMS, eq7, eq13_corrected, eq24, lemma3, theorem2, theorem3, theorem5
-from rnnaudit.bounds.spectral_rnn.cases import rnn_states
+from rnnaudit.bounds.spectral_rnn import CLAIMS, algorithm1_corrected, eq7, eq24, lemma3, theorem2, theorem3, theorem5
+from rnnaudit.bounds.spectral_rnn.rnn17 import rnn_states
 from rnnaudit.cells import SpectralRNN
 from tests.bounds.spectral_rnn.cases import DEVICES, F64, gen
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.id)
 def test_cases_survive_a_state_round_trip(claim):
-    h, T = claim.cases.sizes["quick"][1]
+    h, T = claim.cases.sizes["quick"][min(1, len(claim.cases.sizes["quick"]) - 1)]
     case = claim.cases.sample(gen(14), h, T, "cpu", F64)
     again = case_from_state(claim.cases.case_type, case_state(case))
     assert measure_case(claim, again)[0] == pytest.approx(measure_case(claim, case)[0], rel=1e-12, abs=1e-300)
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("claim", [theorem2, theorem3, eq7, eq13_corrected, eq24, lemma3, theorem5],
+@pytest.mark.parametrize("claim", [theorem2, theorem3, eq7, algorithm1_corrected, eq24, lemma3, theorem5],
                          ids=lambda c: c.id)
 def test_claims_run_on_every_device(claim, device):
     """A case moved to the device holds there too; inequality ratios agree with the CPU's to 1e-9 relative (a

@@ -1,0 +1,153 @@
+"""Lyapunov spectrum of a recurrent cell along one input-driven trajectory (the QR method).
+
+The Lyapunov exponents λ_1 ≥ … ≥ λ_S of the map h_t = f(x_t, h_{t−1}) are the asymptotic growth rates
+of k-dimensional volumes under the products J_t ⋯ J_1 of the per-step Jacobians J_t = ∂h_t/∂h_{t−1}:
+the standard dynamical-systems view of exploding and vanishing gradients (λ_1 > 0: ‖∂h_t/∂h_s‖ grows
+like e^{λ_1 (t − s)}; λ_1 < 0: it decays), see R. Engelken, F. Wolf & L. F. Abbott, "Lyapunov spectra of
+chaotic recurrent neural networks", Phys. Rev. Research (2023), arXiv:2006.02427, and R. Vogt,
+M. Puelma Touzel, E. Shlizerman & G. Lajoie, "On Lyapunov exponents for RNNs: understanding
+information propagation using dynamical systems tools", Front. Appl. Math. Stat. (2022),
+arXiv:2006.14123.
+
+Method (Benettin, Galgani, Giorgilli & Strelcyn 1980, as both papers use it): start from an
+orthonormal Q_0 (S × k, seeded Haar-random, so that no direction is excluded by construction), and at
+every step factor
+J_t Q_{t−1} = Q_t R_t (Householder QR). Then Σ_t log|diag R_t| is the log-growth of the nested volumes
+spanned by the first 1, 2, …, k columns, and
+
+    λ_i ≈ (1/N) Σ_{t = w+1}^{w+N} log|R_t[i, i]|        (nats per step, N = T − w counted steps)
+
+after ``warmup`` = w steps whose factors are discarded (they align Q with the Oseledets directions).
+Exactly: Σ_{w < t ≤ τ} log|R_t[1, 1]| = log‖J_τ ⋯ J_{w+1} q‖ for the first column q of Q_w, so λ_1 is
+the growth rate of one tracked vector, never faster than ‖J_τ ⋯ J_{w+1}‖₂.
+
+The Jacobians are those of :mod:`analysis.jacobian` (forward mode on the cell's step), computed for
+``chunk`` steps at a time; the QR recursion runs in float64 (``dtype``) whatever the cell's dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from rnnaudit.analysis.jacobian import _initial_states, _jacobians_at, _sequences
+from rnnaudit.cells.adapters import wrap
+from rnnaudit.cells.base import RecurrentCell
+
+__all__ = ["LyapunovSpectrum", "lyapunov_spectrum"]
+
+
+@dataclass(frozen=True)
+class LyapunovSpectrum:
+    """Result of :func:`lyapunov_spectrum`; exponents in nats per step.
+
+    Attributes:
+        exponents: (k,) the estimates, sorted descending (ties keep the QR order).
+        finite_time: (n_windows, k) the finite-time exponents of each window of ``window`` counted
+            steps (the same average over that window only), columns in the order of ``exponents``;
+            steps after the last full window count in ``exponents`` only.
+        window, warmup, steps: window length, discarded steps, counted steps N.
+        stderr: (k,) standard error of ``exponents`` from the windows (batch means: std over windows
+            / √n_windows, assuming windows long enough to be nearly independent); NaN with < 2 windows.
+        drift: (k,) |mean of the second half of the windows − mean of the first half|: a trend that the
+            standard error does not see; NaN with < 2 windows.
+    """
+
+    exponents: Tensor
+    finite_time: Tensor
+    window: int
+    warmup: int
+    steps: int
+    stderr: Tensor
+    drift: Tensor
+
+    def converged(self, tol: float) -> bool:
+        """True when every finite exponent has ``stderr`` and ``drift`` ≤ tol (nats per step), with at
+        least 4 windows. Exponents that are −inf (a singular product) count as converged.
+
+        Raises:
+            ValueError: tol not a positive number.
+        """
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0:
+            raise ValueError(f"tol must be a number > 0 (nats per step), got {tol!r}")
+        if self.finite_time.shape[0] < 4:
+            return False
+        finite = torch.isfinite(self.exponents)
+        ok = (self.stderr <= tol) & (self.drift <= tol)
+        return bool(torch.where(finite, ok, torch.ones_like(ok)).all())
+
+
+def _int_option(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return value
+
+
+def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
+                      warmup: int = 0, window: int | None = None, seed: int = 0, chunk: int = 256,
+                      dtype: torch.dtype = torch.float64) -> LyapunovSpectrum:
+    """The k largest Lyapunov exponents along the trajectory of x, by the QR (Benettin) method (module
+    docstring); Engelken, Wolf & Abbott (2023), Vogt et al. (2022).
+
+    Args:
+        cell: a :class:`cells.base.RecurrentCell` or anything :func:`rnnaudit.cells.wrap` accepts
+            (the exponents are those of its packed state: for an LSTM the (h, c) system).
+        x: one input sequence (T, n) or (1, T, n), the cell's dtype.
+        k: how many exponents (1 ≤ k ≤ S, the state width); None for the full spectrum.
+        h0: initial state (S,); zeros by default.
+        warmup: steps at the start whose QR factors are not counted (0 ≤ warmup < T).
+        window: counted steps per finite-time window (≥ 1); default max(1, N // 10).
+        seed: of the Haar-random Q_0.
+        chunk: steps whose Jacobians are held at once (memory chunk · S² numbers).
+        dtype: of the QR recursion (float64 by default).
+
+    Returns:
+        :class:`LyapunovSpectrum`, tensors in ``dtype`` on x's device. An exponent is −inf where the
+        product is singular (e.g. a ReLU unit off at some step makes J_t singular).
+
+    Raises:
+        ValueError: bad x or h0 (as the Jacobian maps), k not in [1, S], warmup not in [0, T),
+            window < 1, chunk < 1.
+    """
+    cell = wrap(cell)
+    x = _sequences(cell, x, single=True)
+    T, S = x.shape[1], cell.hidden_size
+    k = S if k is None else _int_option("k", k, 1)
+    if k > S:
+        raise ValueError(f"k must be at most the state width S = {S}, got {k}")
+    warmup = _int_option("warmup", warmup, 0)
+    if warmup >= T:
+        raise ValueError(f"warmup must be < T = {T} (at least one counted step), got {warmup}")
+    steps = T - warmup
+    window = max(1, steps // 10) if window is None else _int_option("window", window, 1)
+    chunk = _int_option("chunk", chunk, 1)
+    start = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs = torch.cat([start, cell(x, start)[0]])
+    gen = torch.Generator().manual_seed(seed)
+    Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
+    logs = torch.empty(steps, k, dtype=dtype, device=x.device)
+    for lo in range(0, T, chunk):
+        hi = min(T, lo + chunk)
+        J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
+        for t, J_t in zip(range(lo, hi), J.to(dtype)):
+            Q, R = torch.linalg.qr(J_t @ Q)
+            if t >= warmup:
+                logs[t - warmup] = torch.log(R.diagonal().abs())
+    exponents = logs.mean(0)
+    order = torch.sort(exponents, descending=True, stable=True).indices
+    exponents, logs = exponents[order], logs[:, order]
+    n_windows = steps // window
+    finite_time = logs[:n_windows * window].reshape(n_windows, window, k).mean(1)
+    nan = torch.full((k,), math.nan, dtype=dtype, device=x.device)
+    if n_windows >= 2:
+        stderr = finite_time.std(0) / math.sqrt(n_windows)
+        half = n_windows // 2
+        drift = (finite_time[n_windows - half:].mean(0) - finite_time[:half].mean(0)).abs()
+    else:
+        stderr, drift = nan, nan.clone()
+    return LyapunovSpectrum(exponents=exponents, finite_time=finite_time, window=window, warmup=warmup, steps=steps,
+                            stderr=stderr, drift=drift)

@@ -1,0 +1,7 @@
+"""python -m rnnaudit: the command line."""
+
+import sys
+
+from rnnaudit.cli import main
+
+sys.exit(main())

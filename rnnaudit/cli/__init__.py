@@ -1,0 +1,72 @@
+"""The ``rnnaudit`` command line: parse, run one command, map every failure to its exit status.
+
+    rnnaudit check [--paper P ...] [--out DIR] [--quick|--full] [--seed N] [--strict]
+    rnnaudit reproduce COUNTEREXAMPLE.pt
+    rnnaudit train [--preset NAME] [--cell C] [--task T] [--T N] ... [--out DIR] [--resume|--overwrite]
+    rnnaudit audit SOURCE | --model MODULE:FACTORY --weights FILE | --arch rnn|gru|lstm --weights FILE
+    rnnaudit heatmap|spectrum|lyapunov SOURCE | --model ... | --arch ... [--out FILE]
+    rnnaudit sweep SPEC.json|.toml [--executor inline|local|slurm]
+    rnnaudit compare RUN_DIR [RUN_DIR ...] [--key grad/W/max] [--out FILE]
+
+Exit status: 0 done (whatever the verdicts); 1 with ``--strict`` when a claim is violated, or when
+``reproduce`` no longer reproduces; 2 for a bad argument or an unreadable or invalid input file, with
+one line on stderr naming it; 130 on Ctrl-C; 70 for an internal error (a bug in rnnaudit: one line
+asking for a report). ``--debug`` shows the traceback instead of the line.
+Commands import their heavy dependencies (torch, matplotlib) only when they run, so ``--help`` is fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from rnnaudit.cli.parser import build_parser
+
+__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_INTERNAL"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130, 70
+
+#: command → module in rnnaudit.cli with a ``run(args) -> int``.
+COMMANDS = {"check": "check", "reproduce": "reproduce", "train": "train", "audit": "audit", "heatmap": "plots",
+            "spectrum": "plots", "lyapunov": "plots", "compare": "plots", "sweep": "sweep"}
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= 2000 else text[:2000] + " …"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``rnnaudit`` console script; returns the exit status (argparse's own errors,
+    --help and --version exit through SystemExit, with status 2 and 0)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        module = importlib.import_module(f"rnnaudit.cli.{COMMANDS[args.command]}")
+        return module.run(args)
+    except KeyboardInterrupt:
+        print("rnnaudit: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MemoryError:
+        if args.debug:
+            raise
+        print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another machine)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError, OSError) as err:
+        # bad input from a file or an argument that argparse could not see: the readers
+        # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong
+        if args.debug:
+            raise
+        print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as err:  # noqa: BLE001 - the last line of defence: no traceback unless asked for
+        if args.debug:
+            raise
+        print(f"rnnaudit: internal error ({type(err).__name__}: {_one_line(err)}); rerun with --debug for the "
+              "traceback and please report it", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""``rnnaudit audit``: put every claim to a trained model (a checkpoint, a run directory, or a user's own
+model) and write audit.json, report.md and report.html."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rnnaudit.cli.style import verdict
+
+__all__ = ["run"]
+
+
+def run(args) -> int:
+    from rnnaudit.atomic import write_json_atomic, write_text_atomic
+    from rnnaudit.figures.paper_figures import save_figure
+    from rnnaudit.figures.report import render_audit_html, render_audit_markdown
+    from rnnaudit.outputs import replaced_directory
+    from rnnaudit.provenance import provenance
+
+    _precheck(args)
+    with replaced_directory(args.out, "audit") as staging:
+        doc, trajectory = _audit(args)
+        doc["provenance"] = provenance(seed=args.seed)
+        if trajectory is not None:
+            from rnnaudit.figures.trajectory import plot_trajectory
+
+            save_figure(plot_trajectory(trajectory, title=doc["source"]), staging / "trajectory.png")
+            doc["figures"] = [{"caption": "Recorded trajectory", "path": "trajectory.png"}]
+        write_json_atomic(staging / "audit.json", doc)
+        write_text_atomic(staging / "report.md", render_audit_markdown(doc))
+        write_text_atomic(staging / "report.html", render_audit_html(doc, staging))
+    claims = doc["latest"]["claims"]
+    width = max(len(c["id"]) for c in claims)
+    for c in claims:
+        if c["applies"]:
+            bound = "" if c["worst_ratio"] is None else (f" (bound {verdict(c['verdict'])}, worst ratio "
+                                                         f"{c['worst_ratio']:.4g})")
+            print(f"{c['id']:<{width}}  {c['reading']}{bound}")
+            for a in c["assumptions"]:
+                if not a["holds"]:
+                    print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
+    out = Path(args.out)
+    print(f"{sum(not c['applies'] for c in claims)} claim(s) do not apply to this model (the report says why); "
+          f"wrote {out / 'audit.json'}, {out / 'report.md'} and {out / 'report.html'}")
+    return 0
+
+
+def _precheck(args) -> None:
+    """What can be refused before the output directory is touched."""
+    from rnnaudit.untrusted import InputError
+
+    if not (args.model or args.arch):
+        if args.source is None:
+            raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
+        if not Path(args.source).exists():
+            raise InputError(f"{args.source}: no such checkpoint or run directory")
+
+
+def _audit(args) -> tuple[dict, dict | None]:
+    """The audit document and, for a run directory, its trajectory (for the figure)."""
+    from rnnaudit.auditing import audit_checkpoint, audit_run
+    from rnnaudit.training import read_trajectory
+
+    if args.model or args.arch:
+        from rnnaudit.auditing import audit
+        from rnnaudit.cli.plots import source_of
+
+        src = source_of(args, n_sequences=4)
+        result = audit(src.module, src.x, T=src.x.shape[1], trained_dtype=src.trained_dtype)
+        model = result["model"]
+        config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
+                  "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
+        return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
+                "source": src.label}, None
+    path = Path(args.source)
+    if path.is_dir() and args.step is None:
+        doc = audit_run(path, allow_large=args.allow_large)
+        doc["source"] = str(path)
+        return doc, read_trajectory(path)
+    doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large), "source": str(path)}
+    return doc, None

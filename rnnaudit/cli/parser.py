@@ -1,0 +1,234 @@
+"""The argument parser of ``rnnaudit``: light enough that ``rnnaudit --help`` imports neither torch nor
+matplotlib (its choices come from :mod:`rnnaudit.names`). Every option's help states its default."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rnnaudit import names
+
+__all__ = ["build_parser", "Parser"]
+
+EPILOG = ("Exit status: 0 done; 1 a claim violated with --strict, or a counterexample that no longer reproduces; "
+          "2 a bad argument or input file (one line on stderr); 130 interrupted.")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``rnnaudit: error: ...`` on stderr, exit status 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _count(text: str) -> int:
+    """A positive integer below 2⁶³ (what torch and numpy can hold)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if not 1 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected a positive integer below 2^63, got {text}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """A seed: 0 ≤ seed < 2⁶³."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2^63), got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    """A finite positive float."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text}")
+    return value
+
+
+def _learning_rate(text: str) -> float:
+    value = _positive_float(text)
+    if value > 1e3:
+        raise argparse.ArgumentTypeError(f"expected a learning rate in (0, 1000], got {text}")
+    return value
+
+
+def _rtol(text: str) -> float:
+    value = _positive_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 1), got {text}")
+    return value
+
+
+def _figure_file(text: str) -> Path:
+    path = Path(text)
+    if path.suffix.lower() not in names.FIGURE_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"expected a file ending in {', '.join(names.FIGURE_SUFFIXES)}, got {text!r}")
+    return path
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", help="show the traceback of an error (default: one line)")
+    return common
+
+
+def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -> None:
+    """SOURCE, or a user's own model: --model MODULE:FACTORY or --arch with --weights, and its inputs."""
+    p.add_argument("source", nargs="?", help="a cell name (initialised as in its paper), an rnnaudit checkpoint .pt, "
+                                             "or a run directory (its latest checkpoint); omit with --model/--arch")
+    p.add_argument("--model", metavar="MODULE:FACTORY",
+                   help="your own model: a function returning the nn.Module, imported with the current directory on "
+                        "sys.path (default: none)")
+    p.add_argument("--arch", choices=names.ARCHS, help="read --weights as a plain state dict of torch.nn.RNN, GRU or "
+                                                       "LSTM, sizes inferred from the tensors (default: none)")
+    p.add_argument("--weights", type=Path, metavar="FILE",
+                   help="a state dict for --model or --arch, loaded with weights_only=True (default: none)")
+    p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
+                   help="of --arch rnn, which a state dict cannot tell (default: tanh)")
+    p.add_argument("--inputs", type=Path, metavar="FILE.pt",
+                   help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
+    p.add_argument("--task", choices=names.TASKS, default=None,
+                   help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
+    p.add_argument("--T", type=_count, help="sequence length (default: the run's T, else 100)")
+    p.add_argument("--hidden", type=_count, default=64, help="width when SOURCE is a cell name (default: 64)")
+    p.add_argument("--step", type=_count, help="for a run directory: the checkpoint of this training step "
+                                               "(default: the latest)")
+    p.add_argument("--seed", type=_seed, default=0, help="seeds the initialisation of a cell name and the input "
+                                                         "sequence (default: 0)")
+    p.add_argument("--allow-large", action="store_true",
+                   help="lift the limits on sizes read from files and flags (default: off)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``rnnaudit`` parser with every subcommand."""
+    common = _common()
+    parser = Parser(prog="rnnaudit", description="Check the stated bounds of orthogonal and gated RNN papers, and "
+                                                 "audit trained models against their theorems.", epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error (default: one line)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
+
+    check = sub.add_parser("check", parents=[common], help="check every claim of the papers and write a report",
+                           epilog=EPILOG)
+    check.add_argument("--paper", nargs="+", choices=names.PAPERS, metavar="PAPER",
+                       help=f"papers to check: {', '.join(names.PAPERS)} (default: all)")
+    check.add_argument("--out", type=Path, default=Path("rnnaudit-check"),
+                       help="report directory, replaced whole when the check completes (default: rnnaudit-check)")
+    check.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where the cases run (default: cpu)")
+    effort = check.add_mutually_exclusive_group()
+    effort.add_argument("--quick", dest="profile", action="store_const", const="quick",
+                        help="small search, about 2 minutes on 2 CPU cores (the default)")
+    effort.add_argument("--full", dest="profile", action="store_const", const="full",
+                        help="the papers' full sizes (T up to 5000, h = 128) and a longer adversarial search "
+                             "(default: off)")
+    check.set_defaults(profile="quick")
+    check.add_argument("--seed", type=_seed, default=0, help="base seed of every claim's search (default: 0)")
+    check.add_argument("--strict", action="store_true", help="exit 1 if any claim is violated (default: off)")
+
+    rep = sub.add_parser("reproduce", parents=[common], help="re-measure a saved counterexample", epilog=EPILOG)
+    rep.add_argument("path", type=Path, help="a counterexample .pt written by rnnaudit check")
+    rep.add_argument("--allow-large", action="store_true", help="run a counterexample above the size limits "
+                                                                "(default: off)")
+
+    tr = sub.add_parser("train", parents=[common], help="train a cell on a task and record its trajectory",
+                        epilog=EPILOG)
+    tr.add_argument("--preset", choices=names.PRESETS, metavar="NAME",
+                    help=f"a paper's configuration ({', '.join(names.PRESETS)}); other flags override it, and a "
+                         "different --cell/--task/--optimizer drops the preset's cell/task/optimizer arguments "
+                         "(default: none)")
+    tr.add_argument("--cell", choices=names.CELLS, help="the cell (default: the preset's, else sgornn)")
+    tr.add_argument("--task", choices=names.TASKS, help="the task (default: the preset's, else adding)")
+    for flag, kind, default, what in (
+            ("--T", _count, "100", "sequence length"), ("--steps", _count, "1000", "optimizer steps"),
+            ("--batch", _count, "64", "batch size"), ("--hidden", _count, "128", "state width h"),
+            ("--record-every", _count, "100", "steps between trajectory records"),
+            ("--checkpoint-every", _count, "500", "steps between checkpoints"),
+            ("--val-batches", _count, "10", "fixed validation batches")):
+        tr.add_argument(flag, type=kind, help=f"{what} (default: the preset's, else {default})")
+    tr.add_argument("--seed", type=_seed, help="seeds the initialisation and the data (default: the preset's, else 0)")
+    tr.add_argument("--lr", type=_learning_rate, help="initial learning rate (default: the preset's, else 1e-3)")
+    tr.add_argument("--optimizer", choices=names.OPTIMIZERS, help="(default: the preset's, else rmsprop)")
+    tr.add_argument("--schedule", choices=names.SCHEDULES, help="learning-rate schedule (default: the preset's, "
+                                                                "else linear)")
+    tr.add_argument("--device", choices=("cpu", "cuda"), help="(default: cpu)")
+    tr.add_argument("--amp", action="store_true", help="bfloat16 autocast on CUDA; probes stay float64 "
+                                                       "(default: off)")
+    tr.add_argument("--out", type=Path, help="run directory (default: runs/<cell>-<task>-T<T>-seed<seed>)")
+    what = tr.add_mutually_exclusive_group()
+    what.add_argument("--resume", action="store_true", help="continue the run in --out from its latest checkpoint "
+                                                            "(default: off)")
+    what.add_argument("--overwrite", action="store_true", help="delete the run in --out and start again "
+                                                               "(default: off)")
+    tr.add_argument("--allow-large", action="store_true", help="lift the size limits (default: off)")
+
+    au = sub.add_parser("audit", parents=[common], help="check a trained model against every theorem's assumptions "
+                                                        "and bounds", epilog=EPILOG)
+    _model_source(au)
+    au.add_argument("--out", type=Path, default=Path("rnnaudit-audit"),
+                    help="report directory, replaced whole when the audit completes (default: rnnaudit-audit)")
+
+    for name, summary, default in (("heatmap", "draw the ‖∂h_t/∂h_s‖₂ map of a model", "heatmap.png"),
+                                   ("spectrum", "eigenvalues, ε-pseudospectra and singular values of each recurrent "
+                                                "matrix", "spectrum.png"),
+                                   ("lyapunov", "the Lyapunov spectrum along a trajectory", "lyapunov.png")):
+        p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
+        _model_source(p)
+        p.add_argument("--out", type=_figure_file, default=Path(default),
+                       help=f"figure file, .png, .pdf or .svg (default: {default})")
+        if name == "heatmap":
+            p.add_argument("--kind", choices=("hidden", "input"), default="hidden",
+                           help="‖∂h_t/∂h_s‖₂ (hidden) or ‖∂h_τ/∂x_t‖₂ (input, as enrnn.md Fig. 4–5) (default: hidden)")
+            p.add_argument("--linear", action="store_true", help="linear colour scale (default: log)")
+            tol = p.add_mutually_exclusive_group()
+            tol.add_argument("--certified", action="store_true",
+                             help="certify every value to rtol 1e-10 (default: off, a heatmap-grade tolerance)")
+            tol.add_argument("--rtol", type=_rtol, help="relative tolerance of the spectral norms "
+                                                       "(default: heatmap grade)")
+        if name == "spectrum":
+            p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
+        if name == "lyapunov":
+            p.add_argument("--k", type=_count, help="how many exponents (default: all)")
+
+    sw = sub.add_parser("sweep", parents=[common], help="run every point of a run-spec grid", epilog=EPILOG)
+    sw.add_argument("spec", type=Path, help="sweep spec .json or .toml (see rnnaudit/training/sweep.py)")
+    sw.add_argument("--executor", choices=("inline", "local", "slurm"), default="inline",
+                    help="inline: one run after another in this process; local: submitit's local executor "
+                         "(separate processes, the code path SLURM takes); slurm: one SLURM job per run "
+                         "(default: inline)")
+    sw.add_argument("--folder", type=Path, default=Path("submitit-logs"),
+                    help="submitit's log folder for --executor local|slurm (default: submitit-logs)")
+
+    cp = sub.add_parser("compare", parents=[common], help="one recorded quantity over training for several runs",
+                        epilog=EPILOG)
+    cp.add_argument("runs", nargs="+", type=Path, help="run directories")
+    cp.add_argument("--key", default="val_loss", help="trajectory key, e.g. val_loss, grad/W/max, grad_h0 "
+                                                      "(default: val_loss)")
+    cp.add_argument("--out", type=_figure_file, default=Path("compare.png"),
+                    help="figure file, .png, .pdf or .svg (default: compare.png)")
+    _completion(parser)
+    return parser
+
+
+def _version() -> str:
+    from rnnaudit.provenance import rnnaudit_version
+
+    return rnnaudit_version()
+
+
+def _completion(parser: argparse.ArgumentParser) -> None:
+    """``rnnaudit --print-completion bash|zsh|tcsh`` writes a shell completion script (shtab)."""
+    try:
+        import shtab
+    except ImportError:  # completion is a convenience; the CLI works without it
+        return
+    shtab.add_argument_to(parser, ["--print-completion"], help="print a shell completion script for bash, zsh or "
+                                                               "tcsh (default: none)")

@@ -1,0 +1,114 @@
+"""``rnnaudit heatmap``, ``spectrum``, ``lyapunov`` and ``compare``: one figure each."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+
+__all__ = ["run"]
+
+
+def source_of(args, n_sequences: int = 1):
+    """The model and inputs the flags name: SOURCE, or --model/--arch with --weights and --inputs."""
+    from rnnaudit.sources import load_source, load_user_source
+    from rnnaudit.untrusted import InputError
+
+    if args.model or args.arch:
+        if args.source is not None:
+            raise InputError("give either SOURCE or --model/--arch, not both")
+        return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
+                                seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
+                                allow_large=args.allow_large)
+    if args.weights is not None or args.inputs is not None:
+        raise InputError("--weights and --inputs go with --model or --arch")
+    return load_source(args.source, T=args.T, hidden=args.hidden, seed=args.seed, step=args.step, task=args.task,
+                       n_sequences=n_sequences, allow_large=args.allow_large)
+
+
+def _heatmap(args, src):
+    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+
+    return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label)
+
+
+def _spectra(args, src) -> list:
+    """(path, figure) for the recurrent matrix of --role, or for each one by role: a model with several
+    (a GRU's W_hr, W_hz, W_hn) gets one file each, ``<out stem>-<role><suffix>``."""
+    from rnnaudit.figures.spectrum import plot_spectrum
+    from rnnaudit.untrusted import InputError
+
+    matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    if args.role is not None:
+        if args.role not in matrices:
+            raise InputError(f"--role {args.role!r}: the model's recurrent matrices are {sorted(matrices)}")
+        matrices = {args.role: matrices[args.role]}
+    square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
+    if not square:
+        raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
+    out = Path(args.out)
+    if len(square) == 1:
+        (role, W), = square.items()
+        return [(out, plot_spectrum(W, name=role, role=src.label))]
+    return [(out.with_name(f"{out.stem}-{role.replace('.', '_')}{out.suffix}"),
+             plot_spectrum(W, name=role, role=src.label)) for role, W in square.items()]
+
+
+def _lyapunov(args, src):
+    from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+    from rnnaudit.figures.lyapunov import plot_lyapunov
+
+    with torch.enable_grad():
+        spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10)
+    values = spectrum.exponents.tolist()
+    shown = ", ".join(f"{v:.4g}" for v in values[:10]) + (" ..." if len(values) > 10 else "")
+    print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first: {shown}")
+    print(f"largest: {values[0]:.6g} ± {2 * float(spectrum.stderr[0]):.2g} (2 standard errors over "
+          f"{spectrum.finite_time.shape[0]} windows); converged at 1e-2: {spectrum.converged(1e-2)}")
+    return plot_lyapunov(spectrum, title=src.label)
+
+
+def _compare(args):
+    from rnnaudit.figures.trajectory import plot_comparison
+    from rnnaudit.training import read_trajectory
+
+    runs = {str(p): read_trajectory(p) for p in args.runs}
+    return plot_comparison(runs, args.key, baselines=_baselines(args.runs) if "loss" in args.key else None)
+
+
+def _baselines(run_dirs) -> dict[str, float]:
+    """label → the loss of the task's trivial predictor at the run's T (from its run.json)."""
+    from rnnaudit.training.runs import read_run_config
+    from rnnaudit.training.task_specs import TASK_SPECS
+
+    from rnnaudit.untrusted import InputError
+
+    out = {}
+    for p in run_dirs:
+        try:
+            config = read_run_config(p)
+        except InputError:  # a trajectory without its run.json: plotted without a baseline
+            continue
+        value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
+        if value is not None and math.isfinite(value):
+            out[str(p)] = float(value)
+    return out
+
+
+def run(args) -> int:
+    from rnnaudit.figures.paper_figures import save_figure
+
+    if args.command == "compare":
+        figures = [(args.out, _compare(args))]
+    else:
+        src = source_of(args)
+        with torch.no_grad():
+            if args.command == "spectrum":
+                figures = _spectra(args, src)
+            else:
+                figures = [(args.out, {"heatmap": _heatmap, "lyapunov": _lyapunov}[args.command](args, src))]
+    for path, fig in figures:
+        save_figure(fig, path)
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,26 @@
+"""``rnnaudit reproduce``: re-measure a saved counterexample (exit 0 while it still violates its claim)."""
+
+from __future__ import annotations
+
+__all__ = ["run"]
+
+
+def run(args) -> int:
+    from rnnaudit.bounds import claim_by_id, load_counterexample, measure_case
+    from rnnaudit.untrusted import InputError
+
+    claim_id, case, recorded = load_counterexample(args.path, allow_large=args.allow_large)
+    claim = claim_by_id(claim_id)
+    h, T = case.size()
+    print(f"{claim_id}: h = {h}, T = {T}; measuring (the work of one case of the check at this size)")
+    try:
+        ratio, parts = measure_case(claim, case)
+    except (RuntimeError, ValueError, IndexError, TypeError) as err:  # a saved case always measures: tampered
+        raise InputError(f"{args.path}: the saved case cannot be measured: {' '.join(str(err).split())[:300]}") \
+            from None
+    print(f"{claim_id}: measured/bound = {ratio:.10g} (recorded {recorded:.10g})")
+    for name, value in parts.items():
+        print(f"  {name}: {value:.10g}")
+    still = ratio > 1 + claim.tolerance
+    print("still violated" if still else "NO LONGER VIOLATED: the claim holds on this case")
+    return 0 if still else 1

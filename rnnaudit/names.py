@@ -1,0 +1,29 @@
+"""The names the command line offers (papers, cells, tasks, presets, ...), without importing torch.
+
+A leaf: ``rnnaudit --help`` builds its parser from these tuples, so it answers in a fraction of a
+second. Each tuple mirrors a registry that lives with its code (``rnnaudit.bounds.registry``,
+``rnnaudit.cells.registry``, ``rnnaudit.training``); tests/app/test_cli.py asserts they agree.
+"""
+
+__all__ = ["PAPERS", "CELLS", "TASKS", "PRESETS", "OPTIMIZERS", "SCHEDULES", "ARCHS", "FIGURE_SUFFIXES",
+           "PROFILES"]
+
+#: The five specification papers, file stems of papers/*.md, in the order the report lists them.
+PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
+#: Cell names of :data:`rnnaudit.cells.registry.CELLS`.
+CELLS = ("enrnn", "fastrnn", "gru", "lstm", "nc_gru", "ornn", "scornn", "sgornn", "spectral_rnn", "srnn", "vprnn")
+#: Task names of :data:`rnnaudit.training.TASK_SPECS`.
+TASKS = ("adding", "copy", "denoise", "parenthesis")
+#: Preset names of :data:`rnnaudit.training.PRESETS`.
+PRESETS = ("enrnn-adding", "enrnn-copy", "nc_gru-adding", "nc_gru-copy", "nc_gru-denoise", "nc_gru-parenthesis",
+           "sgornn-addition", "spectral_rnn-addition", "spectral_rnn-copy", "srnn-adding", "srnn-copy")
+#: Optimizer names of :data:`rnnaudit.training.OPTIMIZERS`.
+OPTIMIZERS = ("adam", "rmsprop", "sgd")
+#: Learning-rate schedules of :class:`rnnaudit.training.TrainConfig`.
+SCHEDULES = ("linear", "constant")
+#: torch.nn modules a plain state dict can be read as (``--arch``).
+ARCHS = ("rnn", "gru", "lstm")
+#: File types the figure commands write.
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
+#: Search profiles of :data:`rnnaudit.bounds.PROFILES`.
+PROFILES = ("quick", "full")

@@ -1,0 +1,288 @@
+"""The user's own model for the probes: an import string to a factory, a weights file, a plain
+``state_dict`` of a ``torch.nn.RNN``/``GRU``/``LSTM``, and input sequences from a file.
+
+What ``--model MODULE:FACTORY``, ``--weights FILE``, ``--arch rnn|gru|lstm`` and ``--inputs FILE.pt``
+of the command line resolve to. Every bad input is a ValueError with one line that names the file,
+module, key or shape at fault, never a traceback from deep inside torch or importlib, and files are
+loaded with ``torch.load(..., weights_only=True)`` only: a file that holds anything but tensors and
+plain containers is refused, never executed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import torch
+from torch import Tensor, nn
+
+from rnnaudit.untrusted import load_torch_file
+
+__all__ = ["ARCHS", "import_factory", "load_state_dict_file", "load_weights", "model_from_state_dict", "load_inputs",
+           "load_user_model"]
+
+#: --arch name → the torch module built from a plain state_dict, and its gates per weight row block
+ARCHS = {"rnn": (nn.RNN, 1), "gru": (nn.GRU, 3), "lstm": (nn.LSTM, 4)}
+
+
+class _CurrentDirectoryOnPath:
+    """The current directory first on ``sys.path`` inside the block (as uvicorn and gunicorn put it),
+    removed afterwards if it was not there before."""
+
+    def __enter__(self):
+        self.cwd = os.getcwd()
+        self.added = self.cwd not in sys.path and "" not in sys.path
+        if self.added:
+            sys.path.insert(0, self.cwd)
+        return self
+
+    def __exit__(self, *exc):
+        if self.added and self.cwd in sys.path:
+            sys.path.remove(self.cwd)
+        return False
+
+
+def import_factory(spec: str) -> nn.Module:
+    """Import ``"package.module:factory"`` with the current directory on ``sys.path`` and return
+    ``factory()``, the user's ``nn.Module``.
+
+    Args:
+        spec: ``MODULE:ATTRIBUTE``, MODULE a dotted import path, ATTRIBUTE a (dotted) name in it: a
+            callable taking no arguments that returns an ``nn.Module``, or an ``nn.Module`` instance.
+
+    Returns:
+        The module (as the factory built it: its dtype, mode and weights).
+
+    Raises:
+        ValueError: spec not of the form MODULE:ATTRIBUTE; the module not found; importing it raised
+            (the error is named); the attribute missing; not callable; the call raised; the result is
+            not an ``nn.Module``.
+    """
+    if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
+        raise ValueError(f"--model must be MODULE:FACTORY (e.g. mypkg.models:build), got {spec!r}")
+    module_name, attr = spec.split(":")
+    with _CurrentDirectoryOnPath():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+                raise ValueError(f"module {module_name!r} not found (looked in the current directory "
+                                 f"{os.getcwd()} and on sys.path)") from None
+            raise ValueError(f"importing {module_name!r} failed: {exc}") from exc
+        except SystemExit as exc:  # a script's sys.exit() at import time must not end rnnaudit silently
+            raise ValueError(f"importing {module_name!r} called sys.exit({exc.code!r}); --model needs a module "
+                             "that defines the factory without running a script") from None
+        except Exception as exc:
+            raise ValueError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
+        obj = module
+        for part in attr.split("."):
+            if not hasattr(obj, part):
+                raise ValueError(f"module {module_name!r} has no attribute {attr!r}")
+            obj = getattr(obj, part)
+        if isinstance(obj, nn.Module):
+            return obj
+        if not callable(obj):
+            raise ValueError(f"{spec!r} is not callable (a {type(obj).__name__}); it must be a function returning "
+                             "an nn.Module")
+        try:
+            model = obj()
+        except SystemExit as exc:
+            raise ValueError(f"calling {spec}() called sys.exit({exc.code!r})") from None
+        except Exception as exc:
+            raise ValueError(f"calling {spec}() raised {type(exc).__name__}: {exc}") from exc
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"{spec}() must return a torch.nn.Module, got {type(model).__name__}")
+    return model
+
+
+def _safe_load(path, what: str):
+    """torch.load(path, weights_only=True) with every failure as one ValueError naming the file
+    (:func:`rnnaudit.untrusted.load_torch_file`)."""
+    return load_torch_file(path, f"{what} file")
+
+
+def load_state_dict_file(path) -> dict[str, Tensor]:
+    """A ``state_dict`` (parameter name → tensor) from a file saved by ``torch.save``.
+
+    Loaded with ``weights_only=True``. A checkpoint dict holding the state_dict under ``"state_dict"``
+    or ``"model_state_dict"`` (two common layouts) is accepted too.
+
+    Raises:
+        ValueError: the file missing, unreadable (garbage, truncated), holding objects other than
+            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, or with
+            NaN/Inf entries; the message names the file.
+    """
+    data = _safe_load(path, "weights")
+    if isinstance(data, dict):
+        for key in ("state_dict", "model_state_dict"):
+            if isinstance(data.get(key), dict):
+                data = data[key]
+                break
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"weights file {str(path)!r} must hold a non-empty state_dict (name → tensor), got "
+                         f"{type(data).__name__ if not isinstance(data, dict) else 'an empty dict'}")
+    bad = [str(k) for k, v in data.items() if not isinstance(k, str) or not isinstance(v, Tensor)]
+    if bad:
+        raise ValueError(f"weights file {str(path)!r} is not a state_dict: entries {bad[:5]} are not tensors "
+                         "named by strings")
+    nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items()
+                 if v.is_floating_point() or v.is_complex()}
+    nonfinite = {k: n for k, n in nonfinite.items() if n}
+    if nonfinite:
+        name, n = next(iter(nonfinite.items()))
+        raise ValueError(f"weights file {str(path)!r}: {name!r} holds {n} NaN/Inf entries"
+                         f"{f' (and {len(nonfinite) - 1} more tensors)' if len(nonfinite) > 1 else ''}; "
+                         "the probes need finite parameters (a diverged run?)")
+    return dict(data)
+
+
+def _mismatches(expected: dict[str, Tensor], given: dict[str, Tensor]) -> list[str]:
+    missing = [k for k in expected if k not in given]
+    unexpected = [k for k in given if k not in expected]
+    shapes = [f"{k}: expected {tuple(expected[k].shape)}, got {tuple(given[k].shape)}"
+              for k in expected if k in given and given[k].shape != expected[k].shape]
+    out = []
+    if missing:
+        out.append(f"missing keys {missing}")
+    if unexpected:
+        out.append(f"unexpected keys {unexpected}")
+    if shapes:
+        out.append(f"shape mismatches [{'; '.join(shapes)}]")
+    return out
+
+
+def load_weights(module: nn.Module, state_dict: dict[str, Tensor], source: str = "state_dict") -> nn.Module:
+    """``module.load_state_dict(state_dict)`` (strict), with mismatches named in one ValueError.
+
+    Args:
+        module: the user's model. state_dict: its weights. source: how to name the weights in errors
+            (e.g. the file name).
+
+    Returns:
+        module, with the weights loaded.
+
+    Raises:
+        ValueError: missing or unexpected keys, or shapes that differ (each named).
+    """
+    problems = _mismatches(module.state_dict(), state_dict)
+    if problems:
+        raise ValueError(f"{source} does not fit {type(module).__name__}: {'; '.join(problems)}")
+    module.load_state_dict(state_dict)
+    return module
+
+
+def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinearity: str = "tanh",
+                          dtype: torch.dtype = torch.float64) -> nn.Module:
+    """The ``torch.nn.RNN``/``GRU``/``LSTM`` a plain ``state_dict`` belongs to, built and loaded.
+
+    Sizes are read from the tensors: input_size and H from ``weight_ih_l0`` ((gates·H, n)), the number
+    of layers from the ``weight_ih_l{k}`` present, bias from ``bias_ih_l0``, proj_size from
+    ``weight_hr_l0`` (LSTM); the module is ``batch_first=True`` and in evaluation mode.
+
+    Args:
+        state_dict: torch's parameter names (``weight_ih_l0``, ...) → tensors.
+        arch: ``"rnn"``, ``"gru"`` or ``"lstm"``.
+        nonlinearity: of an ``"rnn"`` (``"tanh"`` or ``"relu"``; tensors do not tell).
+        dtype: of the built module (float64 for the probes).
+
+    Raises:
+        ValueError: unknown arch or nonlinearity; no ``weight_ih_l0``; a bidirectional state_dict;
+            row counts that are no multiple of the arch's gates; keys or shapes that do not match the
+            inferred module (each named).
+    """
+    if arch not in ARCHS:
+        raise ValueError(f"arch must be one of {sorted(ARCHS)}, got {arch!r}")
+    if nonlinearity not in ("tanh", "relu"):
+        raise ValueError(f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+    cls, gates = ARCHS[arch]
+    first = state_dict.get("weight_ih_l0")
+    if not isinstance(first, Tensor) or first.dim() != 2:
+        prefixed = sorted({k[: -len("weight_ih_l0")] for k in state_dict if k.endswith("weight_ih_l0")})
+        hint = f"; the keys carry a prefix {prefixed[0]!r}: strip it first" if prefixed else ""
+        raise ValueError(f"a state_dict of torch.nn.{cls.__name__} needs a 2-D 'weight_ih_l0', keys are "
+                         f"{sorted(state_dict)[:8]}{hint}")
+    if any(k.endswith("_reverse") for k in state_dict):
+        raise ValueError("the state_dict is of a bidirectional module (keys ending in '_reverse'), which has no "
+                         "single recurrence in t; supported: unidirectional rnn, gru, lstm")
+    rows, input_size = first.shape
+    if rows % gates:
+        raise ValueError(f"arch {arch!r} stacks {gates} gate blocks: weight_ih_l0 must have a multiple of {gates} "
+                         f"rows, got shape {tuple(first.shape)}")
+    layers = 0
+    while f"weight_ih_l{layers}" in state_dict:
+        layers += 1
+    kwargs = dict(num_layers=layers, bias="bias_ih_l0" in state_dict, batch_first=True, dtype=dtype)
+    if arch == "rnn":
+        kwargs["nonlinearity"] = nonlinearity
+    if arch == "lstm" and isinstance(state_dict.get("weight_hr_l0"), Tensor):
+        kwargs["proj_size"] = state_dict["weight_hr_l0"].shape[0]
+    hidden = rows // gates
+    if kwargs.get("proj_size", 0) >= hidden:
+        raise ValueError(f"weight_hr_l0 has {kwargs['proj_size']} rows, but an LSTM projection must be smaller than "
+                         f"H = {hidden}")
+    module = cls(input_size, hidden, **kwargs)
+    load_weights(module, state_dict,
+                 f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
+                 f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    return module.eval()
+
+
+def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64) -> Tensor:
+    """Input sequences from a ``.pt`` file holding one tensor (T, n) or (batch, T, n).
+
+    Args:
+        path: the file (``torch.save(x, path)``). input_size: n of the model.
+        dtype: of the returned tensor.
+
+    Returns:
+        (batch, T, n) in ``dtype`` (a (T, n) tensor gets batch 1).
+
+    Raises:
+        ValueError: the file missing/unreadable/unsafe (as :func:`load_state_dict_file`); not a
+            floating tensor; not 2-D or 3-D; T = 0 or batch = 0; last dimension ≠ input_size; NaN/Inf.
+    """
+    x = _safe_load(path, "inputs")
+    where = f"inputs file {str(path)!r}"
+    if not isinstance(x, Tensor):
+        raise ValueError(f"{where} must hold one tensor of shape (T, {input_size}) or (batch, T, {input_size}), "
+                         f"got a {type(x).__name__}")
+    if not x.is_floating_point():
+        raise ValueError(f"{where} must hold a floating-point tensor, got dtype {x.dtype}")
+    if x.dim() not in (2, 3):
+        raise ValueError(f"{where} must have shape (T, {input_size}) or (batch, T, {input_size}), got {tuple(x.shape)}")
+    x = x[None] if x.dim() == 2 else x
+    if x.shape[0] == 0 or x.shape[1] == 0:
+        raise ValueError(f"{where} must hold at least one sequence of T >= 1 steps, got shape {tuple(x.shape)}")
+    if x.shape[2] != input_size:
+        raise ValueError(f"{where} has input width {x.shape[2]} (last dimension), but the model takes "
+                         f"input_size = {input_size}")
+    if not torch.isfinite(x).all():
+        raise ValueError(f"{where} holds {int((~torch.isfinite(x)).sum())} NaN/Inf entries")
+    return x.to(dtype)
+
+
+def load_user_model(model: str | None = None, weights=None, arch: str | None = None, *,
+                    nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64) -> nn.Module:
+    """The model the command line names: ``--model MODULE:FACTORY`` (with optional ``--weights``), or
+    ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict); in ``dtype`` (None: the dtype it was
+    trained in, so the audit can judge its constraints with the matching slack), evaluation mode.
+
+    Raises:
+        ValueError: neither or both of model and arch; arch without weights; any error of
+            :func:`import_factory`, :func:`load_state_dict_file`, :func:`load_weights`,
+            :func:`model_from_state_dict`.
+    """
+    if (model is None) == (arch is None):
+        raise ValueError("give either --model MODULE:FACTORY (with optional --weights) or --arch rnn|gru|lstm with "
+                         "--weights FILE")
+    if arch is not None:
+        if weights is None:
+            raise ValueError("--arch needs --weights FILE (the state_dict to read the sizes from)")
+        state_dict = load_state_dict_file(weights)
+        trained = next((t.dtype for t in state_dict.values() if t.is_floating_point()), torch.float64)
+        return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained)
+    module = import_factory(model)
+    if weights is not None:
+        load_weights(module, load_state_dict_file(weights), f"weights file {str(weights)!r}")
+    return (module if dtype is None else module.to(dtype)).eval()
