@@ -26,7 +26,7 @@ claim id                        where in sgornn.md                             m
 
 FastRNN's eq. 4 is also an assumption predicate: :func:`~rnnaudit.bounds.sgornn.eq4.fastrnn_eq4_assumption`.
 Shared cases and assumptions: ``cases``; structured constructions and known suprema: ``constructions``;
-parameter counts: ``counts``.
+parameter counts: ``counts``; M_φ of the VPRNN map from its product structure: ``m_phi``.
 """
 
 from rnnaudit.bounds.core import Statement

@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 from torch import Tensor
-from torch.func import jacfwd
 
 from rnnaudit.bounds.core import Claim, Supremum
 from rnnaudit.bounds.sgornn.cases import A_V, F_T_ASSUMPTIONS, R_NOTE, C, GatedCase, parameter_gradients
 from rnnaudit.bounds.sgornn.constructions import GATED_STRUCTURED, theorem2_eq7_supremum
+from rnnaudit.bounds.sgornn.m_phi import vprnn_M_phi
 from rnnaudit.cells import SGORNN
 
 __all__ = ["theorem2", "local_M_phi", "EQ7", "EQ8"]
@@ -26,15 +26,16 @@ EQ8 = "eq. 8: ‖∂L/∂W‖_max ≤ C αT √h / R_W"
 def local_M_phi(case: GatedCase) -> Tensor:
     """M_φ at the case's Θ: max over i, j of ‖∂φ(Θ)/∂Θ_ij‖_max (sgornn.md Theorem 2), 0-d.
 
-    Computed exactly with ``torch.func.jacfwd`` of φ; for FastRNN (φ = identity on U) it is 1.
+    Computed exactly from φ's product structure (:func:`~rnnaudit.bounds.sgornn.m_phi.vprnn_M_phi`,
+    equal to jacfwd of φ to rounding; tested); for FastRNN (φ = identity on U) it is 1. Θ is detached:
+    the ascent moves Θ through the measured gradient, and M_φ is re-evaluated at every iterate.
     The proof of Theorem 2 (eq. 29–31) uses ∂φ/∂Θ only at the current Θ, so this local value
     is the tightest M_φ the statement can be read with; the supremum over Θ that the theorem
-    assumes can only be larger. Cost: h² · (h/2) · k entries (117 MB at h = 128, k = 14).
+    assumes can only be larger.
     """
     if not isinstance(case.cell, SGORNN):
         return case.x.new_ones(())
-    theta = case.cell.phi.theta.detach()
-    return jacfwd(case.cell.phi.matrix)(theta).abs().amax()
+    return vprnn_M_phi(case.cell.phi, case.cell.phi.theta.detach())
 
 
 def _measure(case: GatedCase) -> dict[str, tuple[Tensor, Tensor]]:
@@ -62,8 +63,8 @@ theorem2 = Claim(
     notes="Reading: the class is F_T of eq. 5 with the theorem's own gate condition β ≤ 1 − α in place of "
           "eq. 5's β ≤ 1 − 2α (a larger class, so the check is at least as strict). "
           "L = vᵀh_T (σ_y = identity), the worst 1-Lipschitz loss: ∂L/∂h_T = v exactly. M_φ is taken at the "
-          "case's Θ (jacfwd of φ), never larger than the supremum the theorem assumes, so the check is at least "
-          "as strict as the statement. The proof's norm step eq. 31 is false as written; see sgornn.eq31. "
+          "case's Θ (exact, from φ's product structure), never larger than the supremum the theorem assumes, "
+          "so the check is at least as strict as the statement. The proof's norm step eq. 31 is false as written; see sgornn.eq31. "
           "Eq. 8's supremum is 1/√h at every T, attained by constructions.coordinate (U = I, u = v = e₀: "
           "(∂L/∂W)_00 = αT R_v R_x while ‖X‖_max ≤ ‖X‖₂ already gives αT R_v R_x, so eq. 8's √h is never needed); "
           "eq. 7's is below. Both bounds grow like (αT)² and αT, and U = I attains that growth "
