@@ -47,3 +47,17 @@ def test_the_own_model_commands_run_as_printed(tmp_path):
                               text=True, timeout=600)
         assert done.returncode == 0, (line, done.stderr[-2000:])
     assert (tmp_path / "my-audit" / "audit.json").is_file() and (tmp_path / "heat.png").stat().st_size > 0
+
+
+def test_every_claim_the_findings_table_names_is_registered():
+    from rnnaudit.bounds import claim_by_id
+
+    findings = (ROOT / "README.md").read_text().split("## What the audit finds", 1)[1].split("\n## ", 1)[0]
+    named = set()
+    for row in re.findall(r"^\| `([^|]+)", findings, flags=re.M):
+        ids = re.findall(r"`([a-z_0-9.]+)`", "`" + row)
+        paper = ids[0].split(".", 1)[0]
+        named |= {i if i.startswith(paper + ".") else f"{paper}.{i}" for i in ids}
+    assert len(named) >= 40
+    for claim_id in named:
+        claim_by_id(claim_id)  # raises for an id the registry does not have
