@@ -138,7 +138,8 @@ def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: 
 
 def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
                      allow_large: bool = False) -> dict:
-    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``).
+    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``);
+    a run of :class:`rnnaudit.Monitor` goes to :func:`rnnaudit.monitor_audit.audit_monitored_checkpoint`.
 
     Returns:
         {"step", "config", "claims": [per claim: id, applies, reason, assumptions, verdict, ...]}.
@@ -148,6 +149,10 @@ def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int
             its config (see :func:`rnnaudit.training.runs.load_trained_model`).
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
+    from rnnaudit.monitor_audit import audit_monitored_checkpoint, monitored_run_of
+
+    if monitored_run_of(path) is not None:
+        return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large)
     return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
@@ -179,7 +184,8 @@ def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dt
 def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
     first fails (those that need the parameters at every checkpoint, those that read recorded
-    scalars at every record).
+    scalars at every record). A run of :class:`rnnaudit.Monitor` goes to
+    :func:`rnnaudit.monitor_audit.audit_monitored_run`.
 
     Returns:
         {"checkpoints": [{"step", "claims"} per checkpoint, assumptions only], "first_failure":
@@ -189,7 +195,11 @@ def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     Raises:
         ValueError: not a run directory.
     """
+    from rnnaudit.monitor_audit import audit_monitored_run, monitored_run_of
+
     run_dir = Path(run_dir)
+    if monitored_run_of(run_dir) is not None:
+        return audit_monitored_run(run_dir, allow_large=allow_large)
     steps = checkpoint_steps(run_dir)
     if not steps:
         raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
