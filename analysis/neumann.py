@@ -16,6 +16,8 @@ U = Ã(I − A)D from orthogonality; the monitor measures both.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import torch
 from torch import Tensor
@@ -43,13 +45,26 @@ def series_truncation_errors(A_prev: Tensor, A_next: Tensor, orders=(1, 2, 3)) -
         ‖M‖₂^{p+1} (lists in the order of ``orders``).
 
     Raises:
-        ValueError: shapes differ or are not square, or an order < 0.
+        ValueError: not tensors, shapes that differ, are not square or are empty, NaN/Inf entries, a
+            matrix that is not skew-symmetric (the bound uses ‖(I + A^(k))⁻¹‖₂ ≤ 1, true for skew A
+            only), no orders or an order that is not an integer ≥ 0.
     """
-    if A_prev.shape != A_next.shape or A_prev.dim() != 2 or A_prev.shape[0] != A_prev.shape[1]:
-        raise ValueError(f"A_prev and A_next must be square and of one shape, got {tuple(A_prev.shape)} "
-                         f"and {tuple(A_next.shape)}")
-    if any(int(p) != p or p < 0 for p in orders):
-        raise ValueError(f"orders must be integers >= 0, got {orders!r}")
+    if (not isinstance(A_prev, Tensor) or not isinstance(A_next, Tensor) or A_prev.shape != A_next.shape
+            or A_prev.dim() != 2 or A_prev.shape[0] != A_prev.shape[1] or A_prev.shape[0] == 0):
+        shapes = [tuple(a.shape) if isinstance(a, Tensor) else type(a).__name__ for a in (A_prev, A_next)]
+        raise ValueError(f"A_prev and A_next must be non-empty square tensors of one shape, got {shapes[0]} "
+                         f"and {shapes[1]}")
+    for name, A in (("A_prev", A_prev), ("A_next", A_next)):
+        if not torch.isfinite(A).all():
+            raise ValueError(f"{name} holds NaN/Inf entries")
+        # (A − Aᵀ)/2 and updates by skew gradients are skew to the last bit; 64 u·max|A| allows a few
+        # roundings in a caller's own arithmetic
+        defect = float((A + A.mT).abs().max())
+        if defect > 64 * torch.finfo(A.dtype).eps * max(1.0, float(A.abs().max())):
+            raise ValueError(f"{name} must be skew-symmetric (A^(k) of eq. 16), max|A + Aᵀ| = {defect:.3g}")
+    if (not orders or any(isinstance(p, bool) or not isinstance(p, numbers.Integral) or p < 0
+                          for p in orders)):
+        raise ValueError(f"orders must be a non-empty sequence of integers >= 0, got {orders!r}")
     eye = torch.eye(A_prev.shape[0], dtype=A_prev.dtype, device=A_prev.device)
     # the algorithm is about these inverses, so they are formed (by solve against I)
     B = torch.linalg.solve(eye + A_prev, eye)

@@ -12,6 +12,12 @@ set by the spectrum. These probes quantify that statement:
   change the diagonal, so a blocked back substitution does the off-diagonal work as matrix
   products shared by all shifts; a handful of points are solved one at a time with
   scipy.linalg.solve_triangular.
+  For a normal A (Schur factor T diagonal up to rounding) none of this is needed:
+  σ_min(zI − A) = min_i |z − λ_i| exactly, and an orthogonal recurrent matrix, the core case of
+  the papers, is normal. The Schur factor T = D + N tells how far A is from normal: Henrici's
+  departure ‖N‖_F (the same for every Schur form), and by Weyl's inequality for singular values
+  |σ_min(zI − T) − σ_min(zI − D)| ≤ ‖N‖₂ ≤ ‖N‖_F, so the distance formula is off by at most
+  ‖N‖_F. It is used when ‖N‖_F ≤ normal_tol·‖A‖_F (:data:`NORMAL_TOL`).
 * transient growth: the curve ‖A^k‖₂, k = 0..K, and its peak.
 * Kreiss constant K(A) = sup_{|z|>1} (|z| − 1)‖(zI − A)^{-1}‖₂, with the Kreiss matrix theorem
   K(A) ≤ sup_k ‖A^k‖₂ ≤ e·n·K(A).
@@ -34,7 +40,18 @@ from torch import Tensor
 from rnnaudit.analysis.spectra import as_square_matrix
 
 __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid", "transient_growth",
-           "TransientGrowth", "kreiss_constant", "KreissEstimate"]
+           "TransientGrowth", "kreiss_constant", "KreissEstimate", "NORMAL_TOL"]
+
+#: A counts as normal when its Schur factor's strictly upper part has ‖N‖_F ≤ NORMAL_TOL·‖A‖_F; then
+#: σ_min(zI − A) is taken as min_i |z − λ_i|, off by at most ‖N‖₂ ≤ ‖N‖_F (Weyl). The complex Schur
+#: form is itself only backward stable: it is the exact Schur form of A + E with ‖E‖_F ≈ p(n)·u·‖A‖_F,
+#: p(n) a modest multiple of n (measured: ‖N‖_F/‖A‖_F = 4e-15 ≈ 40u for an orthogonal 128×128 φ(Θ)).
+#: So the Lanczos route on T already carries an error of that size; 1e-12 (≈ 9000u) admits the
+#: rounding of the Schur form up to n of several thousand, and adds an error of at most
+#: 1e-12·‖A‖_F, well below any ε a pseudospectrum plot or check uses.
+NORMAL_TOL = 1e-12
+#: Points per chunk of the distance formula: a (chunk, n) complex array of about 32 MiB at most.
+_DISTANCE_ENTRIES = 1 << 21
 
 #: Up to this many points per call are solved one by one with scipy.linalg.solve_triangular;
 #: beyond it the blocked multi-shift solve amortises its Python overhead over the points.
@@ -47,6 +64,11 @@ _BLAS_ROWS_N = 128
 
 def _real_dtype(A: Tensor) -> torch.dtype:
     return A.real.dtype if A.is_complex() else A.dtype
+
+
+def _check_normal_tol(normal_tol: float) -> None:
+    if isinstance(normal_tol, bool) or not isinstance(normal_tol, (int, float)) or not 0 <= normal_tol < 1:
+        raise ValueError(f"normal_tol must be a number in [0, 1), got {normal_tol!r}")
 
 
 def _check_tol(tol: float, maxiter: int, chunk: int) -> None:
@@ -93,6 +115,8 @@ class _ShiftedSchur:
         self.T = np.ascontiguousarray(T)
         self.N = np.ascontiguousarray(np.triu(T, 1))  # strictly upper part N of T = D + N, shared by all shifts
         self.NH = np.ascontiguousarray(self.N.conj().T)  # N^H, the strictly lower part of (T − zI)^H
+        self.departure = float(np.linalg.norm(self.N))  # Henrici's ‖N‖_F, from the Schur factor
+        self.scale = float(np.linalg.norm(self.T))  # ‖A‖_F (unitary invariance)
         # Row updates inside diagonal blocks: BLAS gemv is ~5× faster single-threaded, but for
         # small n the work is too little to pay for waking BLAS threads (on a loaded machine
         # multi-threaded OpenBLAS gemv was ~1000× slower here), so einsum's own loop is used.
@@ -143,15 +167,36 @@ class _ShiftedSchur:
             W[:, g] = scipy.linalg.solve_triangular(M, y, check_finite=False)
         return W
 
+    def is_normal(self, normal_tol: float) -> bool:
+        """‖N‖_F ≤ normal_tol·‖A‖_F: the distance formula is then within normal_tol·‖A‖_F of σ_min.
+        normal_tol = 0 never takes the formula."""
+        return normal_tol > 0 and self.departure <= normal_tol * self.scale
+
+    def distance(self, z: np.ndarray) -> np.ndarray:
+        """min_i |z − λ_i| for a flat complex array z: σ_min(zI − D), D = diag(T)."""
+        out = np.empty(z.size)
+        step = max(1, _DISTANCE_ENTRIES // self.n)
+        for lo in range(0, z.size, step):
+            out[lo:lo + step] = np.abs(z[lo:lo + step, None] - self.t[None, :]).min(axis=1)
+        return out
+
     # -- inverse Lanczos ----------------------------------------------------------------------------
-    def sigma_min(self, z: np.ndarray, tol: float, maxiter: int, chunk: int,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """σ_min(zI − T) and the Lanczos steps used, for a flat complex array z, ``chunk`` points at a time."""
+    def sigma_min(self, z: np.ndarray, tol: float, maxiter: int, chunk: int, rng: np.random.Generator,
+                  normal_tol: float = 0.0, progress=None) -> tuple[np.ndarray, np.ndarray]:
+        """σ_min(zI − T) and the Lanczos steps used (0 for the distance formula), for a flat complex
+        array z, ``chunk`` points at a time; ``progress(k)`` after each k points done."""
+        if self.is_normal(normal_tol):
+            sig = self.distance(z)
+            if progress is not None:
+                progress(z.size)
+            return sig, np.zeros(z.size, dtype=np.int64)
         sig = np.empty(z.size)
         steps = np.zeros(z.size, dtype=np.int64)
         for lo in range(0, z.size, chunk):
             sl = slice(lo, lo + chunk)
             sig[sl], steps[sl] = self._lanczos(z[sl], tol, maxiter, rng)
+            if progress is not None:
+                progress(len(sig[sl]))
         return sig, steps
 
     def _lanczos(self, z: np.ndarray, tol: float, maxiter: int,
@@ -246,8 +291,10 @@ class _ShiftedSchur:
         return theta
 
 
-def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024, seed: int = 0) -> Tensor:
-    """σ_min(zI − A) = 1/‖(zI − A)^{-1}‖₂ at arbitrary complex points, by the EigTool method.
+def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024, seed: int = 0,
+              normal_tol: float = NORMAL_TOL) -> Tensor:
+    """σ_min(zI − A) = 1/‖(zI − A)^{-1}‖₂ at arbitrary complex points, by the EigTool method, or
+    exactly as min_i |z − λ_i| when A is normal to within ``normal_tol`` (see the module docstring).
 
     One complex Schur form (scipy.linalg.schur(A, output='complex')); then, for all points of a
     chunk at once, inverse Lanczos on ((zI − T)^H(zI − T))^{-1} with two triangular solves per
@@ -265,13 +312,15 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024
         maxiter: maximum Lanczos steps per point (≥ 2).
         chunk: points processed together (memory ≈ 6·n·chunk complex128 numbers).
         seed: seed of the random Lanczos start vectors (results are deterministic).
+        normal_tol: A counts as normal when Henrici's departure ‖N‖_F ≤ normal_tol·‖A‖_F
+            (default :data:`NORMAL_TOL`; 0 always takes the Lanczos route).
 
     Returns:
         real tensor of z's shape, A's real dtype, on A's device.
 
     Raises:
         ValueError: bad A (see :func:`analysis.spectra.as_square_matrix`), non-finite z, bad
-            tol/maxiter/chunk.
+            tol/maxiter/chunk/normal_tol.
 
     Source: enrnn.md Sec. 2 (pseudospectra); T. G. Wright & L. N. Trefethen, "Large-scale
     computation of pseudospectra using ARPACK and eigs", SIAM J. Sci. Comput. 23 (2001) and
@@ -279,8 +328,9 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024
     """
     A = as_square_matrix(A)
     _check_tol(tol, maxiter, chunk)
+    _check_normal_tol(normal_tol)
     zz = _as_points(z)
-    sig, _ = _ShiftedSchur(A).sigma_min(zz.ravel(), tol, maxiter, chunk, np.random.default_rng(seed))
+    sig, _ = _ShiftedSchur(A).sigma_min(zz.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol)
     return torch.as_tensor(sig.reshape(zz.shape), dtype=_real_dtype(A), device=A.device)
 
 
@@ -309,7 +359,9 @@ class PseudospectrumGrid:
     """σ_min(zI − A) on the grid z = x_j + i·y_i (see :func:`pseudospectrum`).
 
     ``sigma[i, j]`` belongs to (x[j], y[i]), the layout of ``matplotlib.pyplot.contour(x, y,
-    sigma)``; the ε-pseudospectrum is the region where ``sigma < ε``.
+    sigma)``; the ε-pseudospectrum is the region where ``sigma < ε``. ``departure`` is Henrici's
+    departure from normality ‖N‖_F of the Schur factor; ``method`` is ``"normal"`` where sigma is
+    the exact distance min_i |z − λ_i| (A normal to within the tolerance), else ``"lanczos"``.
     """
 
     x: Tensor
@@ -317,6 +369,8 @@ class PseudospectrumGrid:
     sigma: Tensor
     eigenvalues: Tensor
     lanczos_steps: Tensor = field(repr=False)
+    departure: float = math.nan
+    method: str = "lanczos"
 
     def contains(self, eps: float) -> Tensor:
         """Boolean mask (len(y), len(x)) of grid points inside Λ_ε(A), i.e. σ_min < eps.
@@ -330,25 +384,36 @@ class PseudospectrumGrid:
 
 
 def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024,
-                   seed: int = 0) -> PseudospectrumGrid:
+                   seed: int = 0, normal_tol: float = NORMAL_TOL, progress=None) -> PseudospectrumGrid:
     """σ_min(zI − A) on a rectangular grid, for ε-pseudospectrum contour plots.
+
+    A normal A (orthogonal, unitary, symmetric: ‖N‖_F ≤ normal_tol·‖A‖_F) takes the exact
+    distance formula min_i |z − λ_i|, O(n) per point; any other the EigTool route of
+    :func:`sigma_min`.
 
     Args:
         A: (n, n) real or complex matrix (tensor, array, or RecurrentCell).
         x: real parts, 1-D (nx ≥ 1). y: imaginary parts, 1-D (ny ≥ 1).
-        tol, maxiter, chunk, seed: see :func:`sigma_min`.
+        tol, maxiter, chunk, seed, normal_tol: see :func:`sigma_min`.
+        progress: optional callable, called with the number of grid points finished after each
+            chunk (they sum to nx·ny), e.g. ``tqdm(total=nx * ny).update``.
 
     Returns:
         :class:`PseudospectrumGrid` with x, y (A's real dtype), sigma (ny, nx), the eigenvalues
-        (diagonal of the Schur factor, complex) and the Lanczos steps per point; on A's device.
+        (diagonal of the Schur factor, complex), the Lanczos steps per point (0 for the distance
+        formula), the departure from normality and the method; on A's device.
 
     Raises:
         ValueError: x or y not 1-D, empty, complex or non-finite; see :func:`sigma_min`.
+        TypeError: progress not callable.
 
     Source: enrnn.md Sec. 2; EigTool (Wright 2002) grid computation, Trefethen (1999) Sec. 3.
     """
     A = as_square_matrix(A)
     _check_tol(tol, maxiter, chunk)
+    _check_normal_tol(normal_tol)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable taking a number of points, got {type(progress).__name__}")
     axes = []
     for name, v in (("x", x), ("y", y)):
         arr = v.detach().cpu().numpy() if isinstance(v, Tensor) else np.asarray(v)
@@ -362,13 +427,14 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
     xa, ya = axes
     Z = xa[None, :] + 1j * ya[:, None]
     solver = _ShiftedSchur(A)
-    sig, steps = solver.sigma_min(Z.ravel(), tol, maxiter, chunk, np.random.default_rng(seed))
+    sig, steps = solver.sigma_min(Z.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol, progress)
     rd, dev = _real_dtype(A), A.device
     return PseudospectrumGrid(
         x=torch.as_tensor(xa, dtype=rd, device=dev), y=torch.as_tensor(ya, dtype=rd, device=dev),
         sigma=torch.as_tensor(sig.reshape(Z.shape), dtype=rd, device=dev),
         eigenvalues=torch.as_tensor(solver.t, device=dev),
-        lanczos_steps=torch.as_tensor(steps.reshape(Z.shape), device=dev))
+        lanczos_steps=torch.as_tensor(steps.reshape(Z.shape), device=dev),
+        departure=solver.departure, method="normal" if solver.is_normal(normal_tol) else "lanczos")
 
 
 @dataclass
@@ -412,7 +478,13 @@ def transient_growth(A, K: int, *, batch: int = 64) -> TransientGrowth:
         for _ in range(start, min(K + 1, start + batch)):
             block.append(P)
             P = P @ A
-        norms.append(torch.linalg.matrix_norm(torch.stack(block), ord=2))
+        stacked = torch.stack(block)
+        # a power whose entries overflowed has a norm above the largest float: inf, as the docstring says
+        finite = torch.isfinite(stacked).flatten(1).all(1)
+        block_norms = torch.full(finite.shape, torch.inf, dtype=_real_dtype(A), device=A.device)
+        if finite.any():
+            block_norms[finite] = torch.linalg.matrix_norm(stacked[finite], ord=2)
+        norms.append(block_norms)
     curve = torch.cat(norms)
     k_peak = int(torch.argmax(torch.nan_to_num(curve, nan=-1.0)))
     return TransientGrowth(curve=curve, peak=float(curve[k_peak]), k_peak=k_peak)
@@ -430,7 +502,7 @@ class KreissEstimate:
 
 
 def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3, rho_tol: float = 1e-10,
-                    tol: float = 1e-13, seed: int = 0) -> KreissEstimate:
+                    tol: float = 1e-13, seed: int = 0, normal_tol: float = NORMAL_TOL) -> KreissEstimate:
     """Lower estimate of the Kreiss constant K(A) = sup_{|z|>1} (|z| − 1)·‖(zI − A)^{-1}‖₂.
 
     The sup is estimated by maximising f(z) = (|z| − 1)/σ_min(zI − A) over a polar grid
@@ -450,7 +522,7 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
         A: (n, n) real or complex matrix.
         n_radii, n_angles: polar grid size (≥ 2 and ≥ 4). refine: grid maxima to refine (≥ 0).
         rho_tol: tolerance above 1 on ρ(A) before K is declared infinite (≥ 0).
-        tol, seed: passed to the σ_min computation (see :func:`sigma_min`).
+        tol, seed, normal_tol: passed to the σ_min computation (see :func:`sigma_min`).
 
     Returns:
         :class:`KreissEstimate`.
@@ -468,6 +540,7 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     if not rho_tol >= 0:
         raise ValueError(f"rho_tol must be >= 0, got {rho_tol!r}")
     _check_tol(tol, 200, 1)
+    _check_normal_tol(normal_tol)
     solver = _ShiftedSchur(A)
     rho = float(np.abs(solver.t).max())
     if rho > 1 + rho_tol:
@@ -480,7 +553,7 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
 
     def f(z: np.ndarray) -> np.ndarray:
         # |z| − 1 of the rounded point, so that each value is exactly f at a representable z.
-        sig, _ = solver.sigma_min(z.ravel(), tol, 200, 1024, rng)
+        sig, _ = solver.sigma_min(z.ravel(), tol, 200, 1024, rng, normal_tol)
         with np.errstate(divide="ignore"):
             return ((np.abs(z.ravel()) - 1) / sig).reshape(z.shape)
 

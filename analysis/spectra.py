@@ -144,7 +144,10 @@ def orthogonality_distance(A, ord=2) -> Tensor:
         raise ValueError(f"ord must be 2 or 'fro', got {ord!r}")
     A = as_square_matrix(A)
     eye = torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
-    return torch.linalg.matrix_norm(A.mH @ A - eye, ord=ord)
+    gram = A.mH @ A
+    if not torch.isfinite(gram).all():  # ‖A‖² overflowed (‖A‖ > ~1e154): the distance is not representable
+        return torch.tensor(torch.inf, dtype=gram.real.dtype, device=A.device)
+    return torch.linalg.matrix_norm(gram - eye, ord=ord)
 
 
 def henrici_departure(A) -> Tensor:
@@ -165,9 +168,14 @@ def henrici_departure(A) -> Tensor:
     Source: Henrici (1962); enrnn.md Sec. 2 (non-normality ⇒ transient amplification).
     """
     A = as_square_matrix(A)
+    # dep_F is homogeneous of degree 1: computed on A/s so that ‖A‖_F² cannot overflow (or underflow)
+    s = A.abs().max()
+    if s == 0:
+        return torch.zeros((), dtype=A.real.dtype, device=A.device)
+    A = A / s
     lam = torch.linalg.eigvals(A)
     d2 = torch.linalg.matrix_norm(A) ** 2 - (lam.abs() ** 2).sum()
-    return d2.clamp_min(0).sqrt()
+    return s * d2.clamp_min(0).sqrt()
 
 
 def schur_departure(A) -> Tensor:

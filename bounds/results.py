@@ -121,7 +121,7 @@ class ClaimResult:
             "assumptions": [a.name for a in c.assumptions], "verdict": self.verdict,
             "worst_ratio": json_number(self.worst_ratio), "n_cases": len(self.ratios),
             "counterexample": self.counterexample, "notes": self.notes_text(),
-            "median_ratio": self.median_ratio, "measure": c.measure, "bound": c.bound,
+            "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
             "worst_counterexample": self.worst_counterexample, **self._evidence(),
         }

@@ -3,8 +3,24 @@ argument and says what was expected, never a silent NaN further down."""
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 from torch import Tensor
+
+
+def check_sizes(minimum: int = 1, **sizes) -> None:
+    """Check integer sizes (input_size=2, hidden_size=4, ...): ints (a bool or a float such as 4.0 is not
+    one) and at least ``minimum``.
+
+    Raises:
+        TypeError: a size that is not an int, named. ValueError: one below ``minimum``, named.
+    """
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
+        if value < minimum:
+            raise ValueError(f"{name} must be >= {minimum}, got {value}")
 
 
 def require_finite(name: str, value: Tensor) -> None:
@@ -35,7 +51,13 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
 
 
 def check_state(h: Tensor, batch: int, hidden_size: int, dtype: torch.dtype, name: str = "h0") -> None:
-    """Check an initial hidden state of shape (batch, hidden_size)."""
+    """Check an initial hidden state of shape (batch, hidden_size).
+
+    Raises:
+        ValueError: not a tensor, wrong shape or dtype, NaN/Inf.
+    """
+    if not isinstance(h, Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of shape ({batch}, {hidden_size}), got {type(h).__name__}")
     if h.shape != (batch, hidden_size):
         raise ValueError(f"{name} must have shape ({batch}, {hidden_size}), got {tuple(h.shape)}")
     if h.dtype != dtype:

@@ -88,10 +88,11 @@ class RecurrentCell(nn.Module):
         :meth:`step` keep working (analysis/jacobian.py, bounds/).
 
         Raises:
-            ValueError: not tensors, wrong last dimension, or a dtype other than the cell's.
+            ValueError: not tensors, wrong last dimension, more than one batch dimension, batch sizes
+                that differ, or a dtype other than the cell's.
         """
         if (not isinstance(x_t, Tensor) or not isinstance(h, Tensor) or x_t.shape[-1:] != (self.input_size,)
-                or h.shape[-1:] != (self.hidden_size,)):
+                or h.shape[-1:] != (self.hidden_size,) or x_t.dim() > 2 or x_t.shape[:-1] != h.shape[:-1]):
             shapes = [tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__ for t in (x_t, h)]
             raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
                              f"got {shapes[0]} and {shapes[1]}")

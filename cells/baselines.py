@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["LSTM"]
@@ -34,8 +35,7 @@ class LSTM(RecurrentCell):
     def __init__(self, input_size: int, units: int, *, single_bias: bool = True, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
-        if input_size < 1 or units < 1:
-            raise ValueError(f"input_size and units must be >= 1, got {input_size}, {units}")
+        check_sizes(input_size=input_size, units=units)
         self.input_size, self.units, self.hidden_size = input_size, units, 2 * units
         self.lstm = nn.LSTM(input_size, units, batch_first=True, dtype=dtype, device=device)
         if single_bias:

@@ -20,7 +20,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells._validate import check_sizes, require_finite
 from rnnaudit.cells.base import RecurrentCell, get_activation
 from rnnaudit.cells.orthogonal import ScaledCayley
 
@@ -233,6 +233,8 @@ class ENRNN(RecurrentCell):
                  activation: str = "modrelu", num_negative: int = 0, generator: torch.Generator | None = None,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None):
         super().__init__()
+        check_sizes(input_size=input_size)
+        check_sizes(0, long_size=long_size, short_size=short_size)
         if input_size < 1 or long_size < 0 or short_size < 0 or long_size + short_size < 1:
             raise ValueError(f"need input_size >= 1, long_size >= 0, short_size >= 0, long_size + short_size >= 1; "
                              f"got {input_size}, {long_size}, {short_size}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell, get_activation
 
 __all__ = ["FastRNN", "scalar_gated_recurrence"]
@@ -66,8 +67,7 @@ class FastRNN(RecurrentCell):
                  generator: torch.Generator | None = None, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(f"input_size and hidden_size must be >= 1, got {input_size}, {hidden_size}")
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         if beta_mode not in ("free", "one_minus_alpha"):
             raise ValueError(f"beta_mode must be 'free' or 'one_minus_alpha', got {beta_mode!r}")
         get_activation(activation)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 from rnnaudit.cells.orthogonal import orthogonality_defect
 from rnnaudit.cells.scornn import ScoRNNCayley, check_skew, modrelu, skew_gradient
@@ -154,8 +155,7 @@ class _GatedRecurrence(RecurrentCell):
     """Shared loop of eq. 1 and eq. 19; subclasses give U_r, U_u, U_c and the candidate activation."""
 
     def _init_inputs(self, input_size, hidden_size, generator, kw):
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(f"input_size and hidden_size must be >= 1, got {input_size}, {hidden_size}")
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         self.input_size, self.hidden_size = input_size, hidden_size
         bound = hidden_size ** -0.5  # torch.nn.GRU's U(−1/√h, 1/√h)
         init = lambda *shape: nn.Parameter(nn.init.uniform_(torch.empty(*shape, **kw), -bound, bound,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.enrnn import ENRNN
@@ -22,6 +23,7 @@ __all__ = ["CELLS", "build_cell", "MODULE_TYPES", "module_from_config"]
 
 def _enrnn(input_size: int, hidden_size: int, **kw) -> ENRNN:
     # the hidden width is split evenly between the long-term and short-term blocks (enrnn.md Sec. 3)
+    check_sizes(input_size=input_size, hidden_size=hidden_size)
     long_size = kw.pop("long_size", hidden_size // 2)
     return ENRNN(input_size, long_size, hidden_size - long_size, **kw)
 

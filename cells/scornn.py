@@ -17,7 +17,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.cells._validate import require_finite
+from rnnaudit.cells._validate import check_sizes, require_finite
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["modrelu", "check_skew", "scaling_diagonal", "scaled_cayley", "scaled_cayley_gradient",
@@ -68,8 +68,7 @@ def scaling_diagonal(hidden_size: int, num_negative: int, *, dtype: torch.dtype 
     Raises:
         ValueError: ``hidden_size < 1`` or ρ outside [0, h].
     """
-    if hidden_size < 1:
-        raise ValueError(f"hidden_size must be >= 1, got {hidden_size}")
+    check_sizes(hidden_size=hidden_size)
     if isinstance(num_negative, bool) or not isinstance(num_negative, int) or not 0 <= num_negative <= hidden_size:
         raise ValueError(f"num_negative (rho, the number of -1 entries of D) must be an int in "
                          f"[0, hidden_size={hidden_size}], got {num_negative!r}")
@@ -250,8 +249,7 @@ class ScoRNN(RecurrentCell):
                  generator: torch.Generator | None = None, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
-        if input_size < 1:
-            raise ValueError(f"input_size must be >= 1, got {input_size}")
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         self.input_size, self.hidden_size = input_size, hidden_size
         self.cayley = ScoRNNCayley(hidden_size, num_negative, A=A, generator=generator, dtype=dtype, device=device)
         kw = {"dtype": self.cayley.A.dtype, "device": self.cayley.A.device}

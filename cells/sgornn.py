@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell, get_activation
 from rnnaudit.cells.fastrnn import scalar_gated_recurrence
 from rnnaudit.cells.orthogonal import ORTHOGONAL_MAPS, build_orthogonal_map
@@ -23,8 +24,7 @@ class _OrthogonalRecurrence(RecurrentCell):
 
     def __init__(self, input_size, hidden_size, *, phi, k, activation, bias, generator, dtype, device):
         super().__init__()
-        if input_size < 1:
-            raise ValueError(f"input_size must be >= 1, got {input_size}")
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         get_activation(activation)
         self.input_size, self.hidden_size, self.activation = input_size, hidden_size, activation
         kw = {"dtype": dtype, "device": device}

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.cells._validate import check_sequence, check_state, require_finite
+from rnnaudit.cells._validate import check_sequence, check_sizes, check_state, require_finite
 from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = [
@@ -587,6 +587,7 @@ class SpectralRNN(RecurrentCell):
                  output_size: int | None = None, generator: torch.Generator | None = None,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None):
         super().__init__()
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         default_m = max(1, hidden_size // 4)
         m1 = default_m if m1 is None else m1
         m2 = default_m if m2 is None else m2
@@ -737,6 +738,7 @@ class ORNN(SpectralRNN):
     def __init__(self, input_size: int, hidden_size: int, m: int | None = None, *, activation: str = "relu",
                  bias: bool = True, output_size: int | None = None, generator: torch.Generator | None = None,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None):
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         m = max(1, hidden_size // 2) if m is None else m
         super().__init__(input_size, hidden_size, m, 0, activation=activation, bias=bias, output_size=output_size,
                          generator=generator, dtype=dtype, device=device)
@@ -767,8 +769,7 @@ class SpectralLinear(nn.Module):
                  generator: torch.Generator | None = None, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
-        if in_features < 1 or out_features < 1:
-            raise ValueError(f"in_features and out_features must be >= 1, got {in_features}, {out_features}")
+        check_sizes(in_features=in_features, out_features=out_features)
         p = min(in_features, out_features)
         m1, m2 = (p if m1 is None else m1), (p if m2 is None else m2)
         if not 0 <= m1 <= out_features:

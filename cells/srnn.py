@@ -16,6 +16,7 @@ import torch
 from torch import Tensor, nn
 from torch.func import functional_call, jacrev
 
+from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
 
 __all__ = ["SRNN", "shift", "shift_matrix", "eq9_closed_form", "activation_derivative"]
@@ -43,8 +44,7 @@ def shift_matrix(d_h: int, *, dtype: torch.dtype | None = None, device=None) -> 
     Raises:
         ValueError: ``d_h < 1``.
     """
-    if d_h < 1:
-        raise ValueError(f"d_h must be >= 1, got {d_h}")
+    check_sizes(d_h=d_h)
     return shift(torch.eye(d_h, dtype=dtype, device=device), dim=0)
 
 
@@ -161,13 +161,11 @@ class SRNN(RecurrentCell):
                  activation: str = "relu", output_size: int | None = None, generator: torch.Generator | None = None,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None):
         super().__init__()
-        if input_size < 1 or hidden_size < 1:
-            raise ValueError(f"input_size and hidden_size must be >= 1, got {input_size}, {hidden_size}")
+        check_sizes(input_size=input_size, hidden_size=hidden_size)
         fr_hidden = tuple(fr_hidden)
-        if any(w < 1 for w in fr_hidden):
-            raise ValueError(f"fr_hidden widths must be >= 1, got {fr_hidden}")
-        if output_size is not None and output_size < 1:
-            raise ValueError(f"output_size must be >= 1 or None, got {output_size}")
+        check_sizes(**{f"fr_hidden[{i}]": w for i, w in enumerate(fr_hidden)})
+        if output_size is not None:
+            check_sizes(output_size=output_size)
         get_activation(activation)
         self.input_size, self.hidden_size, self.activation = input_size, hidden_size, activation
         kw = {"dtype": dtype, "device": device}

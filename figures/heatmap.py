@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-import matplotlib.pyplot as plt
 import torch
 from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
 from torch import Tensor
 
-from rnnaudit.figures.style import SEQUENTIAL_CMAP, apply_style
+from rnnaudit.figures.style import SEQUENTIAL_CMAP, styled
 
 __all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels"]
 
@@ -49,24 +49,35 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden") -> dict[str, Tensor]:
     return panels
 
 
-def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool = True, title: str = ""):
+@styled
+def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool = True, title: str = "",
+                           progress=None):
     """Heatmaps of :func:`jacobian_panels`, side by side on one colour scale.
+
+    Args:
+        cell, x, kind: see :func:`jacobian_panels`. log: logarithmic colour scale. title: figure title.
+        progress: called with 1 when the maps are computed and 1 when the figure is drawn (sum 2).
 
     Raises:
         ValueError: see :func:`jacobian_panels`.
     """
     panels = jacobian_panels(cell, x, kind)
+    if progress is not None:
+        progress(1)
     positive = torch.cat([m[m > 0] for m in panels.values()])
-    apply_style()
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 4.0), layout="constrained", squeeze=False)
+    fig = Figure(figsize=(5.0 * len(panels), 4.0), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, (label, m) in zip(axes[0], panels.items()):
         plot_jacobian_heatmap(m, ax=ax, log=log, title=label, vmin=float(positive.min()), vmax=float(positive.max()),
                               kind=kind)
     if title:
         fig.suptitle(title)
+    if progress is not None:
+        progress(1)
     return fig
 
 
+@styled
 def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: bool = True, ax=None,
                           vmin: float | None = None, vmax: float | None = None, kind: str = "hidden"):
     """Draw the lower-triangular map M[t, s] = ‖∂h_t/∂h_s‖₂ from
@@ -93,9 +104,9 @@ def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: b
         raise ValueError(f"norms must be a square (T+1, T+1) matrix, got shape {data.shape}")
     if not np.isfinite(data).all() or (data < 0).any():
         raise ValueError("norms must be finite and non-negative")
-    apply_style()
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.6, 3.8), layout="constrained")
+        fig = Figure(figsize=(4.6, 3.8), layout="constrained")
+        ax = fig.subplots()
     else:
         fig = ax.figure
     mask = np.triu(np.ones_like(data, dtype=bool), k=1) | (data == 0)

@@ -1,18 +1,145 @@
-"""Eigenvalues of a recurrent matrix against the unit circle (an orthogonal U = φ(Θ) has all
-its eigenvalues on it, sgornn.md Sec. 2)."""
+"""Eigenvalues, ε-pseudospectra and singular values of a recurrent matrix.
+
+The pseudospectrum is drawn as EigTool draws it (Wright 2002): filled contours of log₁₀ ε, where
+Λ_ε(A) = {z : σ_min(zI − A) < ε}, with a colourbar and labelled levels, the eigenvalues on top and
+the unit circle (an orthogonal U = φ(Θ) has all its eigenvalues on it, sgornn.md Sec. 2; a
+non-normal matrix can amplify transiently when Λ_ε reaches outside it, enrnn.md Sec. 2).
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-import matplotlib.pyplot as plt
 import torch
+from matplotlib import patheffects
+from matplotlib.figure import Figure
 from torch import Tensor
 
-from rnnaudit.figures.style import apply_style, palette
+from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
-__all__ = ["plot_eigenvalues", "plot_spectrum"]
+__all__ = ["plot_eigenvalues", "plot_spectrum", "spectrum_grid", "pseudospectrum_levels", "GRID_NORMAL",
+           "GRID_NONNORMAL"]
+
+#: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
+#: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.
+GRID_NORMAL = 241
+#: Default for a non-normal matrix, where each point costs inverse Lanczos steps of O(n²) each
+#: (about 20 s for n = 128 on one core at 101 × 101).
+GRID_NONNORMAL = 101
+
+_EIGENVALUE_STYLE = dict(s=14, facecolors="white", edgecolors="black", linewidths=0.7, zorder=6)
+_CIRCLE_EFFECTS = [patheffects.withStroke(linewidth=1.9, foreground="0.15")]
 
 
+def _as_matrix(matrix) -> Tensor:
+    if not isinstance(matrix, Tensor):
+        raise TypeError(f"matrix must be a torch.Tensor of shape (h, h), got {type(matrix).__name__}")
+    if matrix.dim() != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
+        raise ValueError(f"matrix must be square (h, h), got shape {tuple(matrix.shape)}")
+    if not torch.isfinite(matrix).all():
+        raise ValueError("matrix must be finite (found NaN or Inf entries)")
+    return matrix.detach().cpu()
+
+
+def _window(M: Tensor) -> float:
+    """Half-width of the square window: the unit circle and the whole spectrum, with a margin."""
+    return max(1.25, float(torch.linalg.matrix_norm(M.to(torch.complex128), ord=2)) * 1.08)
+
+
+def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
+    """σ_min(zI − A) on the square grid a spectrum figure draws (:func:`analysis.pseudospectrum`).
+
+    Args:
+        matrix: (h, h) real or complex tensor (not modified); computed in float64/complex128.
+        grid: points per axis (≥ 16); default :data:`GRID_NORMAL` when the matrix is normal to
+            within :data:`analysis.pseudospectra.NORMAL_TOL` (the exact distance formula), else
+            :data:`GRID_NONNORMAL`. An odd count puts z = 0 on the grid.
+        progress: called with the number of grid points finished (they sum to grid²).
+
+    Returns:
+        :class:`analysis.PseudospectrumGrid` on [−r, r]², r = max(1.25, 1.08‖A‖₂).
+
+    Raises:
+        TypeError: matrix not a tensor. ValueError: not square or not finite, grid < 16.
+    """
+    from rnnaudit.analysis import pseudospectrum, schur_departure
+    from rnnaudit.analysis.pseudospectra import NORMAL_TOL
+
+    M = _as_matrix(matrix)
+    M = M.to(torch.complex128) if M.is_complex() else M.double()
+    if grid is None:
+        normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
+        grid = GRID_NORMAL if normal else GRID_NONNORMAL
+    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 16:
+        raise ValueError(f"grid must be an integer >= 16, got {grid!r}")
+    r = _window(M)
+    axis = np.linspace(-r, r, grid)
+    return pseudospectrum(M, axis, axis, progress=progress)
+
+
+def pseudospectrum_levels(sigma: np.ndarray, *, decades: float = 4.0) -> np.ndarray:
+    """log₁₀ ε levels for the filled contours: from the grid's largest σ_min down by at most
+    ``decades`` decades, in steps of 0.5 (0.25 when the grid spans less than 1.5 decades).
+
+    Args:
+        sigma: σ_min values (any shape, non-negative). decades: range drawn (> 0).
+
+    Returns:
+        increasing 1-D array of at least 3 levels.
+
+    Raises:
+        ValueError: no positive finite σ_min, decades ≤ 0.
+    """
+    if not decades > 0:
+        raise ValueError(f"decades must be > 0, got {decades!r}")
+    s = np.asarray(sigma, dtype=float)
+    s = s[np.isfinite(s) & (s > 0)]
+    if s.size == 0:
+        raise ValueError("sigma must hold at least one positive finite σ_min")
+    top, bottom = math.log10(s.max()), math.log10(s.min())
+    step = 0.25 if top - bottom < 1.5 else 0.5
+    hi = math.floor(top / step) * step
+    lo = math.ceil(max(bottom, top - decades) / step) * step
+    levels = np.arange(lo, hi + step / 2, step)
+    if levels.size < 3:
+        levels = np.array([hi - 2 * step, hi - step, hi])
+    return levels
+
+
+def _draw_pseudospectrum(ax, grid, levels, name: str):
+    x, y = grid.x.cpu().numpy(), grid.y.cpu().numpy()
+    with np.errstate(divide="ignore"):
+        logsig = np.log10(grid.sigma.cpu().numpy())
+    logsig = np.maximum(logsig, levels[0] - 10)  # σ_min = 0 exactly at an eigenvalue on the grid
+    filled = ax.contourf(x, y, logsig, levels=levels, cmap=SEQUENTIAL_CMAP, extend="both", zorder=1)
+    lines = ax.contour(x, y, logsig, levels=levels, colors="0.1", linewidths=0.45, alpha=0.7, zorder=2)
+    ax.clabel(lines, levels=levels[::2] if len(levels) > 6 else levels, fmt=lambda v: f"{v:g}".replace("-", "−"),
+              fontsize=6.5, inline=True, inline_spacing=2)
+    bar = ax.figure.colorbar(filled, ax=ax, ticks=levels, shrink=0.9, pad=0.02)
+    bar.set_label(r"$\log_{10}\,\varepsilon$")
+    bar.ax.set_yticklabels([f"{v:g}".replace("-", "−") for v in levels])
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(y[0], y[-1])
+    ax.set_title(f"ε-pseudospectra of {name}")
+    return filled
+
+
+def _draw_eigenvalues(ax, eig: np.ndarray, *, circle_on_dark: bool):
+    phi = np.linspace(0, 2 * np.pi, 721)
+    circle_kw = (dict(color="white", lw=0.7, path_effects=_CIRCLE_EFFECTS) if circle_on_dark
+                 else dict(color=REFERENCE_COLOR, lw=0.9, ls="--"))
+    ax.plot(np.cos(phi), np.sin(phi), zorder=5, label="unit circle", **circle_kw)
+    ax.scatter(eig.real, eig.imag, label=f"eigenvalues (n = {len(eig)})", **_EIGENVALUE_STYLE)
+    ax.set_aspect("equal")
+    ax.set_xlabel(r"Re $z$")
+    ax.set_ylabel(r"Im $z$")
+    ax.grid(False)
+    # below the axes, never over the eigenvalues
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, handletextpad=0.4, columnspacing=1.2)
+
+
+@styled
 def plot_eigenvalues(matrix: Tensor, *, title: str = "", ax=None):
     """Scatter the eigenvalues of a square matrix in the complex plane with the unit circle.
 
@@ -25,75 +152,75 @@ def plot_eigenvalues(matrix: Tensor, *, title: str = "", ax=None):
         The matplotlib Figure.
 
     Raises:
-        ValueError: non-square or non-finite input.
+        TypeError: not a tensor. ValueError: non-square or non-finite input.
     """
-    if matrix.dim() != 2 or matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(f"matrix must be square (h, h), got shape {tuple(matrix.shape)}")
-    if not torch.isfinite(matrix).all():
-        raise ValueError("matrix must be finite")
-    eig = torch.linalg.eigvals(matrix.detach().cpu()).numpy()
-    apply_style()
+    M = _as_matrix(matrix)
+    eig = torch.linalg.eigvals(M).numpy()
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.0, 4.0))
+        fig = Figure(figsize=(4.2, 4.4), layout="constrained")
+        ax = fig.subplots()
     else:
         fig = ax.figure
-    c_circle, c_eig = palette(2)
-    phi = np.linspace(0, 2 * np.pi, 400)
-    ax.plot(np.cos(phi), np.sin(phi), color=c_circle, lw=1, label="unit circle")
-    ax.scatter(eig.real, eig.imag, s=12, color=c_eig, zorder=3, label=f"eigenvalues (n = {len(eig)})")
-    ax.set_aspect("equal")
-    ax.set_xlabel(r"Re $\lambda$")
-    ax.set_ylabel(r"Im $\lambda$")
+    _draw_eigenvalues(ax, eig, circle_on_dark=False)
     lim = max(1.1, float(np.abs(eig).max()) * 1.1)
     ax.set_xlim(-lim, lim)
     ax.set_ylim(-lim, lim)
-    ax.legend(loc="upper right", fontsize=7)
     if title:
         ax.set_title(title)
     return fig
 
 
-def plot_spectrum(matrix: Tensor, *, title: str = "", grid: int = 80, eps_decades: tuple[float, ...] = (-2, -1.5, -1, -0.5),
-                  pseudospectra=None):
-    """Eigenvalues with the unit circle and ε-pseudospectra contours (left), singular values (right).
+@styled
+def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str = "", grid: int | None = None,
+                  eps_decades=None, pseudospectra=None, progress=None, ax=None):
+    """The spectrum figure of a recurrent matrix: filled log₁₀ ε pseudospectrum contours with a
+    colourbar, the eigenvalues and the unit circle (left); singular values (right).
 
     Args:
         matrix: (h, h) recurrent matrix (not modified).
-        title: figure title.
-        grid: grid points per axis for σ_min(zI − A) (:func:`analysis.pseudospectrum`).
-        eps_decades: log₁₀ ε of the contours drawn.
+        name: the matrix in the paper's notation, e.g. ``"U = φ(Θ)"`` or ``"W_hn"`` (mathtext allowed).
+        role: what it is, e.g. ``"torch.nn.GRU layer 0"`` or ``"recurrent matrix of SGORNN, h = 128"``.
+        title: figure title; default ``"<name>: <role>"`` (or ``name`` alone without a role).
+        grid: points per axis (see :func:`spectrum_grid`).
+        eps_decades: log₁₀ ε levels to draw; default :func:`pseudospectrum_levels` of the grid.
         pseudospectra: a precomputed :class:`analysis.PseudospectrumGrid` (skips the computation).
+        progress: called with the number of grid points finished (sum grid²), e.g. a tqdm update.
+        ax: must be None (the figure has its own layout); accepted for a uniform signature.
 
     Returns:
-        The matplotlib Figure with two axes.
+        The matplotlib Figure: the pseudospectrum axes, its colourbar and the singular-value axes.
 
     Raises:
-        ValueError: non-square or non-finite input, empty ``eps_decades``.
+        TypeError: matrix not a tensor. ValueError: non-square or non-finite input, fewer than two
+        ``eps_decades``, an ``ax``.
 
-    Source: the ε-pseudospectrum argument of enrnn.md Sec. 2.
+    Source: the ε-pseudospectrum argument of enrnn.md Sec. 2; EigTool's display (Wright 2002).
     """
-    from rnnaudit.analysis import pseudospectrum
-
-    if not eps_decades:
-        raise ValueError("eps_decades must name at least one log10(ε)")
-    fig, (ax_eig, ax_sv) = plt.subplots(1, 2, figsize=(9.0, 4.0), layout="constrained")
-    plot_eigenvalues(matrix, ax=ax_eig)
-    M = matrix.detach().cpu().double()
+    if ax is not None:
+        raise ValueError("ax must be None: plot_spectrum lays out its own figure of two panels and a colourbar")
+    M = _as_matrix(matrix)
+    if eps_decades is not None and len(eps_decades) < 2:
+        raise ValueError(f"eps_decades must name at least two log10(ε) levels, got {eps_decades!r}")
     if pseudospectra is None:
-        lim = max(1.2, float(torch.linalg.matrix_norm(M, ord=2)) * 1.05)
-        axis = np.linspace(-lim, lim, grid)
-        pseudospectra = pseudospectrum(M, axis, axis)
-    levels = sorted(10.0**e for e in eps_decades)
-    contour = ax_eig.contour(pseudospectra.x.cpu().numpy(), pseudospectra.y.cpu().numpy(),
-                             pseudospectra.sigma.cpu().numpy(), levels=levels, cmap="viridis", linewidths=1)
-    ax_eig.clabel(contour, fmt=lambda v: f"ε=1e{np.log10(v):g}", fontsize=6)
-    ax_eig.set_title(r"eigenvalues and $\epsilon$-pseudospectra")
-    sv = torch.linalg.svdvals(M).numpy()
-    ax_sv.plot(np.arange(1, len(sv) + 1), sv, marker=".", color=palette(2)[1])
-    ax_sv.axhline(1.0, color="0.5", lw=0.8, ls="--")
+        pseudospectra = spectrum_grid(M, grid, progress=progress)
+    levels = (np.array(sorted(float(e) for e in eps_decades)) if eps_decades is not None
+              else pseudospectrum_levels(pseudospectra.sigma.cpu().numpy()))
+    fig = Figure(figsize=(9.6, 4.4), layout="constrained")
+    ax_ps, ax_sv = fig.subplots(1, 2, width_ratios=[1.25, 1])
+    _draw_pseudospectrum(ax_ps, pseudospectra, levels, name)
+    _draw_eigenvalues(ax_ps, pseudospectra.eigenvalues.cpu().numpy(), circle_on_dark=True)
+
+    sv = torch.linalg.svdvals(M.to(torch.complex128) if M.is_complex() else M.double()).numpy()
+    style = series_style(0)
+    ax_sv.plot(np.arange(1, len(sv) + 1), sv, ls="-", lw=0.8, marker=style["marker"], markersize=2.5,
+               color=style["color"], label=r"$\sigma_i$")
+    ax_sv.axhline(1.0, color=REFERENCE_COLOR, lw=0.8, ls="--", label=r"$\sigma = 1$", zorder=1)
+    # from 0, so σ_i = 1 ± 1e-15 reads as 1, and rounding cannot be mistaken for structure
+    ax_sv.set_ylim(0, max(1.2, 1.1 * float(sv.max())))
+    ax_sv.set_xlim(0.5, len(sv) + 0.5)
     ax_sv.set_xlabel("index $i$")
     ax_sv.set_ylabel(r"singular value $\sigma_i$")
-    ax_sv.set_title("singular values")
-    if title:
-        fig.suptitle(title)
+    ax_sv.set_title(f"singular values of {name}")
+    ax_sv.legend(loc="lower left")
+    fig.suptitle(title or (f"{name}: {role}" if role else name))
     return fig

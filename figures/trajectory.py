@@ -4,18 +4,21 @@ side-by-side comparisons across runs (as sgornn.md Fig. 1–3 compare SGORNN, Fa
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
+from pathlib import PurePath
 
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
-from rnnaudit.figures.style import apply_style, palette
+from rnnaudit.figures.style import COLORS, REFERENCE_COLOR, series_style, styled
 
-__all__ = ["plot_trajectory", "plot_comparison", "TRAJECTORY_PANELS"]
+__all__ = ["plot_trajectory", "plot_comparison", "quantity_label", "run_names", "TRAJECTORY_PANELS"]
 
 #: Panels drawn when their keys are present: (title, keys, y label, reference line or None, log y).
 TRAJECTORY_PANELS = (
     ("loss", ("loss", "val_loss"), "loss", None, True),
-    ("gradient max-norms by role", None, r"$\|\partial L/\partial P\|_{max}$", None, True),
+    ("gradient max-norms by role", None, r"$\max\,|\partial L/\partial P|$", None, True),
     (r"$\|\partial L/\partial h_0\|$", ("grad_h0",), "norm", None, True),
     ("recurrent matrix", ("spectral_radius", "spectral_norm"), "value", 1.0, False),
     ("orthogonality defect", ("orthogonality_defect",), r"$\|U^\top U - I\|_2$", None, True),
@@ -28,6 +31,60 @@ TRAJECTORY_PANELS = (
     ("growth rate (nats per step)", ("lyapunov_max", "jacobian/slope"), "rate", 0.0, False),
 )
 
+#: Readable names of the recorded keys (rnnaudit.training.read_trajectory).
+QUANTITY_LABELS = {
+    "loss": "training loss",
+    "val_loss": "validation loss",
+    "grad_h0": r"$\|\partial L/\partial h_0\|_2$",
+    "spectral_radius": r"spectral radius $\rho$",
+    "spectral_norm": r"spectral norm $\|\cdot\|_2$",
+    "orthogonality_defect": r"$\|U^\top U - I\|_2$",
+    "alpha": r"$\alpha$",
+    "beta": r"$\beta$",
+    "sigma_min": r"$\sigma_{\min}$",
+    "sigma_max": r"$\sigma_{\max}$",
+    "neumann_condition": r"Neumann condition $\|(I+A)^{-1}\delta A\|_2$",
+}
+
+_GREEK = {"Θ": r"\Theta", "θ": r"\theta", "α": r"\alpha", "β": r"\beta", "φ": r"\varphi", "σ": r"\sigma",
+          "Λ": r"\Lambda", "λ": r"\lambda"}
+
+
+def _role_tex(role: str) -> str:
+    """A parameter role (``W``, ``U_u``, ``Θ``, ``W^(S)``) as mathtext."""
+    tex = "".join(_GREEK.get(ch, ch) for ch in role)
+    tex = re.sub(r"_(\w+)", r"_{\1}", tex)
+    tex = re.sub(r"\^\(([^)]*)\)", r"^{(\1)}", tex)
+    return tex
+
+
+def quantity_label(key: str) -> str:
+    """Readable label of a recorded key: ``grad/W/max`` → "max |∂L/∂W|", ``grad/U/fro`` →
+    "‖∂L/∂U‖_F", ``val_loss`` → "validation loss"; an unknown key is returned as it is."""
+    m = re.fullmatch(r"grad/(.+)/(max|fro)", key)
+    if m:
+        role = _role_tex(m.group(1))
+        return (rf"$\max\,|\partial L/\partial {role}|$" if m.group(2) == "max"
+                else rf"$\|\partial L/\partial {role}\|_F$")
+    return QUANTITY_LABELS.get(key, key)
+
+
+def run_names(labels) -> dict[str, str]:
+    """Short, distinct names for runs labelled by their directory paths: the last path component,
+    or as many trailing components as it takes to tell two runs apart (``a/run`` and ``b/run``).
+    Labels that are not paths are kept."""
+    labels = [str(label) for label in labels]
+    parts = {label: PurePath(label).parts or (label,) for label in labels}
+    names = {}
+    for label in labels:
+        for k in range(1, len(parts[label]) + 1):
+            name = "/".join(parts[label][-k:])
+            clash = [o for o in labels if o != label and "/".join(parts[o][-k:]) == name]
+            if not clash:
+                break
+        names[label] = name
+    return names
+
 
 def _present(trajectory: dict, keys) -> list[str]:
     """The panel's keys the run recorded; a quantity recorded per recurrent matrix (``spectral_radius/W_hz``,
@@ -39,6 +96,29 @@ def _present(trajectory: dict, keys) -> list[str]:
     return out
 
 
+#: Line styles of the series in one panel, so that equal series (ρ = ‖U‖₂ = 1) stay distinguishable.
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def _marks(n: int) -> dict:
+    """Small markers on at most about 30 points, so a dense trajectory stays a line."""
+    return {"markersize": 3.0, "markevery": max(1, n // 30)}
+
+
+def _draw_gates(ax, step, trajectory) -> None:
+    """β, with 1 − α (Theorem 2) and 1 − 2α (eq. 3), so that β on a constraint line stays visible:
+    the constraints are wide, pale bands underneath; β is a thin solid line with markers on top."""
+    alpha = trajectory["alpha"]
+    band = dict(lw=5.0, alpha=0.45, zorder=2, solid_capstyle="butt")
+    ax.plot(step, 1 - alpha, ls="-", color=COLORS[2], label=r"$1-\alpha$ (Theorem 2)", **band)
+    ax.plot(step, 1 - 2 * alpha, ls=(0, (1.5, 1.0)), color=COLORS[4], label=r"$1-2\alpha$ (eq. 3)", **band)
+    ax.plot(step, alpha, lw=1.0, zorder=3, label=r"$\alpha$", **series_style(0), **_marks(len(step)))
+    if "beta" in trajectory:
+        ax.plot(step, trajectory["beta"], lw=1.0, ls="--", zorder=4, label=r"$\beta$", **series_style(1),
+                **_marks(len(step)))
+
+
+@styled
 def plot_trajectory(trajectory: dict, *, title: str = ""):
     """One panel per recorded quantity group, against the training step.
 
@@ -47,7 +127,9 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
         title: figure title.
 
     Returns:
-        The matplotlib Figure; panels whose quantities the run did not record are omitted.
+        The matplotlib Figure; panels whose quantities the run did not record are omitted. In the
+        gates panel β is drawn over the constraint lines 1 − α and 1 − 2α, which are wider and
+        dashed, so β sitting on a constraint and β crossing it are both visible.
 
     Raises:
         ValueError: no ``step`` key, or arrays of different lengths.
@@ -57,7 +139,6 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
     n = len(trajectory["step"])
     if any(len(v) != n for v in trajectory.values()):
         raise ValueError("all trajectory arrays must have the length of 'step'")
-    apply_style()
     grad_keys = sorted(k for k in trajectory if k.startswith("grad/") and k.endswith("/max"))
     panels = []
     for name, keys, ylabel, ref, logy in TRAJECTORY_PANELS:
@@ -66,27 +147,27 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
             panels.append((name, present, ylabel, ref, logy))
     cols = 2
     rows = max(1, math.ceil(len(panels) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.8 * rows), layout="constrained", squeeze=False)
+    fig = Figure(figsize=(10, 2.8 * rows), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
     step = trajectory["step"]
     for ax, (name, keys, ylabel, ref, logy) in zip(axes.flat, panels):
-        colors = palette(len(keys) + 2)
-        for color, key in zip(colors, keys):
-            values = trajectory[key]
-            if logy:
-                values = np.where(values > 0, values, np.nan)
-            ax.plot(step, values, marker=".", color=color, label=key.replace("grad/", "").replace("/max", ""))
         if "alpha" in keys:
-            alpha = trajectory["alpha"]
-            ax.plot(step, 1 - alpha, ls="--", color=colors[-2], label=r"$1-\alpha$ (Theorem 2)")
-            ax.plot(step, 1 - 2 * alpha, ls=":", color=colors[-1], label=r"$1-2\alpha$ (eq. 3)")
+            _draw_gates(ax, step, trajectory)
+        else:
+            for i, key in enumerate(keys):
+                values = trajectory[key]
+                if logy:
+                    values = np.where(values > 0, values, np.nan)
+                ax.plot(step, values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=quantity_label(key),
+                        **series_style(i), **_marks(len(step)))
         if ref is not None:
-            ax.axhline(ref, color="crimson", lw=1, ls="--")
+            ax.axhline(ref, color=REFERENCE_COLOR, lw=1, ls="--", zorder=1)
         if logy:
             ax.set_yscale("log")
         ax.set_title(name)
         ax.set_xlabel("training step")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     if title:
@@ -94,29 +175,57 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
     return fig
 
 
-def plot_comparison(runs: dict, key: str, *, log: bool = True, ax=None):
+@styled
+def plot_comparison(runs: Mapping[str, dict], key: str, *, log: bool = True, baselines=None, ax=None):
     """One recorded quantity against the step for several runs (e.g. SGORNN vs FastRNN vs VPRNN).
 
     Args:
-        runs: label → trajectory dict. key: e.g. ``"val_loss"`` or ``"grad/W/max"``.
+        runs: label → trajectory dict (:func:`rnnaudit.training.read_trajectory`); a label that is a
+            run directory's path is shown as its name (:func:`run_names`).
+        key: e.g. ``"val_loss"`` or ``"grad/W/max"``; the axis reads :func:`quantity_label`.
         log: logarithmic y axis.
+        baselines: the loss of the trivial predictor, one number for all runs or label → number
+            (rnnaudit.tasks.task_baseline; a run's ``run.json`` summary holds it), drawn as a dashed
+            line in the run's colour; None for none.
+        ax: Axes to draw into; a new figure if None.
+
+    Returns:
+        The matplotlib Figure.
 
     Raises:
-        ValueError: no run records ``key``.
+        ValueError: no run records ``key``; a baseline that is not a finite number.
     """
     with_key = {label: t for label, t in runs.items() if key in t}
     if not with_key:
-        raise ValueError(f"no run records {key!r}")
-    apply_style()
+        raise ValueError(f"no run records {key!r}; recorded keys: {sorted({k for t in runs.values() for k in t})}")
+    if baselines is None:
+        baselines = {}
+    elif not isinstance(baselines, Mapping):
+        baselines = {label: baselines for label in with_key}
+    for label, b in baselines.items():
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not math.isfinite(b):
+            raise ValueError(f"baselines must be finite numbers, got {b!r} for {label!r}")
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+        fig = Figure(figsize=(6.4, 4.0), layout="constrained")
+        ax = fig.subplots()
     else:
         fig = ax.figure
-    for color, (label, t) in zip(palette(len(with_key)), with_key.items()):
-        ax.plot(t["step"], t[key], marker=".", color=color, label=label)
+    names = run_names(with_key)
+    shared = len(set(baselines.values())) == 1 and set(baselines) >= set(with_key)
+    for i, (label, t) in enumerate(with_key.items()):
+        style = series_style(i)
+        values = np.where(t[key] > 0, t[key], np.nan) if log else t[key]
+        ax.plot(t["step"], values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=names[label], **style,
+                **_marks(len(t["step"])))
+        if label in baselines and not shared:
+            ax.axhline(baselines[label], color=style["color"], ls="--", lw=1, zorder=1,
+                       label=f"baseline of {names[label]}")
+    if shared:
+        ax.axhline(next(iter(baselines.values())), color=REFERENCE_COLOR, ls="--", lw=1.1, zorder=1,
+                   label="baseline (trivial predictor)")
     if log:
         ax.set_yscale("log")
     ax.set_xlabel("training step")
-    ax.set_ylabel(key)
-    ax.legend(fontsize=7)
+    ax.set_ylabel(quantity_label(key))
+    ax.legend()
     return fig

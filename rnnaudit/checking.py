@@ -109,8 +109,8 @@ def _check_claims(papers, profile: Profile, seed: int, device: str, counterexamp
 
 def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, profile: Profile, seed: int,
                   device: str, skipped: list[str], progress: bool) -> dict:
-    from rnnaudit.figures.paper_figures import PAPER_FIGURES, save_figure
-    from rnnaudit.figures.report import results_document, write_results
+    from rnnaudit.figures import save_figure
+    from rnnaudit.figures.paper_figures import PAPER_FIGURES
     from rnnaudit.figures.tightness import plot_tightness
 
     from tqdm import tqdm
@@ -119,16 +119,30 @@ def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, p
     fig_dir.mkdir(parents=True, exist_ok=True)
     figures = []
     drawn = [p for p in papers if p not in skipped]
-    with tqdm(total=len(drawn), desc="figures", unit="paper", file=sys.stderr, dynamic_ncols=True,
+    # one step per tightness plot, each paper figure's own steps, and one for writing the report
+    steps = sum(1 + (PAPER_FIGURES[p].steps if p in PAPER_FIGURES else 0) for p in drawn) + 1
+    with tqdm(total=steps, desc="figures", unit="step", file=sys.stderr, dynamic_ncols=True,
               disable=not progress) as bar:
         for paper in drawn:
             bar.set_postfix_str(paper)
             paper_results = [r.to_json() for r in results if r.claim.paper == paper]
             figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = "
                             "violated)", save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
-            if paper in PAPER_FIGURES:
-                figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name)
             bar.update(1)
+            if paper in PAPER_FIGURES:
+                figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name,
+                                                progress=bar.update)
+        bar.set_postfix_str("report")
+        doc = _document(results, papers, out, figures, profile=profile, seed=seed, device=device, skipped=skipped)
+        bar.update(1)
+    return doc
+
+
+def _document(results: list[ClaimResult], papers: list[str], out: Path, figures: list, *, profile: Profile, seed: int,
+              device: str, skipped: list[str]) -> dict:
+    """results.json (with provenance) and the reports written into ``out``."""
+    from rnnaudit.figures.report import results_document, write_results
+
     doc = results_document(results, device=device, dtype="float64", seed=seed, profile=profile.name,
                            figures=figures, out_dir=out, skipped_papers=skipped, coverage=coverage(papers))
     doc["provenance"] = provenance(seed=seed)

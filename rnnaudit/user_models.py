@@ -70,6 +70,9 @@ def import_factory(spec: str) -> nn.Module:
                 raise ValueError(f"module {module_name!r} not found (looked in the current directory "
                                  f"{os.getcwd()} and on sys.path)") from None
             raise ValueError(f"importing {module_name!r} failed: {exc}") from exc
+        except SystemExit as exc:  # a script's sys.exit() at import time must not end rnnaudit silently
+            raise ValueError(f"importing {module_name!r} called sys.exit({exc.code!r}); --model needs a module "
+                             "that defines the factory without running a script") from None
         except Exception as exc:
             raise ValueError(f"importing {module_name!r} raised {type(exc).__name__}: {exc}") from exc
         obj = module
@@ -84,6 +87,8 @@ def import_factory(spec: str) -> nn.Module:
                              "an nn.Module")
         try:
             model = obj()
+        except SystemExit as exc:
+            raise ValueError(f"calling {spec}() called sys.exit({exc.code!r})") from None
         except Exception as exc:
             raise ValueError(f"calling {spec}() raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(model, nn.Module):
@@ -105,8 +110,8 @@ def load_state_dict_file(path) -> dict[str, Tensor]:
 
     Raises:
         ValueError: the file missing, unreadable (garbage, truncated), holding objects other than
-            tensors (a pickled module, a malicious payload), or not a non-empty dict of tensors; the
-            message names the file.
+            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, or with
+            NaN/Inf entries; the message names the file.
     """
     data = _safe_load(path, "weights")
     if isinstance(data, dict):
@@ -121,6 +126,14 @@ def load_state_dict_file(path) -> dict[str, Tensor]:
     if bad:
         raise ValueError(f"weights file {str(path)!r} is not a state_dict: entries {bad[:5]} are not tensors "
                          "named by strings")
+    nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items()
+                 if v.is_floating_point() or v.is_complex()}
+    nonfinite = {k: n for k, n in nonfinite.items() if n}
+    if nonfinite:
+        name, n = next(iter(nonfinite.items()))
+        raise ValueError(f"weights file {str(path)!r}: {name!r} holds {n} NaN/Inf entries"
+                         f"{f' (and {len(nonfinite) - 1} more tensors)' if len(nonfinite) > 1 else ''}; "
+                         "the probes need finite parameters (a diverged run?)")
     return dict(data)
 
 

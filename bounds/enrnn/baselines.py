@@ -105,6 +105,9 @@ baselines = Claim(
                 "marker after T − 1 blanks. The baselines hold: 1/6 = 0.1667 and 10 log 8/(T + 20) on a length "
                 "T + 20 sequence.",
     notes="The copying baseline is computed on the project's task generator (single marker, length T + 20). With "
-          "the described layout the baseline would be 10 log(8)/(T + 22).",
+          "the described layout the baseline would be 10 log(8)/(T + 22). The slip is in the description of the "
+          "task's layout (10 digits, a marker, T blanks, a marker: T + 12 inputs, T + 21 or T + 22 steps with the "
+          "outputs; no reading gives T + 20); the baselines 0.167 and 10 log 8/(T + 20) are right for the standard "
+          "T + 20 task. Low severity.",
     exact=_exact,
 )

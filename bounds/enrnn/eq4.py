@@ -104,7 +104,8 @@ eq4 = Claim(
     notes="L = ⟨G, W⟩: eq. 4 depends on L only through ∂L/∂W = G. The structured starts take G from the closed form "
           "(ascent_direction) at ε/ρ = 0.01 and 0.5; the ascent moves G. The paragraph's other sentence, that the "
           "naive step (descend on W^(S), then renormalise) may not decrease L, is confirmed by a case in "
-          "tests/bounds/enrnn/test_eq4.py.",
+          "tests/bounds/enrnn/test_eq4.py. The failure needs ε > 0 (it is Proposition 3.2's, enrnn.proposition3.2); "
+          "the experiments' ε = 0 (Sec. 5) is unaffected.",
 )
 
 eq4_corrected = Claim(

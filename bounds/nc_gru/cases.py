@@ -2,18 +2,21 @@
 
 Gate claims measure ∂h_t/∂h_{t−1} with autograd (``torch.func.jacrev`` of the cell's own step),
 never with the paper's eq. 40, so a wrong derivation would show. Theorem 1 and Corollary 1 run
-whole sequences of the GRU of eq. 1 from h_0 = 0 and take the worst step (:data:`TRAJECTORIES`);
+whole sequences of the GRU of eq. 1 from h_0 = 0 and take the worst step (``spaces.TRAJECTORIES``);
 Corollaries 2–3 are statements about one step whose gates are ε-saturated, so their cases are
 single steps t with h_{t−1} stored as the case's h0 and T = 1 (:func:`sample_saturated_case`).
 
 Saturation tolerance (Corollaries 2–3). "Nearly 0 or 1" is made explicit as: every [u_t]_i and
 [r_t]_i lies in [0, ε] ∪ [1 − ε, 1] (eq. 14, 21); "nearly the zero vector or the vector of all ones"
-as: max u_t ≤ ε or min u_t ≥ 1 − ε, and the same for r_t (eq. 15, 22). The printed "x ≲ y" is read
-as x ≤ y(1 + ε), an error of the order of the saturation tolerance. ε is drawn from
-:data:`EPS_GRID` and every part is named with its ε, so ``worst_parts`` gives the ratio as a
-function of ε.
+as: max u_t ≤ ε or min u_t ≥ 1 − ε, and the same for r_t (eq. 15, 22). The printed "x ≲ y" has two
+readings, checked as separate parts: uniform, x ≤ y(1 + ε) for every weight (an error of the order
+of the saturation tolerance; these parts are named with their ε, drawn from :data:`EPS_GRID`, so
+``worst_parts`` gives the ratio as a function of ε), and asymptotic, lim_{ε→0} x ≤ y at the case's
+own weights (``spaces.saturated_limit`` moves every gate pre-activation to |z| ≥ 60).
 
-Shared here: :class:`GRUCase` with its samplers, projection and search spaces, the per-step
+The case families built on these cases, with their structured starts, are in ``spaces``.
+
+Shared here: :class:`GRUCase` with its samplers and projection, the per-step
 quantities of Theorem 1 (:func:`gru_steps`, :func:`theorem1_alpha_beta`), the explicit form of the
 corollaries' "≲" (:func:`saturated_bound`), the assumptions several claims use, and the small
 sampling helpers the Neumann and Cayley cases use too.
@@ -21,7 +24,6 @@ sampling helpers the Neumann and Cayley cases use too.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 
@@ -29,13 +31,13 @@ import torch
 from torch import Tensor
 from torch.func import jacrev, vmap
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, NotApplicable, assumption_tolerances
+from rnnaudit.bounds.core import Assumption, assumption_tolerances
 from rnnaudit.cells import GRU, NCGRU
 
 __all__ = ["GRUCase", "GRUSteps", "gru_steps", "theorem1_alpha_beta", "saturated_bound", "H_C", "EPS_GRID",
-           "EPS_NOTE", "sample_trajectory_case", "sample_saturated_case", "project_saturated", "free_step",
-           "TRAJECTORIES", "trajectory_cases_from_model", "SATURATED_GRU_STEPS", "STEP_SIZES", "A_GRU", "A_H0", "A_STATE", "A_ONE_STEP", "A_EPS",
-           "A_SAT", "A_SAT_VEC", "TRAJECTORY_ASSUMPTIONS", "assumption_check", "draw", "log_uniform", "spectral"]
+           "EPS_NOTE", "sample_trajectory_case", "sample_saturated_case", "project_saturated", "preactivations",
+           "A_GRU", "A_H0", "A_STATE", "A_ONE_STEP", "A_EPS", "A_SAT", "A_SAT_VEC", "TRAJECTORY_ASSUMPTIONS",
+           "assumption_check", "draw", "log_uniform", "spectral"]
 
 #: Saturation tolerances ε the gate corollaries are checked at (parts are reported per ε).
 EPS_GRID = (0.1, 0.01, 0.001)
@@ -228,7 +230,7 @@ def sample_trajectory_case(gen: torch.Generator, h: int, T: int, device="cpu", d
     return GRUCase(cell, x[None].to(device=device, dtype=dtype), torch.zeros(h, dtype=dtype, device=device))
 
 
-def _preactivations(case: GRUCase) -> tuple[Tensor, Tensor]:
+def preactivations(case: GRUCase) -> tuple[Tensor, Tensor]:
     """Pre-activations of r_t and u_t at the case's one step (T = 1), each (h,)."""
     cell, x, h = case.cell, case.x[0, 0], case.h0
     U = cell.recurrent_matrices()
@@ -254,7 +256,7 @@ def project_saturated(case: GRUCase) -> None:
     else:
         case.h0.clamp_(-1.0, 1.0)
     L = math.log1p(-case.eps) - math.log(case.eps)
-    z_r, z_u = _preactivations(case)
+    z_r, z_u = preactivations(case)
     for z, b, side in ((z_r, cell.b_r, case.r_side), (z_u, cell.b_u, case.u_side)):
         s = torch.where(z >= 0, 1.0, -1.0).to(z.dtype) if case.regime == "entries" else z.new_full(z.shape, side)
         b.add_(s * torch.clamp(L - s * z, min=0.0))
@@ -310,60 +312,13 @@ def sample_saturated_case(gen: torch.Generator, h: int, T: int, device="cpu", dt
         case = GRUCase(cell, x, h_prev, eps, regime, sides[0], sides[1])
         if draw(gen) < 0.5:
             # pre-activations ±10⁻⁶ with random signs: the projection moves them to exactly ±L
-            z_r, z_u = _preactivations(case)
+            z_r, z_u = preactivations(case)
             for z, b in ((z_r, cell.b_r), (z_u, cell.b_u)):
                 b.sub_(z - 1e-6 * torch.sign(torch.randn(h, generator=gen, dtype=f64)))
         project_saturated(case)
     cell = cell.to(device=device, dtype=dtype)
     return GRUCase(cell, x.to(device=device, dtype=dtype), h_prev.to(device=device, dtype=dtype), eps, regime,
                    sides[0], sides[1])
-
-
-def _free_trajectory(case: GRUCase) -> list[Tensor]:
-    return [*case.cell.parameters(), case.x]
-
-
-def free_step(case: GRUCase) -> list[Tensor]:
-    """The tensors the ascent moves in a one-step case: every cell parameter, x_t and h_{t−1}."""
-    return [*case.cell.parameters(), case.x, case.h0]
-
-
-def _sample_gru_step(gen, h, T, device, dtype) -> GRUCase:
-    return sample_saturated_case(gen, h, T, device, dtype, model="GRU")
-
-
-_TRAJ_QUICK = [(2, 1), (2, 4), (4, 6), (8, 8), (12, 10)]
-_TRAJ_FULL = _TRAJ_QUICK + [(16, 24), (32, 50), (64, 50)]
-_STEP_QUICK = [(2, 1), (3, 1), (4, 1), (8, 1), (16, 1)]
-
-#: Sizes (h, 1) of the one-step cases of Corollaries 2–3.
-STEP_SIZES = {"quick": _STEP_QUICK, "full": _STEP_QUICK + [(32, 1), (64, 1), (128, 1)]}
-
-def trajectory_cases_from_model(view) -> list[GRUCase]:
-    """A model's sequences through its own cell from h_0 = 0, float64, one case per input sequence of
-    ``view`` (:class:`rnnaudit.bounds.on_model.ModelView`).
-
-    Raises:
-        NotApplicable: the cell is not a gated recurrence of eq. 1's form (:class:`rnnaudit.cells.GRU`,
-            or :class:`rnnaudit.cells.NCGRU`, eq. 19, which the assumptions then judge).
-    """
-    if not isinstance(view.cell, (GRU, NCGRU)):
-        raise NotApplicable(f"nc_gru.md's gate claims are about the GRU of eq. 1, whose reset gate multiplies h_(t−1) "
-                            f"before U_c; the model's cell is {type(view.cell).__name__}")
-    cell = copy.deepcopy(view.cell).double()
-    zero = torch.zeros(cell.hidden_size, dtype=torch.float64)
-    return [GRUCase(cell, x[None].detach().double(), zero) for x in view.inputs]
-
-
-#: Whole sequences of the GRU of eq. 1 from h_0 = 0 (Theorem 1, Corollary 1), searched over every
-#: parameter and the inputs.
-TRAJECTORIES = CaseSpace(case_type=GRUCase, sample=sample_trajectory_case, free=_free_trajectory,
-                         sizes={"quick": _TRAJ_QUICK, "full": _TRAJ_FULL}, from_model=trajectory_cases_from_model)
-
-#: One ε-saturated step of the GRU of eq. 1 (Corollary 2), searched over the parameters, x_t and
-#: h_{t−1} and projected back onto the saturation assumptions.
-SATURATED_GRU_STEPS = CaseSpace(case_type=GRUCase, sample=_sample_gru_step, free=free_step,
-                                project=project_saturated, sizes=STEP_SIZES)
 
 
 # --------------------------------------------------------------------------------------- assumptions

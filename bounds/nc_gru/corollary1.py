@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim
-from rnnaudit.bounds.nc_gru.cases import (TRAJECTORIES, TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral,
-                                          theorem1_alpha_beta)
+from rnnaudit.bounds.core import Claim, Supremum
+from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral, theorem1_alpha_beta
+from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
 __all__ = ["corollary1", "corollary1_corrected"]
 
@@ -53,7 +53,9 @@ corollary1 = Claim(
     notes="The statement holds, but its proof (eq. 47–52) assumes 0 ≤ [c_t]_i ≤ 1, false for tanh (c_t ∈ (−1, 1)); "
           "the conclusion survives because h_t is a convex combination of h_{t−1} and c_t. δ_u = 1/4 is attained "
           "(u = 1/2), so ratios of exactly 1 are expected. The printed α, β are those of nc_gru.theorem1, which is "
-          "false; nc_gru.corollary1.corrected bounds the |·| α, β that make Theorem 1 true.",
+          "false; nc_gru.corollary1.corrected bounds the |·| α, β that make Theorem 1 true. Supremum 1, attained "
+          "(δ_u = 1/4 at u = 1/2: every weight 0, structured start).",
+    supremum=Supremum(1.0, "σ(1 − σ) ≤ 1/4 with equality at σ = 1/2 (zero weights: structured start)", at=(2, 1)),
 )
 
 corollary1_corrected = Claim(
@@ -68,5 +70,8 @@ corollary1_corrected = Claim(
     cases=TRAJECTORIES,
     explanation="Would mean |[h_t]_i| ≤ 1 fails; by induction h_t = (1 − u_t)h_{t−1} + u_t c_t is a convex "
                 "combination of two vectors in [−1, 1]^h when h_0 = 0 and Φ = tanh.",
-    notes="Replaces the proof's premise 0 ≤ [c_t]_i ≤ 1 (eq. 47–52) by |[c_t]_i| < 1.",
+    notes="Replaces the proof's premise 0 ≤ [c_t]_i ≤ 1 (eq. 47–52) by |[c_t]_i| < 1 (nc_gru.eq47). Supremum 1, "
+          "attained: c_t = tanh(±40) = ±1 in float64 (structured start).",
+    supremum=Supremum(1.0, "|tanh| < 1, attained as ±1 in float64 at the pre-activation ±40 (structured start)",
+                      at=(2, 1)),
 )

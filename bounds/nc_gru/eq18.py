@@ -10,11 +10,12 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.cases import copy_case
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, worst_pair
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, worst_pair
 from rnnaudit.bounds.nc_gru.cases import assumption_check, draw, log_uniform, spectral
 from rnnaudit.cells import NCGRU, scaling_diagonal, scornn_skew_init
 
-__all__ = ["NeumannCase", "neumann_algorithm1", "sample_neumann_case", "eq18", "eq18_corrected", "ORDERS", "Q_MAX"]
+__all__ = ["NeumannCase", "neumann_algorithm1", "sample_neumann_case", "eq18", "eq18_corrected", "ORDERS", "Q_MAX",
+           "neumann_starts", "TAIL_PART"]
 
 #: Largest ‖M‖₂ = ‖(I + A)^{-1}δA‖₂ the Neumann projection allows: strictly inside the condition
 #: q < 1 of eq. 17–18, close enough to 1 that the 1/(1 − q) factor of the tail bound is exercised.
@@ -22,6 +23,9 @@ Q_MAX = 0.999
 
 #: Neumann orders p checked (Sec. 5.1 uses 1, 2 and 3; Algorithm 1's line 7 is p = 2).
 ORDERS = (1, 2, 3)
+
+#: The asymptotic reading of eq. 18's O(·) is checked on the step shrunk by this factor (q → q/16).
+ASYMPTOTIC_SHRINK = 16.0
 
 
 @dataclass
@@ -228,12 +232,21 @@ def _measure_eq18(case: NeumannCase) -> dict[str, tuple[Tensor, Tensor]]:
         series = series + power                # Σ_{i≤p} M^i X
         if p in ORDERS:
             errors.append(X[1:] - series)
-    q, norm_X, *errs = _spectral_many(M, X[:-1], *errors)
+    # the asymptotic reading of O(·): the same step shrunk to δA^(k)/16 at fixed A^(k−1) (M is linear in δA)
+    small = _exact_inverses(A[:-1] - case.dA / ASYMPTOTIC_SHRINK)
+    M_small = M / ASYMPTOTIC_SHRINK
+    err_small = torch.stack(small) - _steps_mm(
+        [torch.eye(h, dtype=A.dtype, device=A.device) + m + m @ m for m in M_small], X[:-1])
+    q, norm_X, q_small, e_small, *errs = _spectral_many(M, X[:-1], M_small, err_small, *errors)
     parts = {}
     for p, err in zip(ORDERS, errs):
         tail = torch.where(q < 1, q ** (p + 1) * norm_X / (1 - q).clamp_min(1e-300), torch.full_like(q, math.inf))
         parts[f"eq. 18, order p = {p}: ‖(I + A^(k))^(-1) − Σ_(i≤p) M^i (I + A^(k−1))^(-1)‖₂ "
               f"≤ q^(p+1)‖(I + A^(k−1))^(-1)‖₂/(1 − q)"] = worst_pair(err, tail + allowance)
+        parts[f"O(M^(p+1)) uniform reading, p = {p}: ‖E_p‖₂ ≤ 1 · q^(p+1) for every step"] = worst_pair(
+            err, q ** (p + 1) + allowance)
+    parts["O(M^(p+1)) asymptotic reading, p = 2: ‖E_2‖₂ ≤ 1 · q^3 at δA^(k)/16, A^(k−1) fixed"] = worst_pair(
+        e_small, q_small ** 3 + allowance)
     with torch.no_grad():  # eigenvalues only report; their gradient is ill-conditioned at pairs ±iλ
         rho = torch.linalg.eigvals(M).abs().amax(-1)
     parts["eq. 17–18 converge: spectral radius ρ((I + A^(k−1))^(-1)δA^(k)) < 1"] = (rho.max(), rho.new_ones(()))
@@ -276,9 +289,33 @@ def _measure_eq18_corrected(case: NeumannCase) -> dict[str, tuple[Tensor, Tensor
 
 _NEU_QUICK = [(2, 1), (2, 3), (4, 4), (8, 6), (16, 6)]
 
+#: Part of eq18 whose supremum the structured start reaches (all orders behave alike).
+TAIL_PART = ("eq. 18, order p = 1: ‖(I + A^(k))^(-1) − Σ_(i≤p) M^i (I + A^(k−1))^(-1)‖₂ ≤ q^(p+1)‖(I + A^(k−1))^(-1)‖₂"
+             "/(1 − q)")
+
+
+def neumann_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[NeumannCase]:
+    """One step (T = 1) of 2×2 blocks A^(0) = aJ, δA = sJ with a = 10⁴ and s = 0.99√(1 + a²) (J = [[0, 1], [−1, 0]]
+    on each block, h even; a trailing 1×1 block is 0). M = s(aI + J)/(1 + a²) is normal with ‖M‖₂ = 0.99, and
+    ‖E_p‖₂ = q^{p+1}/√(1 + (a − s)²) against the tail bound q^{p+1}/(√(1 + a²)(1 − q)): the ratio
+    (1 − q)√(1 + a²)/√(1 + (a(1 − q))²) → 1 as a(1 − q) → ∞ (0.9998 here). The first step of Algorithm 1 starts from
+    the exact inverse, so eq18.corrected's residual bound is an equality (R_1 = −M^{p+1})."""
+    if T != 1 or h < 2:
+        return []
+    J = torch.zeros(h, h, dtype=torch.float64)
+    idx = torch.arange(0, h - 1, 2)
+    J[idx, idx + 1], J[idx + 1, idx] = 1.0, -1.0
+    a = 1e4
+    s = 0.99 * math.sqrt(1 + a * a)
+    case = NeumannCase(a * J, (s * J)[None].clone(), torch.ones(h, dtype=torch.float64))
+    with torch.no_grad():
+        _project_neumann(case)
+    return [copy_case(case, device, dtype)]
+
+
 #: K steps of Algorithm 1 (h, K), searched over A^(0) and the updates δA^(k).
 _NEUMANN_STEPS = CaseSpace(case_type=NeumannCase, sample=sample_neumann_case, free=lambda c: [c.A0, c.dA],
-                           project=_project_neumann,
+                           project=_project_neumann, starts=neumann_starts,
                            sizes={"quick": _NEU_QUICK, "full": _NEU_QUICK + [(32, 10), (64, 10), (128, 4), (256, 2)]})
 
 
@@ -304,7 +341,8 @@ eq18 = Claim(
     assumptions=(A_SKEW, A_Q_EXACT),
     measure="‖(I + A^(k))^{-1} − Σ_{i≤p} M^i (I + A^(k−1))^{-1}‖₂ for p = 1, 2, 3 at every step k, exact inverses; "
             "spectral radius of M",
-    bound="q^{p+1}‖(I + A^(k−1))^{-1}‖₂/(1 − q) + float allowance 16h·u·(1 + ‖A‖_F)² per inverse; ρ(M) < 1",
+    bound="q^{p+1}‖(I + A^(k−1))^{-1}‖₂/(1 − q) + float allowance 16h·u·(1 + ‖A‖_F)² per inverse; ρ(M) < 1; "
+          "the O(·) read with the constant 1: q^{p+1} at the step and at the step shrunk 16-fold",
     evaluate=_measure_eq18,
     cases=_NEUMANN_STEPS,
     explanation="Would mean the geometric tail bound fails; it needs only ‖M‖₂ < 1 "
@@ -314,7 +352,14 @@ eq18 = Claim(
           "so δA is minus the optimizer's step; with the opposite sign the series approximates "
           "(I + A^(k−1) + δA)^{-1} and the error is first order. The 2×2-block cases a·J with large a make the bound "
           "nearly tight (M has an eigenvalue near q). For skew A^(k) the error also equals "
-          "M^{p+1}(I + A^(k))^{-1} exactly, so ≤ q^{p+1} even when q ≥ 1: the condition is what makes it small.",
+          "M^{p+1}(I + A^(k))^{-1} exactly, so ≤ q^{p+1} even when q ≥ 1: the condition is what makes it small. "
+          "Readings of 'the error is of order O(((I + A^(k−1))^{-1}δA^(k))³)': uniform, ‖E_p‖₂ ≤ C q^{p+1} with one C "
+          "for every step (C = 1 suffices, by that identity and ‖(I + A^(k))^{-1}‖₂ ≤ 1); asymptotic, the same as "
+          "δA^(k) → 0 at fixed A^(k−1) (checked at δA^(k)/16). Both hold. "
+          "Supremum 1 (approached): on blocks aJ, sJ the ratio is (1 − q)√(1 + a²)/√(1 + (a(1 − q))²) → 1 as "
+          "a(1 − q) → ∞; the structured start (a = 10⁴, q = 0.99) reaches 0.9998.",
+    supremum=Supremum(1.0, "‖E_p‖₂ ≤ ‖M‖₂^{p+1}‖(I + A^(k))^{-1}‖₂ ≤ q^{p+1}‖(I + A^(k−1))^{-1}‖₂/(1 − q); on normal "
+                           "blocks aJ, sJ the ratio → 1 as a(1 − q) → ∞ (structured start)", at=(2, 1), part=TAIL_PART),
 )
 
 eq18_corrected = Claim(
@@ -338,5 +383,8 @@ eq18_corrected = Claim(
           "truncation: each step's new error is M_k^{p+1}, and the inherited residual is carried along (×Σ c_k^i), "
           "so after K steps the error is ≈ Σ_k c_k^{p+1}, not the last step's c_K^{p+1} (the paper's warning that "
           "errors 'can accumulate', made exact). The recursion needs no convergence condition; c_k < 1 is what "
-          "keeps b_k small.",
+          "keeps b_k small. Supremum 1, attained: at k = 1 (exact Ã^(0)) R_1 = −M_1^{p+1}, whose norm is c_1^{p+1} "
+          "= b_1 for a normal M_1 (structured start).",
+    supremum=Supremum(1.0, "R_1 = −M_1^{p+1} from the exact Ã^(0); ‖M^{p+1}‖₂ = ‖M‖₂^{p+1} for normal M (structured "
+                           "start)", at=(2, 1)),
 )

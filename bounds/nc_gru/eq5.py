@@ -12,7 +12,7 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.nc_gru.cases import log_uniform, spectral
 from rnnaudit.cells import scaling_diagonal, scornn_skew_init
 
-__all__ = ["CayleyGradientCase", "sample_cayley_gradient_case", "cayley", "cayley_loss", "eq5"]
+__all__ = ["CayleyGradientCase", "sample_cayley_gradient_case", "cayley", "cayley_loss", "eq5", "eq5_gradient"]
 
 
 @dataclass
@@ -71,7 +71,14 @@ def cayley_loss(case: CayleyGradientCase, U: Tensor) -> Tensor:
     return (case.Y * U).sum() + torch.tanh(U @ case.X).pow(2).sum()
 
 
-def _measure_eq5(case: CayleyGradientCase) -> dict[str, tuple[Tensor, Tensor]]:
+def eq5_gradient(A: Tensor, d: Tensor, G: Tensor, U: Tensor) -> Tensor:
+    """∇_A L of eq. 5–6: Vᵀ − V with V = (I + A)^{-T} G (D + Uᵀ), G = ∇_U L; all (h, h), d (h,)."""
+    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    V = torch.linalg.solve((eye + A).mT, G @ (torch.diag(d) + U.mT))  # eq. 6
+    return V.mT - V                                                    # eq. 5
+
+
+def _measure_eq5(case: CayleyGradientCase, formula=eq5_gradient) -> dict[str, tuple[Tensor, Tensor]]:
     with torch.enable_grad():
         A = case.A.detach()
         if case.parametrization == "skew":
@@ -83,11 +90,9 @@ def _measure_eq5(case: CayleyGradientCase) -> dict[str, tuple[Tensor, Tensor]]:
         (auto,) = torch.autograd.grad(cayley_loss(case, cayley(A_of, case.d)), [param])
         U = cayley(A, case.d).detach().requires_grad_()
         (G,) = torch.autograd.grad(cayley_loss(case, U), [U])  # ∇_U L by standard backpropagation
-    eye = torch.eye(A.shape[-1], dtype=A.dtype, device=A.device)
-    V = torch.linalg.solve((eye + A).mT, G @ (torch.diag(case.d) + U.detach().mT))  # eq. 6
-    formula = V.mT - V                                                              # eq. 5
-    err = torch.linalg.matrix_norm(formula - auto)
-    return {"eq. 5–6 vs autograd: ‖(Vᵀ − V) − ∂L/∂A‖_F ≤ tol": (err, _eq5_tolerance(case, G))}
+    err = torch.linalg.matrix_norm(formula(A, case.d, G, U.detach()) - auto)
+    return {"eq. 5–6 vs autograd: ‖(Vᵀ − V) − ∂L/∂A‖_F ≤ tol": (err, _eq5_tolerance(case, G),
+                                                                 torch.linalg.matrix_norm(auto))}
 
 
 def _eq5_tolerance(case: CayleyGradientCase, G: Tensor) -> Tensor:

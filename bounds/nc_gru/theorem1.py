@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, worst_pair
-from rnnaudit.bounds.nc_gru.cases import (TRAJECTORIES, TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral,
-                                          theorem1_alpha_beta)
+from rnnaudit.bounds.core import Claim, Supremum, worst_pair
+from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral, theorem1_alpha_beta
+from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
 __all__ = ["theorem1", "theorem1_corrected"]
 
@@ -50,5 +50,9 @@ theorem1_corrected = Claim(
     cases=TRAJECTORIES,
     explanation="Would mean the triangle-inequality chain eq. 40–42 is wrong; it needs only σ' = σ(1 − σ) and "
                 "|Φ'| ≤ 1 (tanh).",
-    notes="The proof does not use h_0 = 0; the bound holds for any h_{t−1}.",
+    notes="The proof does not use h_0 = 0; the bound holds for any h_{t−1}. Supremum 1, attained: with every weight 0 "
+          "but U_r = U_u = I, U_c = 4I, the state stays 0, u_t = r_t = 1/2, c_t = 0 and ∂h_t/∂h_{t−1} = (3/2)I = "
+          "α + β‖U_c‖₂ (structured start).",
+    supremum=Supremum(1.0, "triangle inequality and ‖diag(v)‖₂ = max|v_i|; equality when every term is a multiple of I "
+                           "(zero state, U_r = U_u = I, U_c = 4I: structured start)", at=(2, 1)),
 )

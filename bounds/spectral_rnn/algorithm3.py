@@ -65,7 +65,10 @@ algorithm3 = Claim(
                 "α = −β and ū_k = βg − βh − β²u_k instead of eq. 13's −αg − βh + αβu_k (relative error O(1) on "
                 "generic cases; h̄ itself is right). See spectral_rnn.algorithm3.corrected.",
     notes="Reading: h̄ in α's line is the algorithm's own output h̄ = g − βu_k (the only h̄ it defines). Any other "
-          "reading must supply an h the algorithm's input list names 'h': that is the corrected form.",
+          "reading must supply an h the algorithm's input list names 'h': that is the corrected form. A one-symbol "
+          "typo (h̄ for h): eq. 13 is correct, and Sec. 4.2's 'reuse α from forward propagation' implies "
+          "α = 2u_kᵀh/‖u_k‖²; severity low, but an implementation that follows the listing gets ū_k wrong (relative "
+          "error 0.78 against finite differences).",
 )
 
 algorithm3_corrected = Claim(

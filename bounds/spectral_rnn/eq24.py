@@ -7,8 +7,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_states, sample_rnn_case, spec_norm)
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
 
 __all__ = ["eq24"]
 
@@ -27,7 +27,7 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
 
 
 _STATES = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, False),
-                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES)
+                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES, from_model=rnn_cases_from_model)
 
 eq24 = Claim(
     id="spectral_rnn.eq24",

@@ -12,8 +12,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, within, worst_pair
-from rnnaudit.bounds.spectral_rnn.cases import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_states, sample_rnn_case, spec_norm)
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
 
 __all__ = ["lemma3", "PERTURBATION_ASSUMPTIONS"]
 
@@ -60,7 +60,8 @@ def _perturb_assumption(name: str) -> Assumption:
 PERTURBATION_ASSUMPTIONS = tuple(_perturb_assumption(k) for k in ("W", "M", "Y"))
 
 _PERTURBED = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, True),
-                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES)
+                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES,
+                       from_model=lambda view: rnn_cases_from_model(view, perturb=True))
 
 lemma3 = Claim(
     id="spectral_rnn.lemma3",

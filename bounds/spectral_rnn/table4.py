@@ -3,7 +3,8 @@ table's depth column, and the caption's "the highest precision is in bold" again
 
 App. C.1: "Given sequence length L, since t n_i = L, we choose n_i to be the maximum divisor of L that satisfies
 depth ≤ √L." Read literally (depth = L/n_i ≤ √L, n_i the largest such divisor) this gives n_i = L, depth 1, for
-every data set; the table's depths are all > 1 and ≥ √L, i.e. the opposite inequality. The reading that fits
+every data set; the table's depths are all > 1 and ≥ √L, i.e. the opposite inequality: a slip, so the check uses
+the reading the table fits. The reading that fits
 20 of 21 rows is "n_i the largest divisor of L with n_i ≤ √L" (depth the smallest divisor ≥ √L); 50words
 (L = 270) has depth 27 in the table, 18 by that rule. The caption's bold marks (as transcribed in
 papers/spectral_rnn.md) mark Adiac's LSTM 0.706 although Spectral-RNN's 0.726 is higher. The parameter columns
@@ -108,9 +109,7 @@ def _mismatch(table: Tensor, rule: Tensor) -> tuple[Tensor, Tensor]:
 
 def _measure(case: Table4Case) -> dict[str, tuple[Tensor, Tensor]]:
     L, depth = case.L.tolist(), case.depth.to(case.acc.dtype)
-    lit = torch.tensor([depth_literal(x) for x in L], dtype=depth.dtype)
     fit = torch.tensor([depth_fitted(x) for x in L], dtype=depth.dtype)
-    by_min = torch.tensor([depth_smallest_ni(x) for x in L], dtype=depth.dtype)
     divides = torch.tensor([float(x % int(d)) for x, d in zip(L, case.depth.tolist())], dtype=depth.dtype)
     best = case.acc.max(1).values
     bold_min = torch.where(case.bold.bool(), case.acc, torch.full_like(case.acc, math.inf)).min(1).values
@@ -119,8 +118,6 @@ def _measure(case: Table4Case) -> dict[str, tuple[Tensor, Tensor]]:
     j = int((small / lstm).argmax())
     return {
         "depth × n_i = L (depth divides L)": (divides.max(), t64(0.5)),
-        "depth = App. C.1's rule as printed (n_i the largest divisor with depth ≤ √L: depth 1)": _mismatch(depth, lit),
-        "depth = the rule with 'minimum' for 'maximum' (depth the largest divisor ≤ √L)": _mismatch(depth, by_min),
         "depth = the rule most rows fit (n_i the largest divisor ≤ √L)": _mismatch(depth, fit),
         "every bold accuracy is the highest of its row (caption)": (best[k], bold_min[k]),
         "oRNN and Spectral-RNN have fewer parameters than LSTM (App. C.1)": (small[j], lstm[j]),
@@ -131,12 +128,6 @@ def _exact() -> ExactVerdict:
     from fractions import Fraction as F
 
     bad = []
-    lit = [(r[0], r[1], r[2], depth_literal(r[1])) for r in TABLE4_ROWS if depth_literal(r[1]) != r[2]]
-    if lit:
-        bad.append(f"the printed rule gives depth 1 for all {len(TABLE4_ROWS)} rows; {len(lit)} rows differ "
-                   f"(e.g. {lit[0][0]}: L = {lit[0][1]}, table {lit[0][2]})")
-    small = [r[0] for r in TABLE4_ROWS if depth_smallest_ni(r[1]) != r[2]]
-    bad.append(f"with 'minimum' for 'maximum' (depth ≤ √L kept) {len(small)} rows differ (e.g. {small[0]})")
     fit = [(r[0], r[1], r[2], depth_fitted(r[1])) for r in TABLE4_ROWS if depth_fitted(r[1]) != r[2]]
     bad += [f"{name}: L = {L}, table depth {d} (n_i = {L // d}), the fitted rule {f} (n_i = {L // f})"
             for name, L, d, f in fit]
@@ -160,17 +151,19 @@ table4 = Claim(
     statement="t n_i = L with n_i the maximum divisor of L satisfying depth ≤ √L; the highest accuracy of each row is "
               "in bold; oRNN and Spectral-RNN have substantially fewer parameters than LSTM",
     assumptions=(A_PRINTED,),
-    measure="each row's depth against the rule (both readings), L mod depth, the largest accuracy against the "
-            "smallest bold one, max(oRNN, Spectral-RNN) against LSTM's count",
+    measure="each row's depth against the rule in the reading 20 of 21 rows fit, L mod depth, the largest accuracy "
+            "against the smallest bold one, max(oRNN, Spectral-RNN) against LSTM's count",
     bound="agreement (ratio max(a/b, b/a) = 1); 1/2 for the integer remainder; the compared value",
     evaluate=_measure,
     cases=_TABLE,
-    explanation="App. C.1's rule does not give the table's depths: as printed (depth ≤ √L, n_i maximal) every depth "
-                "would be 1 (ArrowHead: 251 in the table); with 'minimum' for 'maximum' every depth would be ≤ √L, "
-                "while the table's are all ≥ √L; with the inequality reversed (n_i the largest divisor "
-                "≤ √L), 20 of 21 rows fit but 50words (L = 270) would have depth 18, not 27. Adiac's bold LSTM "
-                "0.706 is below Spectral-RNN's 0.726, against the caption. The parameter remark holds.",
-    notes="The whole table is one case, so the saved counterexample shows every mismatch (parts). Table 4's "
+    explanation="In the only reading that fits the table (n_i the largest divisor of L with n_i ≤ √L), 20 of 21 rows "
+                "fit but 50words (L = 270) would have depth 18 (n_i = 15), not 27 (ratio 1.5); and Adiac's bold LSTM "
+                "0.706 is below Spectral-RNN's 0.726, against the caption (ratio 1.028). The parameter remark holds.",
+    notes="Reading of the depth rule: the printed 'maximum divisor of L that satisfies depth ≤ √L' gives n_i = L and "
+          "depth 1 for every data set (ArrowHead: 251 in the table), and 'minimum' for 'maximum' gives depths "
+          "≤ √L, while the table's are all ≥ √L: an inequality slip, not checked as the statement; the verdict "
+          "rests on the fitted reading (depth_literal and depth_smallest_ni keep the other two). The whole table "
+          "is one case, so the saved counterexample shows every mismatch (parts). Table 4's "
           "absolute parameter counts need each data set's label encoding (n_y); the model differences are "
           "checked by spectral_rnn.param_count (they fit m1 = m2 = 16, not App. C.1's 8). The gray marks of the "
           "caption are not in the transcription.",

@@ -14,8 +14,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, within
-from rnnaudit.bounds.spectral_rnn.cases import (ACTIVATIONS_1B, F64, draw, gauss, randint, rnn_states,
-                                                spec_norm, t64, to_case)
+from rnnaudit.bounds.spectral_rnn.cases import F64, draw, gauss, randint, t64, to_case
+from rnnaudit.bounds.spectral_rnn.rnn17 import ACTIVATIONS_1B, rnn_states, spec_norm
 from rnnaudit.cells import SpectralRNN
 from rnnaudit.tasks.synthetic import addition_problem
 

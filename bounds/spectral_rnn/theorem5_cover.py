@@ -19,7 +19,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
-from rnnaudit.bounds.spectral_rnn.cases import F64, draw, gauss, randint, spec_norm, t64, to_case
+from rnnaudit.bounds.spectral_rnn.cases import F64, draw, gauss, randint, t64, to_case
+from rnnaudit.bounds.spectral_rnn.rnn17 import spec_norm
 
 __all__ = ["theorem5_cover", "theorem5_cover_corrected", "CoverCase", "cover_numbers"]
 

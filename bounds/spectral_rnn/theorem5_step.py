@@ -19,8 +19,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.spectral_rnn.cases import (A_ACT, A_H0, A_NO_BIAS, A_X_BOUND, F64, draw, gauss, randint,
-                                                rnn_states, spec_norm, t64, to_case)
+from rnnaudit.bounds.spectral_rnn.cases import F64, draw, gauss, randint, t64, to_case
+from rnnaudit.bounds.spectral_rnn.rnn17 import A_ACT, A_H0, A_NO_BIAS, A_X_BOUND, rnn_states, spec_norm
 
 __all__ = ["theorem5_step", "theorem5_step_corrected", "StepCase", "proof_sigma", "N_U"]
 

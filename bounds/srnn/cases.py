@@ -18,11 +18,12 @@ from torch import Tensor
 from torch.func import functional_call, jacrev
 
 from rnnaudit.bounds.core import Assumption, CaseSpace
-from rnnaudit.cells import SRNN, activation_derivative
+from rnnaudit.cells import SRNN, activation_derivative, get_activation, shift
 from rnnaudit.tasks.synthetic import addition_problem
 
-__all__ = ["ShuffleCase", "sample_shuffle_case", "SHUFFLE", "GRAD_SIZES", "A_H0_CONSTANT", "A_SIGMA_PRIME",
-           "cell_params", "b_params", "hidden_states", "flatten_jacobian", "jacobians", "f64"]
+__all__ = ["ShuffleCase", "sample_shuffle_case", "sample_relu_case", "affine_case", "shuffle_starts", "relu_starts",
+           "SHUFFLE", "GRAD_SIZES", "A_H0_CONSTANT", "A_SIGMA_PRIME", "A_RELU", "cell_params", "b_params",
+           "hidden_states", "perturbed_states", "flatten_jacobian", "jacobians", "f64"]
 
 
 def f64(x: float, like: Tensor) -> Tensor:
@@ -88,20 +89,81 @@ def sample_shuffle_case(gen: torch.Generator, h: int, T: int, device="cpu", dtyp
     return ShuffleCase(cell.to(device=device, dtype=dtype), conv(x), conv(h0), conv(g))
 
 
+def sample_relu_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> ShuffleCase:
+    """:func:`sample_shuffle_case` with σ = ReLU always (the statements of Sec. 3 that are about ReLU)."""
+    case = sample_shuffle_case(gen, h, T, device, dtype)
+    case.cell.activation = "relu"
+    return case
+
+
+def affine_case(weight, bias, x, *, activation: str = "relu", h0=None, g=None, device="cpu",
+                dtype=torch.float64) -> ShuffleCase:
+    """A hand-built case with d_i = 1, no gate and f_r a single affine map: b(x_t) = weight·x_t + bias.
+
+    Args:
+        weight, bias: sequences of d_h floats. x: sequence of T floats (the scalar inputs).
+        activation: σ of eq. 3. h0: d_h floats (zeros if None). g: (T, d_h) nested floats (ones if None).
+
+    Raises:
+        ValueError: weight and bias of different lengths, or an empty x.
+    """
+    weight, bias = torch.tensor(weight, dtype=torch.float64), torch.tensor(bias, dtype=torch.float64)
+    if weight.shape != bias.shape or weight.dim() != 1 or len(x) < 1:
+        raise ValueError(f"weight and bias must be two equal-length sequences and x non-empty, got "
+                         f"{tuple(weight.shape)}, {tuple(bias.shape)}, {len(x)} inputs")
+    d_h, T = weight.numel(), len(x)
+    cell = SRNN(1, d_h, fr_hidden=(), gating=False, activation=activation, dtype=torch.float64)
+    with torch.no_grad():
+        cell.b.f_r[0].weight.copy_(weight[:, None])
+        cell.b.f_r[0].bias.copy_(bias)
+    conv = lambda t: t.to(device=device, dtype=dtype)  # noqa: E731
+    xs = torch.tensor(x, dtype=torch.float64).reshape(1, T, 1)
+    h0 = torch.zeros(1, d_h, dtype=torch.float64) if h0 is None else torch.tensor([h0], dtype=torch.float64)
+    g = torch.ones(T, d_h, dtype=torch.float64) if g is None else torch.tensor(g, dtype=torch.float64)
+    return ShuffleCase(cell.to(device=device, dtype=dtype), conv(xs), conv(h0), conv(g))
+
+
+def shuffle_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ShuffleCase]:
+    """Structured SRNN cases at any (d_h, T), measured before the random ones:
+
+    - *all active*: ReLU, b(x_t) = 2 > 0 for every unit and step, so σ' ≡ 1 and ∂h_T/∂h_t = W_p^{T−t}
+      is a permutation (‖·‖₂ = 1, the supremum of the no-growth bounds), all ∂b(x_i)/∂b_k of one sign
+      (the triangle and Cauchy–Schwarz bounds of eq. 10–11 corrected are tight at d_h = 1);
+    - *tanh, saturating*: b ≡ 1, every σ'(z_t) ≤ sech²(1) < 1: ∂h_T/∂h_t decays geometrically;
+    - *switched off, then on*: ReLU, b(x) = −x, x = (1, −1, 0, …): z_1 = −1 kills every unit, z_2 = 1
+      revives them, so ∂h_2/∂w = −1 while Σ_i ∂b(x_i)/∂w = 0 (the one-unit counterexample of eq. 10, at
+      every d_h);
+    - *all off*: ReLU, b ≡ −1: every σ'(z_t) = 0, ∂h_T/∂h_t = 0.
+    """
+    x_off_on = [1.0, -1.0] + [0.0] * (T - 2) if T >= 2 else [1.0]
+    return [affine_case([1.0] * h, [1.0] * h, [1.0] * T, device=device, dtype=dtype),
+            affine_case([0.0] * h, [1.0] * h, [0.0] * T, activation="tanh", device=device, dtype=dtype),
+            affine_case([-1.0] * h, [0.0] * h, x_off_on, device=device, dtype=dtype),
+            affine_case([0.0] * h, [-1.0] * h, [0.0] * T, device=device, dtype=dtype)]
+
+
+def relu_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ShuffleCase]:
+    """The ReLU cases of :func:`shuffle_starts` (for the statements about ReLU)."""
+    return [c for c in shuffle_starts(h, T, device, dtype) if c.cell.activation == "relu"]
+
+
 #: Sizes (d_h, T) of eq. 10–11 (eq. 9 has its own, see :mod:`rnnaudit.bounds.srnn.eq9`).
 GRAD_SIZES = {"quick": [(1, 2), (1, 6), (2, 4), (4, 8), (8, 10)],
               "full": [(1, 2), (1, 6), (2, 4), (4, 8), (8, 10), (16, 20), (32, 30)]}
 
-#: SRNN cases inside eq. 9–11's assumptions, random only (the corrected bounds free x, g and the
-#: cell's parameters with ``dataclasses.replace``).
-SHUFFLE = CaseSpace(case_type=ShuffleCase, sample=sample_shuffle_case, sizes=GRAD_SIZES)
+#: SRNN cases inside eq. 9–11's assumptions: random draws and :func:`shuffle_starts` (the corrected
+#: bounds free x, g and the cell's parameters with ``dataclasses.replace``).
+SHUFFLE = CaseSpace(case_type=ShuffleCase, sample=sample_shuffle_case, sizes=GRAD_SIZES, starts=shuffle_starts)
 
 
 # ----------------------------------------------------------------------------------- assumptions
 A_H0_CONSTANT = Assumption("h_0 does not depend on b's parameters (eq. 9 starts from ∂h_0/∂b_k = 0)",
                            lambda c: (c.x0 is None, "h_0 = b(x_0)" if c.x0 is not None else "h_0 constant"))
-A_SIGMA_PRIME = Assumption("|σ'| ≤ 1 (ReLU, leaky ReLU, tanh)", lambda c: (c.cell.activation in ("relu", "leaky_relu", "tanh", "identity"),
-                                                               f"σ = {c.cell.activation}"))
+A_SIGMA_PRIME = Assumption("|σ'| ≤ 1 (ReLU, leaky ReLU, tanh)",
+                           lambda c: (c.cell.activation in ("relu", "leaky_relu", "tanh", "identity"),
+                                      f"σ = {c.cell.activation}"))
+A_RELU = Assumption("σ = ReLU (Sec. 3: 'For the ReLU activation function')",
+                    lambda c: (c.cell.activation == "relu", f"σ = {c.cell.activation}"))
 
 
 # ---------------------------------------------------------------------------------- measurements
@@ -124,6 +186,36 @@ def _h0(case: ShuffleCase, params: dict[str, Tensor]) -> Tensor:
 def hidden_states(case: ShuffleCase, params: dict[str, Tensor]) -> Tensor:
     """All hidden states (1, T, d_h) of the cell, as a function of its parameters."""
     return functional_call(case.cell, params, (case.x, _h0(case, params)))
+
+
+def perturbed_states(case: ShuffleCase, params: dict[str, Tensor], e_h: Tensor | None = None,
+                     e_z: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """z_t and h_t, each (T, d_h), of eq. 3 computed step by step with additive perturbations:
+    h̃_0 = h_0 + e_h[0], z_t = W_p h̃_{t−1} + b(x_t) + e_z[t−1], h̃_t = σ(z_t) + e_h[t]; returns the h̃_t.
+
+    At e = 0 this is the cell's forward pass; its derivatives with respect to e_h[t] and e_z[t−1] are the
+    *total* derivatives through the recurrence with respect to h_t and z_t (e.g. ∂h_T/∂h_t = ∂h̃_T/∂e_h[t],
+    the total ∂L/∂h_t = ∂L/∂e_h[t]), which no product formula is used to compute.
+
+    Args:
+        e_h: (T + 1, d_h) or None. e_z: (T, d_h) or None.
+    """
+    sigma = get_activation(case.cell.activation)
+    bx = functional_call(case.cell.b, b_params(params), (case.x,))[0]
+    h = _h0(case, params)[0]
+    if e_h is not None:
+        h = h + e_h[0]
+    zs, hs = [], []
+    for t in range(bx.shape[0]):
+        z = shift(h) + bx[t]
+        if e_z is not None:
+            z = z + e_z[t]
+        h = sigma(z)
+        if e_h is not None:
+            h = h + e_h[t + 1]
+        zs.append(z)
+        hs.append(h)
+    return torch.stack(zs), torch.stack(hs)
 
 
 def flatten_jacobian(jac: dict[str, Tensor], names: list[str], T: int, d_h: int) -> Tensor:

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.srnn.cases import f64
 from rnnaudit.cells import orthogonality_defect, shift, shift_matrix
 
-__all__ = ["PermutationCase", "sample_permutation_case", "eq4", "EXACT_RTOL"]
+__all__ = ["PermutationCase", "sample_permutation_case", "measure_eq4", "eq4", "EXACT_RTOL"]
 
 #: 0/1 matrices multiply exactly in floating point; a permutation's defect and the change of
 #: ‖y‖ under it are 0 up to the order of one sum of d_h squares (d_h·2⁻⁵³ ≤ 1e-13 relative for
@@ -73,7 +73,9 @@ def _eq4_printed(d_h: int, like: Tensor) -> Tensor:
     return W
 
 
-def _measure_eq4(case: PermutationCase) -> dict[str, tuple[Tensor, Tensor]]:
+def measure_eq4(case: PermutationCase, printed=_eq4_printed) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    """The three identity parts of :data:`eq4`; ``printed`` (d_h, like) → eq. 4's matrix written out (a test
+    passes a wrong one to see the check fail)."""
     W, y = case.W_p, case.y
     d_h = W.shape[0]
     norm_y = torch.linalg.vector_norm(y)
@@ -81,14 +83,32 @@ def _measure_eq4(case: PermutationCase) -> dict[str, tuple[Tensor, Tensor]]:
     for _ in range(case.T):
         v = W @ v
         drift = torch.maximum(drift, (torch.linalg.vector_norm(v) - norm_y).abs())
-    printed = _eq4_printed(d_h, W)
-    cell_gap = torch.maximum((shift_matrix(d_h, dtype=W.dtype, device=W.device) - printed).abs().max(),
-                             (shift(y) - printed @ y).abs().max())
+    P = printed(d_h, W)
+    cell_gap = torch.maximum((shift_matrix(d_h, dtype=W.dtype, device=W.device) - P).abs().max(),
+                             (shift(y) - P @ y).abs().max())
+    one = f64(1.0, W)
     return {
-        "‖W_pᵀW_p − I‖₂ = 0": (orthogonality_defect(W), f64(EXACT_RTOL, W)),
-        "‖W_pᵏ y‖₂ = ‖y‖₂ for k = 1..T": (drift, EXACT_RTOL * norm_y),
-        "cells.srnn.shift is eq. 4's matrix": (cell_gap, EXACT_RTOL * (1 + y.abs().max())),
+        "‖W_pᵀW_p − I‖₂ = 0": (orthogonality_defect(W), f64(EXACT_RTOL, W), one),
+        "‖W_pᵏ y‖₂ = ‖y‖₂ for k = 1..T": (drift, EXACT_RTOL * norm_y, norm_y),
+        "cells.srnn.shift is eq. 4's matrix": (cell_gap, EXACT_RTOL * (1 + y.abs().max()), one + y.abs().max()),
     }
+
+
+def _exact_eq4() -> ExactVerdict:
+    """Eq. 4's matrix in exact integers for d_h = 1..8: W_pᵀW_p = I and W_p y = (y_2, …, y_{d_h}, y_1)."""
+    import sympy as sp
+
+    for n in range(1, 9):
+        W = sp.zeros(n, n)
+        for i in range(n - 1):
+            W[i, i + 1] = 1
+        W[n - 1, 0] = 1
+        y = sp.Matrix(sp.symbols(f"y1:{n + 1}"))
+        if W.T * W != sp.eye(n) or list(W * y) != list(y[1:]) + [y[0]]:
+            return ExactVerdict("violated", f"eq. 4's matrix at d_h = {n}: W_pᵀW_p = {W.T * W}, W_p y = {list(W * y)}.")
+    return ExactVerdict("proved", "eq. 4's matrix (ones at (i, i+1) and (d_h, 1)) satisfies W_pᵀW_p = I and "
+                                  "W_p y = (y_2, …, y_{d_h}, y_1) exactly for d_h = 1..8 (sympy); in general every "
+                                  "permutation matrix has one 1 per row and column, so W_pᵀW_p = I.")
 
 
 _PERMUTATIONS = CaseSpace(case_type=PermutationCase, sample=sample_permutation_case,
@@ -104,7 +124,8 @@ eq4 = Claim(
     measure="‖W_pᵀW_p − I‖₂; max over k ≤ T of |‖W_pᵏy‖₂ − ‖y‖₂|; distance of cells.srnn.shift/shift_matrix "
             "from eq. 4 written out entry by entry",
     bound="0, up to the rounding of one sum of d_h squares (EXACT_RTOL = 1e-12, relative)",
-    evaluate=_measure_eq4,
+    evaluate=measure_eq4,
+    exact=_exact_eq4,
     cases=_PERMUTATIONS,
     explanation="A permutation matrix has exactly one 1 in every row and column, so W_pᵀW_p = I; anything else "
                 "(a repeated or missing target, a scaled shift) is not norm-preserving.",

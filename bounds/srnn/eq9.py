@@ -11,7 +11,7 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim
+from rnnaudit.bounds.core import Claim, ExactVerdict
 from rnnaudit.bounds.srnn.cases import A_H0_CONSTANT, SHUFFLE, ShuffleCase, jacobians
 from rnnaudit.cells import eq9_closed_form, shift
 
@@ -68,25 +68,79 @@ def _identity_bound(J_h: Tensor, J_b: Tensor) -> Tensor:
     return IDENTITY_RTOL * scale.clamp_min(torch.finfo(J_b.dtype).tiny)
 
 
-def _measure_eq9(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
+def _measure_eq9(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
     D, J_h, J_b = jacobians(case, detach=True)
-    bound = _identity_bound(J_h, J_b)
+    bound, ref = _identity_bound(J_h, J_b), J_h.abs().max()
     return {
         "eq. 8 as printed (W_p σ'(z_t) ∂h_{t−1}) = autograd": (
-            (eq8_recursion(D, J_b, as_printed=True) - J_h).abs().max(), bound),
-        "eq. 9 as printed (∏_{j=1}^{i−1} W_p σ'(z_j)) = autograd": ((eq9_as_printed(D, J_b) - J_h).abs().max(), bound),
+            (eq8_recursion(D, J_b, as_printed=True) - J_h).abs().max(), bound, ref),
+        "eq. 9 as printed (∏_{j=1}^{i−1} W_p σ'(z_j)) = autograd": (
+            (eq9_as_printed(D, J_b) - J_h).abs().max(), bound, ref),
     }
 
 
-def _measure_eq9_corrected(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
+def _measure_eq9_corrected(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
     D, J_h, J_b = jacobians(case, detach=True)
-    bound = _identity_bound(J_h, J_b)
+    bound, ref = _identity_bound(J_h, J_b), J_h.abs().max()
     return {
         "eq. 8 corrected (σ'(z_t) W_p ∂h_{t−1}) = autograd": (
-            (eq8_recursion(D, J_b, as_printed=False) - J_h).abs().max(), bound),
+            (eq8_recursion(D, J_b, as_printed=False) - J_h).abs().max(), bound, ref),
         "eq. 9 corrected (∏_{j=t}^{i+1} σ'(z_j) W_p) = autograd": (
-            (eq9_closed_form(D[None], J_b[None])[0] - J_h).abs().max(), bound),
+            (eq9_closed_form(D[None], J_b[None])[0] - J_h).abs().max(), bound, ref),
     }
+
+
+def _symbolic_forms(s, *, as_printed: bool):
+    """Eq. 8's recursion and eq. 9's sum in the symbols of :func:`symbolic.symbolic_srnn` (lists [t][r])."""
+    from rnnaudit.bounds.srnn.symbolic import shift_index
+
+    d_h, T, d, e = s.d_h, s.T, s.d, s.e
+    rec, prev = [], [0] * d_h
+    for t in range(T):
+        if as_printed:  # W_p σ'(z_t) ∂h_{t−1} + σ'(z_t) ∂b(x_t)
+            cur = [d[t][shift_index(r, d_h)] * prev[shift_index(r, d_h)] + d[t][r] * e[t][r] for r in range(d_h)]
+        else:  # σ'(z_t) (W_p ∂h_{t−1} + ∂b(x_t))
+            cur = [d[t][r] * (prev[shift_index(r, d_h)] + e[t][r]) for r in range(d_h)]
+        rec.append(cur)
+        prev = cur
+    closed = []
+    for t in range(T):
+        total = [0] * d_h
+        for i in range(t + 1):
+            term = list(e[i])
+            if as_printed:  # σ'(z_i) (∏_{j=1}^{i−1} W_p σ'(z_j)) ∂b(x_i), the rightmost factor acting first
+                for j in reversed(range(i)):
+                    term = [d[j][shift_index(r, d_h)] * term[shift_index(r, d_h)] for r in range(d_h)]
+                term = [d[i][r] * term[r] for r in range(d_h)]
+            else:  # (∏_{j=t}^{i+1} σ'(z_j) W_p) σ'(z_i) ∂b(x_i)
+                term = [d[i][r] * term[r] for r in range(d_h)]
+                for j in range(i + 1, t + 1):
+                    term = [d[j][r] * term[shift_index(r, d_h)] for r in range(d_h)]
+            total = [a + b for a, b in zip(total, term)]
+        closed.append(total)
+    return rec, closed
+
+
+def _exact(as_printed: bool) -> ExactVerdict:
+    """Eq. 8 and eq. 9 against sympy's chain rule through eq. 3 with a generic σ and b, at d_h = 2, T = 3."""
+    from rnnaudit.bounds.srnn.symbolic import first_nonzero, symbolic_srnn
+
+    s = symbolic_srnn(2, 3)
+    rec, closed = _symbolic_forms(s, as_printed=as_printed)
+    labels = [(name, t, r) for name in ("eq. 8", "eq. 9") for t in range(s.T) for r in range(s.d_h)]
+    diffs = [f[t][r] - s.dh[t][r] for f in (rec, closed) for t in range(s.T) for r in range(s.d_h)]
+    found = first_nonzero(diffs, [x for rows in (s.d, s.e) for row in rows for x in row])
+    if found is None:
+        return ExactVerdict("proved", "eq. 8 and eq. 9 equal sympy's chain rule through eq. 3 identically in σ'(z_t) "
+                                      "and ∂b(x_t)/∂b_k, for a generic σ and b, at d_h = 2, T = 3 (every t ≤ 3, every "
+                                      "unit); the general case is the induction ∂h_t = σ'(z_t)(W_p ∂h_{t−1} + ∂b_t).")
+    k, point = found
+    name, t, r = labels[k]
+    form = (rec if name == "eq. 8" else closed)[t][r]
+    vals = {str(sym): str(v) for sym, v in point.items() if sym in form.free_symbols | s.dh[t][r].free_symbols}
+    return ExactVerdict("violated", f"{name} as printed ≠ the chain rule, d_h = 2, t = {t + 1}, unit {r}: formula "
+                                    f"{form} vs ∂h_t/∂θ = {s.dh[t][r]}; at {vals} (d = σ', e = ∂b/∂θ): "
+                                    f"{form.xreplace(point)} vs {s.dh[t][r].xreplace(point)}.")
 
 
 _EQ9_CASES = replace(SHUFFLE, sizes={"quick": [(1, 1), (1, 6), (2, 3), (4, 8), (8, 12)],
@@ -111,6 +165,7 @@ eq9 = Claim(
     evaluate=_measure_eq9,
     cases=_EQ9_CASES,
     explanation=_EQ8_EQ9_EXPLANATION,
+    exact=lambda: _exact(as_printed=True),
     notes="σ'(z) as a diagonal matrix; ReLU's σ'(0) = 0 as autograd. The check covers all of b's parameters "
           "(f_r's layers, W_s, b_s). h_0 is a constant (0 or a random state), as eq. 9's missing ∂h_0 term needs.",
 )
@@ -125,6 +180,7 @@ eq9_corrected = Claim(
     bound="IDENTITY_RTOL (1e-10) × (Σ_i ‖∂b(x_i)/∂θ‖_max + ‖∂h/∂θ‖_max)",
     evaluate=_measure_eq9_corrected,
     cases=_EQ9_CASES,
+    exact=lambda: _exact(as_printed=False),
     explanation="Would mean the chain rule through eq. 3 is mis-implemented; the only hypothesis is that h_0 "
                 "does not depend on b (otherwise a term (∏_{j=t}^{1} σ'(z_j) W_p) ∂h_0/∂b_k is missing).",
     notes="The closed form keeps every term of the sum separately (cost O(T² d_h P)), so it checks eq. 9 "

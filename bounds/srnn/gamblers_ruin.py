@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.srnn.cases import f64
 from rnnaudit.cells import shift
 
-__all__ = ["WalkCase", "sample_walk_case", "simulate_gamblers_ruin", "gamblers_ruin", "gamblers_ruin_corrected",
-           "GAMBLER_Z", "GAMBLER_UNITS"]
+__all__ = ["WalkCase", "sample_walk_case", "simulate_gamblers_ruin", "walk_parts", "mean_part", "gamblers_ruin",
+           "gamblers_ruin_corrected", "ruin_formulas", "RUIN", "DURATION", "CONDITIONAL", "GAMBLER_Z",
+           "GAMBLER_UNITS", "A_FAIR", "WALKS"]
 
 #: Half-width of the Monte Carlo confidence intervals in standard errors: a two-sided normal
 #: interval of coverage 1 − 6.8e-6 per comparison, so that the ≤ 600 comparisons of the full
@@ -93,38 +95,84 @@ A_FAIR = Assumption("P(b(x_t) = +1) = P(b(x_t) = −1) = ½ (Sec. 3)",
                     lambda c: (c.p_up == 0.5, f"P(b = +1) = {c.p_up:g}"))
 
 
-def _mean_part(samples: Tensor, target: float) -> tuple[Tensor, Tensor]:
+def mean_part(samples: Tensor, target: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(|sample mean − target|, GAMBLER_Z standard errors, |target|): an identity part of a Monte Carlo mean."""
     n = samples.numel()
     sd = samples.std() if n > 1 else samples.new_zeros(())
-    return (samples.mean() - target).abs(), GAMBLER_Z * sd / math.sqrt(max(n, 1))
+    return (samples.mean() - target).abs(), GAMBLER_Z * sd / math.sqrt(max(n, 1)), samples.new_tensor(abs(target))
 
 
-def _walk_parts(case: WalkCase) -> tuple[Tensor, Tensor, dict[str, tuple[Tensor, Tensor]]]:
+def walk_parts(case: WalkCase, probability, duration, conditional) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    """The three Monte Carlo parts of the Gambler's-ruin claims against stated values, each a pair
+    ``(label, T → value)``: ``probability`` of vanishing (absorption at 0 before T + 1), ``duration`` the mean
+    number of steps until the walk stops at either barrier, ``conditional`` the mean number of steps until
+    it vanishes, given that it does. A test passes wrong values to see the check fail."""
     tau, vanished = simulate_gamblers_ruin(case)
     T, M = case.T, tau.numel()
-    p = T / (T + 1)
+    p = probability[1](T)
     p_hat = vanished.double().mean()
-    parts = {
-        "P(unit vanishes) = T/(1+T)": ((p_hat - p).abs(), f64(GAMBLER_Z * math.sqrt(p * (1 - p) / M), tau)),
-        "E[steps until the walk stops, at 0 or T+1] = T": _mean_part(tau, T),
+    se = math.sqrt(max(p * (1 - p), 0.0) / M)
+    return {
+        f"P(unit vanishes) = {probability[0]}": ((p_hat - p).abs(), f64(GAMBLER_Z * se, tau), f64(p, tau)),
+        f"E[steps until the walk stops, at 0 or T+1] = {duration[0]}": mean_part(tau, duration[1](T)),
+        f"E[steps until the unit vanishes | it vanishes] = {conditional[0]}": mean_part(tau[vanished],
+                                                                                      conditional[1](T)),
     }
-    return tau, vanished, parts
 
 
-def _measure_gamblers_ruin(case: WalkCase) -> dict[str, tuple[Tensor, Tensor]]:
-    tau, vanished, parts = _walk_parts(case)
-    parts["E[steps until the unit vanishes | it vanishes] = T"] = _mean_part(tau[vanished], case.T)
-    return parts
+RUIN = ("T/(1+T)", lambda T: T / (T + 1))
+DURATION = ("T", lambda T: float(T))
+CONDITIONAL = ("(2T+1)/3", lambda T: (2 * T + 1) / 3)
 
 
-def _measure_gamblers_ruin_corrected(case: WalkCase) -> dict[str, tuple[Tensor, Tensor]]:
-    tau, vanished, parts = _walk_parts(case)
-    parts["E[steps until the unit vanishes | it vanishes] = (2T+1)/3"] = _mean_part(tau[vanished],
-                                                                                    (2 * case.T + 1) / 3)
-    return parts
+def _measure_gamblers_ruin(case: WalkCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    return walk_parts(case, RUIN, DURATION, DURATION)
 
 
-_WALKS = CaseSpace(case_type=WalkCase, sample=sample_walk_case,
+def _measure_gamblers_ruin_corrected(case: WalkCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    return walk_parts(case, RUIN, DURATION, CONDITIONAL)
+
+
+@lru_cache(maxsize=1)
+def ruin_formulas():
+    """The fair walk from x on {0, …, N}, N = T + 1, in sympy: P(ruin) = 1 − x/N, E[duration] = x(N − x),
+    E[duration | ruin] = x(2N − x)/3, each checked symbolically (in x and N) against its first-step
+    recurrence and boundary values. Returns ``(ok, T, p1, e1, c1)``: whether every check holds identically,
+    the symbol T, and the three values at x = 1 as functions of T."""
+    import sympy as sp
+
+    x, N, T = sp.symbols("x N T", positive=True)
+    p = 1 - x / N
+    E = x * (N - x)
+    f = x * (2 * N - x) / 3
+    q = p.subs(x, x - 1) / (2 * p)  # P(step down | ruin) from x: the Doob transform by P(ruin | x)
+    checks = [
+        sp.simplify(p - (p.subs(x, x - 1) + p.subs(x, x + 1)) / 2) == 0, p.subs(x, 0) == 1, p.subs(x, N) == 0,
+        sp.simplify(E - 1 - (E.subs(x, x - 1) + E.subs(x, x + 1)) / 2) == 0, E.subs(x, 0) == 0, E.subs(x, N) == 0,
+        sp.simplify(f - 1 - q * f.subs(x, x - 1) - (1 - q) * f.subs(x, x + 1)) == 0, f.subs(x, 0) == 0,
+        sp.simplify(q.subs(x, N - 1) - 1) == 0,  # from N − 1 the conditioned walk must step down
+    ]
+    at = {x: 1, N: T + 1}
+    return all(checks), T, sp.simplify(p.subs(at)), sp.simplify(E.subs(at)), sp.simplify(f.subs(at))
+
+
+def _exact(corrected: bool) -> ExactVerdict:
+    import sympy as sp
+
+    ok, T, p1, e1, c1 = ruin_formulas()
+    if not ok:
+        return ExactVerdict("violated", "the gambler's-ruin formulas fail their own recurrences (sympy)")
+    stated = (2 * T + 1) / 3 if corrected else T
+    base = (f"Fair ±1 walk from h_0 = 1, absorbed at 0 (vanish) or T + 1, solved in sympy for every T: "
+            f"P(ruin) = {p1}, E[duration] = {e1}, E[duration | ruin] = {c1}. ")
+    if sp.simplify(c1 - stated) == 0:
+        return ExactVerdict("proved", base + "The three stated values hold identically in T.")
+    return ExactVerdict("violated", base + f"P(ruin) = T/(1+T) and E[duration] = T hold identically; the steps until "
+                                           f"vanishing, given that it happens, have mean {c1} ≠ {stated} for every "
+                                           f"T ≥ 2, e.g. T = 2: {c1.subs(T, 2)} against {stated.subs(T, 2)}.")
+
+
+WALKS = CaseSpace(case_type=WalkCase, sample=sample_walk_case,
                    sizes={"quick": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8)],
                           "full": [(16, 1), (32, 2), (64, 3), (128, 5), (256, 8), (256, 20), (512, 50)]})
 _WALK_MEASURE = (f"Monte Carlo over {GAMBLER_UNITS} SRNN units (eq. 3, ReLU, shift W_p, h_0 = 1, b(x_t) = ±1): "
@@ -141,7 +189,8 @@ gamblers_ruin = Claim(
     measure=_WALK_MEASURE,
     bound=_WALK_BOUND,
     evaluate=_measure_gamblers_ruin,
-    cases=_WALKS,
+    cases=WALKS,
+    exact=lambda: _exact(corrected=False),
     explanation="T/(1+T) is the gambler's ruin probability from capital 1 with the game stopped at T + 1, and T is "
                 "that game's expected *duration* 1·((T+1) − 1), which ends at either barrier. The number of steps "
                 "until the unit vanishes, given that it does, has mean (2T+1)/3, not T (equal only for T = 1); "
@@ -162,7 +211,8 @@ gamblers_ruin_corrected = Claim(
     measure=_WALK_MEASURE,
     bound=_WALK_BOUND,
     evaluate=_measure_gamblers_ruin_corrected,
-    cases=_WALKS,
+    cases=WALKS,
+    exact=lambda: _exact(corrected=True),
     explanation="Would contradict the gambler's-ruin formulas for a fair walk from 1 on {0, …, T+1}: "
                 "P(ruin) = 1 − 1/(T+1), E[duration] = 1·T, E[duration | ruin] = (2(T+1) − 1)/3.",
     notes="The conditional mean follows from the Doob transform of the walk by P(ruin | x) = (T+1−x)/(T+1).",

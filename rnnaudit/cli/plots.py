@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
@@ -49,9 +50,9 @@ def _spectra(args, src) -> list:
     out = Path(args.out)
     if len(square) == 1:
         (role, W), = square.items()
-        return [(out, plot_spectrum(W, title=f"{role} of {src.label}"))]
+        return [(out, plot_spectrum(W, name=role, role=src.label))]
     return [(out.with_name(f"{out.stem}-{role.replace('.', '_')}{out.suffix}"),
-             plot_spectrum(W, title=f"{role} of {src.label}")) for role, W in square.items()]
+             plot_spectrum(W, name=role, role=src.label)) for role, W in square.items()]
 
 
 def _lyapunov(args, src):
@@ -72,7 +73,27 @@ def _compare(args):
     from rnnaudit.figures.trajectory import plot_comparison
     from rnnaudit.training import read_trajectory
 
-    return plot_comparison({str(p): read_trajectory(p) for p in args.runs}, args.key)
+    runs = {str(p): read_trajectory(p) for p in args.runs}
+    return plot_comparison(runs, args.key, baselines=_baselines(args.runs) if "loss" in args.key else None)
+
+
+def _baselines(run_dirs) -> dict[str, float]:
+    """label → the loss of the task's trivial predictor at the run's T (from its run.json)."""
+    from rnnaudit.training.runs import read_run_config
+    from rnnaudit.training.task_specs import TASK_SPECS
+
+    from rnnaudit.untrusted import InputError
+
+    out = {}
+    for p in run_dirs:
+        try:
+            config = read_run_config(p)
+        except InputError:  # a trajectory without its run.json: plotted without a baseline
+            continue
+        value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
+        if value is not None and math.isfinite(value):
+            out[str(p)] = float(value)
+    return out
 
 
 def run(args) -> int:

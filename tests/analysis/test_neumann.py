@@ -115,3 +115,21 @@ def test_arrays_from_updater_records_and_several_maps():
         NeumannMonitor(object())
     with pytest.raises(ValueError, match="square"):
         series_truncation_errors(torch.zeros(2, 3, dtype=F64), torch.zeros(2, 3, dtype=F64))
+
+
+@pytest.mark.parametrize("A_prev, A_next, match", [
+    (torch.zeros(0, 0, dtype=F64), torch.zeros(0, 0, dtype=F64), "non-empty square"),
+    ([[0.0]], [[0.0]], "non-empty square tensors"),
+    (torch.tensor([[0.0, 1.0], [-1.0, float("nan")]], dtype=F64), torch.zeros(2, 2, dtype=F64), "A_prev holds NaN"),
+    (torch.zeros(2, 2, dtype=F64), torch.tensor([[0.0, 1.0], [0.5, 0.0]], dtype=F64), "A_next must be skew"),
+], ids=["empty", "lists", "nan", "not-skew"])
+def test_truncation_errors_refuse_what_the_bound_does_not_cover(A_prev, A_next, match):
+    with pytest.raises(ValueError, match=match):
+        series_truncation_errors(A_prev, A_next)
+
+
+@pytest.mark.parametrize("orders", [(), (1.5,), (True,), (-1,)])
+def test_truncation_errors_need_integer_orders(orders):
+    A = torch.tensor([[0.0, 0.3], [-0.3, 0.0]], dtype=F64)
+    with pytest.raises(ValueError, match="orders"):
+        series_truncation_errors(A, 0.9 * A, orders=orders)

@@ -12,8 +12,8 @@ import scipy.linalg
 import scipy.optimize
 import torch
 
-from rnnaudit.analysis.pseudospectra import (kreiss_constant, pseudospectrum, sigma_min, sigma_min_dense,
-                                    transient_growth)
+from rnnaudit.analysis.pseudospectra import (NORMAL_TOL, kreiss_constant, pseudospectrum, sigma_min,
+                                             sigma_min_dense, transient_growth)
 from rnnaudit.cells import ScoRNN
 from tests.conftest import DEVICES
 
@@ -40,14 +40,17 @@ def _jordan0(n):
     return torch.diag(torch.ones(n - 1, dtype=F64), 1)
 
 
+@pytest.mark.parametrize("normal_tol", [NORMAL_TOL, 0.0], ids=["distance-formula", "lanczos"])
 @pytest.mark.parametrize("device", DEVICES)
-def test_pseudospectrum_of_normal_matrix_is_union_of_discs(device):
-    """For normal A, ‖(zI − A)^{-1}‖₂ = 1/min_i |z − λ_i|, so Λ_ε(A) = ∪_i D(λ_i, ε)."""
+def test_pseudospectrum_of_normal_matrix_is_union_of_discs(device, normal_tol):
+    """For normal A, ‖(zI − A)^{-1}‖₂ = 1/min_i |z − λ_i|, so Λ_ε(A) = ∪_i D(λ_i, ε); both routes
+    (the exact distance formula, and Lanczos forced by normal_tol = 0) must find it."""
     A, lam = _normal(12, 0)
     A = A.to(device)
     x = torch.linspace(-3, 3, 15, dtype=F64)
     y = torch.linspace(-2.5, 2.5, 11, dtype=F64)
-    grid = pseudospectrum(A, x, y)
+    grid = pseudospectrum(A, x, y, normal_tol=normal_tol)
+    assert grid.method == ("normal" if normal_tol else "lanczos")
     Z = x[None, :] + 1j * y[:, None]
     exact = (Z[..., None] - lam).abs().amin(-1)
     assert grid.sigma.shape == (11, 15) and grid.sigma.device.type == device
@@ -80,6 +83,74 @@ def test_lanczos_sigma_min_matches_dense_svd():
     # A complex input matrix takes the same route.
     Ac = A.to(torch.complex128) * complex(math.cos(0.3), math.sin(0.3))
     torch.testing.assert_close(sigma_min(Ac, z[:20]), sigma_min_dense(Ac, z[:20]), rtol=1e-10, atol=1e-13 * scale)
+
+
+def _orthogonal(n, seed):
+    Q, _ = torch.linalg.qr(torch.randn(n, n, dtype=F64, generator=torch.Generator().manual_seed(seed)))
+    return Q
+
+
+def test_orthogonal_matrix_takes_the_exact_distance_formula():
+    """An orthogonal Q is normal: σ_min(zI − Q) = min_i |z − λ_i| with every |λ_i| = 1. Its computed
+    Schur factor is diagonal up to rounding (‖N‖_F ≈ 40u·‖Q‖_F, far below NORMAL_TOL), so the grid
+    takes the distance formula, with no Lanczos step, and agrees with a dense SVD per point to the
+    SVD's own accuracy (≈ n·u·‖Q‖₂ = 3e-14 for n = 128)."""
+    Q = _orthogonal(128, 0)
+    axis = np.linspace(-1.2, 1.2, 201)
+    grid = pseudospectrum(Q, axis, axis)
+    assert grid.method == "normal" and int(grid.lanczos_steps.abs().max()) == 0
+    assert grid.departure <= NORMAL_TOL * math.sqrt(128)
+    lam = torch.linalg.eigvals(Q)
+    torch.testing.assert_close(lam.abs(), torch.ones(128, dtype=F64), rtol=0, atol=1e-13)
+    rng = np.random.default_rng(0)
+    rows, cols = rng.integers(0, 201, 40), rng.integers(0, 201, 40)
+    dense = sigma_min_dense(Q, axis[cols] + 1j * axis[rows])
+    assert (grid.sigma[rows, cols] - dense).abs().max() <= 1e-13
+    # at the centre every eigenvalue is at distance 1
+    assert float(grid.sigma[100, 100]) == pytest.approx(1.0, abs=1e-13)
+
+
+def test_departure_from_normality_decides_the_route_and_bounds_the_formula_error():
+    """A = Q(D + δN)Qᵀ with ‖δN‖_F = 1e-3·‖A‖_F is not normal to within NORMAL_TOL: it must take
+    the Lanczos route, which matches a dense SVD, while the distance formula is measurably wrong
+    there (so the test of the departure matters). With the tolerance raised above its departure the
+    formula is used and is off by at most ‖N‖₂ ≤ ‖N‖_F (Weyl's inequality for singular values)."""
+    n = 20
+    g = torch.Generator().manual_seed(3)
+    rng = np.random.default_rng(3)
+    D = torch.diag(torch.rand(n, dtype=F64, generator=g) * 1.8 - 0.9)
+    N = torch.triu(torch.randn(n, n, dtype=F64, generator=g), 1)
+    Q = _orthogonal(n, 4)
+    A0 = Q @ D @ Q.T
+    delta = 1e-3 * float(torch.linalg.matrix_norm(A0)) / float(torch.linalg.matrix_norm(N))
+    A = Q @ (D + delta * N) @ Q.T
+    # irregular points: where two eigenvalues are equidistant from z, σ_min is nearly double and
+    # the Lanczos stopping rule is less accurate than its tolerance, which is not tested here
+    x, y = np.sort(rng.uniform(-1.2, 1.2, 13)), np.sort(rng.uniform(0.05, 0.4, 7))
+    Z = x[None, :] + 1j * y[:, None]
+    dense = sigma_min_dense(A, Z)
+    grid = pseudospectrum(A, x, y)
+    assert grid.method == "lanczos" and int(grid.lanczos_steps.min()) > 0
+    scale = float(torch.linalg.matrix_norm(A, 2))
+    assert ((grid.sigma - dense).abs() <= 1e-10 * dense + 1e-13 * scale).all()
+    dist = (torch.as_tensor(Z)[..., None] - torch.linalg.eigvals(A)).abs().amin(-1)
+    assert float((dist - dense).abs().max()) > 1e-8  # the formula would be off here
+    loose = pseudospectrum(A, x, y, normal_tol=0.1)
+    assert loose.method == "normal"
+    assert float((loose.sigma - dense).abs().max()) <= loose.departure * (1 + 1e-6)
+    torch.testing.assert_close(sigma_min(A, Z[0]), dense[0], rtol=1e-10, atol=1e-13 * scale)
+
+
+def test_pseudospectrum_reports_progress_over_every_grid_point():
+    seen = []
+    x, y = np.linspace(-1, 1, 9), np.linspace(-1, 1, 5)
+    pseudospectrum(_orthogonal(6, 1), x, y, progress=seen.append)
+    assert sum(seen) == 45
+    seen.clear()
+    pseudospectrum(_jordan0(6), x, y, chunk=10, progress=seen.append)
+    assert sum(seen) == 45 and len(seen) == 5
+    with pytest.raises(TypeError, match="progress"):
+        pseudospectrum(_jordan0(3), x, y, progress=3)
 
 
 @pytest.mark.parametrize("n", [2, 6])
@@ -224,6 +295,11 @@ def test_bad_arguments_are_rejected():
         sigma_min(A, [2.0], maxiter=1)
     with pytest.raises(ValueError, match="chunk"):
         pseudospectrum(A, [0.0], [0.0], chunk=0)
+    for bad in (-1e-3, 1.0, float("nan"), True):
+        with pytest.raises(ValueError, match="normal_tol"):
+            pseudospectrum(A, [0.0], [0.0], normal_tol=bad)
+    with pytest.raises(ValueError, match="normal_tol"):
+        sigma_min(A, [2.0], normal_tol=-1)
     with pytest.raises(ValueError, match="x must be a non-empty 1-D"):
         pseudospectrum(A, np.zeros((2, 2)), [0.0])
     with pytest.raises(ValueError, match="y must be a non-empty 1-D"):
@@ -238,3 +314,12 @@ def test_bad_arguments_are_rejected():
         kreiss_constant(A, n_radii=1)
     with pytest.raises(ValueError, match="rho_tol"):
         kreiss_constant(A, rho_tol=-1.0)
+
+
+def test_transient_growth_reports_overflowed_powers_as_inf():
+    """‖(2I)^k‖₂ = 2^k is a float up to k = 1023 and inf after, never a LinAlgError from a matrix of infs."""
+    from rnnaudit.analysis import transient_growth
+
+    growth = transient_growth(2 * torch.eye(3, dtype=torch.float64), 2000)
+    assert growth.curve[1023].item() == 2.0 ** 1023 and torch.isinf(growth.curve[1024:]).all()
+    assert growth.peak == math.inf and growth.k_peak == 1024

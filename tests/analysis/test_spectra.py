@@ -223,3 +223,15 @@ def test_array_likes_are_accepted_and_bad_input_rejected():
         orthogonality_distance(torch.eye(2, dtype=F64), ord=1)
     with pytest.raises(ValueError, match="numeric"):
         eigenvalues(np.array([["a", "b"], ["c", "d"]]))
+
+
+def test_huge_matrices_give_inf_or_the_scaled_departure_never_nan():
+    """‖A‖² overflows at ‖A‖ ≈ 1e154: the orthogonality distance (≈ 1e600) is not a float, so inf; the
+    departure from normality is homogeneous, so it is computed on A/max|A| and scaled back."""
+    eye = torch.eye(3, dtype=torch.float64)
+    assert orthogonality_distance(1e300 * eye).item() == math.inf
+    assert henrici_departure(1e300 * eye).item() == 0.0
+    jordan = torch.tensor([[1.0, 1.0], [0.0, 1.0]], dtype=torch.float64)
+    assert henrici_departure(1e300 * jordan).item() == pytest.approx(1e300, rel=1e-12)
+    assert henrici_departure(1e-300 * jordan).item() == pytest.approx(1e-300, rel=1e-12)
+    assert henrici_departure(torch.zeros(2, 2, dtype=torch.float64)).item() == 0.0

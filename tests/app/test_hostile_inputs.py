@@ -7,7 +7,9 @@ import copy
 import json
 import os
 import pickle
+import shutil
 import signal
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +42,7 @@ class Corpus:
     checkpoint: Path
     counterexample: Path
     files: dict[str, Path]
+    modules: Path  # user model modules, copied into the working directory of the --model cases
 
 
 def _write_pt(path: Path, obj) -> Path:
@@ -172,7 +175,33 @@ def corpus(tmp_path_factory) -> Corpus:
     for name, text in specs.items():
         (d / name).write_bytes(text.encode("utf-8", "surrogateescape"))
         f[f"spec:{name}"] = d / name
-    return Corpus(root, run, checkpoint, counterexample, f)
+
+    # a user's own model: weights and inputs files, model modules
+    gru = torch.nn.GRU(2, 3, batch_first=True)
+    good = gru.state_dict()
+    user = {
+        "gru-weights": good, "gru-nan-weights": {k: torch.full_like(v, float("nan")) for k, v in good.items()},
+        "gru-wrong-shape": {**good, "weight_hh_l0": torch.zeros(5, 5)}, "gru-missing-key": {
+            k: v for k, v in good.items() if k != "weight_hh_l0"},
+        "gru-extra-key": {**good, "bogus": torch.zeros(1)}, "not-a-dict": torch.zeros(3),
+        "inputs-ok": torch.zeros(1, 4, 2), "inputs-wrong-width": torch.zeros(1, 4, 7),
+        "inputs-rank-4": torch.zeros(1, 1, 4, 2), "inputs-nan": torch.full((1, 4, 2), float("nan")),
+        "inputs-int": torch.zeros(1, 4, 2, dtype=torch.int64), "inputs-empty": torch.zeros(1, 0, 2),
+        "inputs-dict": {"x": torch.zeros(1, 4, 2)}, "inputs-huge-T": torch.zeros(1, 1, 2).expand(1, 10**6, 2),
+    }
+    for name, value in user.items():
+        f[f"user:{name}"] = _write_pt(d / f"user-{name}.pt", value)
+    (d / "user-malicious.pt").write_bytes(pickle.dumps(_Payload()))
+    f["user:malicious"] = d / "user-malicious.pt"
+    modules = {"raises_on_import": "raise RuntimeError('boom at import')\n",
+               "syntax_error": "def f(:\n", "factory_raises": "def make():\n    raise ValueError('boom')\n",
+               "not_a_module": "def make():\n    return 42\n", "no_recurrence": "import torch\n"
+               "def make():\n    return torch.nn.Linear(2, 3)\n", "takes_args": "import torch\n"
+               "def make(size):\n    return torch.nn.GRU(2, size)\n", "exits": "import sys\nsys.exit(3)\n"}
+    for name, text in modules.items():
+        (d / "modules").mkdir(exist_ok=True)
+        (d / "modules" / f"{name}.py").write_text(text)
+    return Corpus(root, run, checkpoint, counterexample, f, d / "modules")
 
 
 def _replace_line(path: Path, index: int, line: str) -> None:
@@ -237,17 +266,46 @@ def _cases(c: Corpus) -> list[tuple[str, list[str]]]:
         ["--debugg"], ["check", "--paper", "srnn", "--seed", "one"],
     ]
     out += [(f"flags {' '.join(a)[:60]}", a) for a in flags]
+    u = {k.removeprefix("user:"): str(v) for k, v in c.files.items() if k.startswith("user:")}
+    files = str(c.root / "files")
+    for command in ("audit", "heatmap", "spectrum", "lyapunov"):
+        dest = ["--out", "{out}" if command == "audit" else "{out}.png"]
+        for w in ("gru-nan-weights", "gru-wrong-shape", "gru-missing-key", "gru-extra-key", "not-a-dict",
+                  "malicious"):
+            out.append((f"{command} --arch gru --weights {w}", [command, "--arch", "gru", "--weights", u[w], *dest]))
+        for x in ("inputs-wrong-width", "inputs-rank-4", "inputs-nan", "inputs-int", "inputs-empty", "inputs-dict",
+                  "malicious"):
+            out.append((f"{command} --inputs {x}", [command, "--arch", "gru", "--weights", u["gru-weights"],
+                                                    "--inputs", u[x], *dest]))
+    for argv in (["--arch", "lstm", "--weights", u["gru-weights"]], ["--arch", "rnn", "--weights", u["gru-weights"]],
+                 ["--arch", "gru"], ["--weights", u["gru-weights"]], ["--arch", "gru", "--weights", files],
+                 ["--arch", "gru", "--weights", u["gru-weights"], "--inputs", u["inputs-huge-T"]],
+                 ["--arch", "gru", "--weights", u["gru-weights"], "--task", "copy"],
+                 ["--arch", "gru", "--weights", u["gru-weights"], "--inputs", u["inputs-ok"], run],
+                 ["--model", "nosuchmodule:make"], ["--model", "no_colon"], ["--model", ":make"],
+                 ["--model", f"{files}/modules/syntax_error.py:f"], *(["--model", f"{m}:make"] for m in (
+                     "raises_on_import", "syntax_error", "factory_raises", "not_a_module", "no_recurrence",
+                     "takes_args", "exits")), ["--model", "os:system"], ["--model", "torch.nn:GRU"]):
+        out.append((f"audit {' '.join(argv)[:60]}", ["audit", *argv, "--out", "{out}"]))
     return out
 
 
+#: How many cases _cases builds: the parametrization below runs exactly these (adding a case means raising it).
+N_CASES = 373
+
+
 def test_the_hostile_corpus_has_enough_cases(corpus):
-    assert len(_cases(corpus)) >= 300
+    assert len(_cases(corpus)) == N_CASES >= 300
 
 
-def _run_case(argv, tmp_path, monkeypatch, capsys, limit=120):
+def _run_case(argv, tmp_path, monkeypatch, capsys, limit=120, modules: Path | None = None):
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
+    if modules is not None and "--model" in argv:  # the user's modules are imported from the current directory
+        for module in modules.glob("*.py"):
+            shutil.copy(module, work)
+        monkeypatch.setattr(sys, "path", list(sys.path))
     out = tmp_path / "cwd" / "out"
     argv = [a.replace("{out}", str(out)) for a in argv]
 
@@ -264,13 +322,10 @@ def _run_case(argv, tmp_path, monkeypatch, capsys, limit=120):
     return status, captured, work, out
 
 
-@pytest.mark.parametrize("index", range(340))
+@pytest.mark.parametrize("index", range(N_CASES))
 def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
-    cases = _cases(corpus)
-    if index >= len(cases):
-        pytest.skip("no such case")
-    name, argv = cases[index]
-    status, captured, work, out = _run_case(argv, tmp_path, monkeypatch, capsys)
+    name, argv = _cases(corpus)[index]
+    status, captured, work, out = _run_case(argv, tmp_path, monkeypatch, capsys, modules=corpus.modules)
     err = captured.err
     assert "Traceback" not in err and "Traceback" not in captured.out, name
     assert status in (0, 2), (name, status, err[-500:])
@@ -279,7 +334,7 @@ def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
         assert len(lines) == 1 and lines[0] == err.strip().splitlines()[-1], (name, err[-500:])
         assert "weights_only=False" not in err, name
     assert not (work / MARKER).exists() and not (corpus.root / MARKER).exists(), name
-    written = {p.name for p in work.iterdir()}
+    written = {p.name for p in work.iterdir() if p.suffix != ".py" and p.name != "__pycache__"}
     # the case's own output, or a command's default output when the case gives none, with its lock file
     outputs = {out.name, f"{out.name}.png", "rnnaudit-check", "rnnaudit-audit", "heatmap.png", "spectrum.png",
                "lyapunov.png", "compare.png", "runs", "submitit-logs"}

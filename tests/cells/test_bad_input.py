@@ -221,3 +221,30 @@ def test_finite_parameters_whose_sum_overflows_pass():
         cell.W[0, 1] = float("-inf")
     with pytest.raises(ValueError, match=r"parameter 'W' must be finite, found 1 NaN/Inf"):
         cell.check_finite()
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_step_refuses_mismatched_batches_and_extra_dimensions(name):
+    """x_t (3, n) with h (5, h) would broadcast or fail inside a matmul; (2, 3, n) is not one step's input."""
+    cell = _cell(name)
+    s = cell.hidden_size
+    for x_t, h in [(torch.zeros(3, N, dtype=F64), torch.zeros(5, s, dtype=F64)),
+                   (torch.zeros(2, 3, N, dtype=F64), torch.zeros(2, 3, s, dtype=F64))]:
+        with pytest.raises(ValueError, match=r"x_t|\bh\b"):
+            cell.step(x_t, h)
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_h0_that_is_not_a_tensor_is_named(name):
+    cell = _cell(name)
+    with pytest.raises(ValueError, match="h0 must be a torch.Tensor"):
+        cell(_x(), [[0.0] * cell.hidden_size] * 2)
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+@pytest.mark.parametrize("bad", ["8", 8.0, True], ids=["str", "float", "bool"])
+def test_a_size_that_is_not_an_int_is_a_type_error_naming_it(name, bad):
+    with pytest.raises(TypeError, match=r"(size|units|d_h|features)\w* must be an int, got"):
+        build_cell(name, N, bad, dtype=F64)
+    with pytest.raises(TypeError, match=r"input_size must be an int|in_features must be an int"):
+        build_cell(name, bad, H, dtype=F64)

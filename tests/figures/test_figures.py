@@ -55,21 +55,6 @@ def test_plots_reject_bad_input():
         plot_eigenvalues(torch.ones(2, 3))
 
 
-def test_tightness_plot_draws_each_claim_and_the_ratio_one_line():
-    from rnnaudit.figures import plot_tightness
-
-    claims = [{"id": "a.x", "verdict": "holds", "tightness": {"by_T": {"1": 0.5, "10": 0.9}}},
-              {"id": "a.y", "verdict": "violated", "tightness": {"by_T": {"2": 3.0, "20": "inf"}}},
-              {"id": "a.z", "verdict": "holds", "tightness": {"by_T": {}}}]
-    fig = plot_tightness(claims)
-    lines = fig.axes[0].get_lines()
-    assert [list(l.get_xdata()) for l in lines[:2]] == [[1, 10], [2]]  # "inf" cannot be drawn on a log axis
-    assert list(lines[-1].get_ydata()) == [1.0, 1.0]
-    assert claims[1]["tightness"]["by_T"] == {"2": 3.0, "20": "inf"}
-    with pytest.raises(ValueError, match="by"):
-        plot_tightness(claims, by="m")
-
-
 def test_spectrum_plot_has_pseudospectra_and_singular_values():
     from rnnaudit.figures import plot_spectrum
 
@@ -78,29 +63,6 @@ def test_spectrum_plot_has_pseudospectra_and_singular_values():
     ax_eig, ax_sv = fig.axes[0], fig.axes[1]
     assert len(ax_eig.collections) >= 2  # eigenvalue scatter and at least one ε-contour
     np.testing.assert_allclose(sorted(ax_sv.get_lines()[0].get_ydata()), [0] + [0.9] * 5, atol=1e-12)
-
-
-def test_trajectory_plot_draws_recorded_quantities_and_constraint_lines():
-    from rnnaudit.figures.trajectory import plot_comparison, plot_trajectory
-
-    step = np.array([10.0, 20.0, 30.0])
-    t = {"step": step, "loss": np.array([0.2, 0.1, 0.05]), "val_loss": np.array([0.3, 0.2, 0.1]),
-         "grad/W/max": np.array([1.0, 2.0, 3.0]), "alpha": np.array([0.1, 0.1, 0.1]),
-         "beta": np.array([0.8, 0.85, 0.9]), "neumann_condition": np.array([0.1, 0.5, 2.0])}
-    original = {k: v.copy() for k, v in t.items()}
-    fig = plot_trajectory(t)
-    titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
-    assert "loss" in titles and "Neumann condition (eq. 18)" in titles
-    gates = next(ax for ax in fig.axes if ax.get_title().startswith("gates"))
-    np.testing.assert_allclose(gates.get_lines()[2].get_ydata(), 1 - t["alpha"])  # the Theorem 2 line
-    np.testing.assert_allclose(gates.get_lines()[3].get_ydata(), 1 - 2 * t["alpha"])  # the eq. 3 line
-    assert all(np.array_equal(t[k], original[k]) for k in t)
-    fig = plot_comparison({"a": t, "b": {"step": step, "val_loss": np.ones(3)}}, "val_loss")
-    assert len(fig.axes[0].get_lines()) == 2
-    with pytest.raises(ValueError, match="step"):
-        plot_trajectory({"loss": np.ones(2)})
-    with pytest.raises(ValueError, match="no run"):
-        plot_comparison({"a": t}, "nosuchkey")
 
 
 @pytest.mark.parametrize("argv", [["heatmap", "sgornn", "--T", "12", "--hidden", "8"],

@@ -49,7 +49,7 @@ def test_decay_corrected_holds_reaches_its_supremum_and_has_power(tmp_path):
 
 
 def test_decay_corrected_holds_on_the_alternating_case():
-    """Its ‖W^(S)‖₂ = 4.2 ≥ the growth: the spectral norm, not the eigenvalues, bounds the gated products."""
+    """Its ‖W^(S)‖₂ = 4.10 ≥ the growth: the spectral norm, not the eigenvalues, bounds the gated products."""
     assert evaluate_cases(decay_corrected, [alternating_case(3, 10)]).verdict == "holds"
 
 

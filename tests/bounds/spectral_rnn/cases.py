@@ -10,7 +10,7 @@ import math
 import torch
 
 from rnnaudit.bounds import check_claim
-from rnnaudit.bounds.spectral_rnn.cases import RNNCase
+from rnnaudit.bounds.spectral_rnn.rnn17 import RNNCase
 from tests.bounds.helpers import TINY, with_sizes
 from tests.conftest import DEVICES  # noqa: F401  (re-exported for the test modules)
 

@@ -6,7 +6,7 @@ import torch
 
 from rnnaudit.bounds import case_from_state, case_state, measure_case
 from rnnaudit.bounds.spectral_rnn import CLAIMS, algorithm1_corrected, eq7, eq24, lemma3, theorem2, theorem3, theorem5
-from rnnaudit.bounds.spectral_rnn.cases import rnn_states
+from rnnaudit.bounds.spectral_rnn.rnn17 import rnn_states
 from rnnaudit.cells import SpectralRNN
 from tests.bounds.spectral_rnn.cases import DEVICES, F64, gen
 

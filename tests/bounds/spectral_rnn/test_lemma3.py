@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from rnnaudit.bounds import evaluate_cases, measure_case
 from rnnaudit.bounds.spectral_rnn import lemma3
-from rnnaudit.bounds.spectral_rnn.cases import RNNCase
+from rnnaudit.bounds.spectral_rnn.rnn17 import RNNCase
 from tests.bounds.spectral_rnn.cases import F64, assert_holds_inside, failed, gen, rnn_case
 
 

@@ -11,7 +11,6 @@ IDS = ["spectral_rnn.eq1", "spectral_rnn.theorem1", "spectral_rnn.theorem2", "sp
        "spectral_rnn.lemma1", "spectral_rnn.theorem4", "spectral_rnn.assumption1",
        "spectral_rnn.assumption1.corrected",
        "spectral_rnn.theorem5", "spectral_rnn.addition_baseline", "spectral_rnn.table2",
-       "spectral_rnn.table2.corrected",
        "spectral_rnn.table3", "spectral_rnn.proposition1", "spectral_rnn.proposition1.corrected", "spectral_rnn.lemma3",
        "spectral_rnn.eq24", "spectral_rnn.eq26", "spectral_rnn.theorem5_step", "spectral_rnn.theorem5_step.corrected",
        "spectral_rnn.theorem5_cover", "spectral_rnn.theorem5_cover.corrected", "spectral_rnn.algorithm1",

@@ -1,5 +1,7 @@
 """Hand-made srnn.md cases and the shrunk sizes shared by the claim tests."""
 
+import dataclasses
+
 import torch
 
 from rnnaudit.bounds.srnn.cases import ShuffleCase
@@ -30,3 +32,23 @@ def tiny_srnn(w, c, x, *, h0=None, x0=None, g=None, activation="relu"):
     g = torch.ones(T, 1, dtype=F64) if g is None else torch.tensor(g, dtype=F64).reshape(T, 1)
     x0 = None if x0 is None else torch.tensor([[x0]], dtype=F64)
     return ShuffleCase(cell, x, h0, g, x0)
+
+
+def with_evaluate(claim, evaluate):
+    """``claim`` measured by another ``evaluate`` (a deliberately wrong formula, for the power tests)."""
+    return dataclasses.replace(claim, evaluate=evaluate)
+
+
+def with_identity_error(claim, rel):
+    """``claim`` with every identity part's formula off by ``rel`` × ‖truth‖ (error + rel·reference): the tolerance
+    must catch a formula wrong by that much."""
+    def evaluate(case):
+        return {k: (v[0] + rel * v[2], *v[1:]) if len(v) == 3 else v for k, v in claim.evaluate(case).items()}
+    return with_evaluate(claim, evaluate)
+
+
+def assert_exact_agrees(result):
+    """The sympy verdict agrees with the numerical one: ``proved`` beside ``holds``, ``violated`` beside
+    ``violated``."""
+    assert result.exact is not None, result.claim.id
+    assert result.exact.verdict == {"holds": "proved", "violated": "violated"}[result.verdict], result.exact.detail

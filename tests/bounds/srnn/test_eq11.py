@@ -7,8 +7,8 @@ import pytest
 
 from rnnaudit.bounds import check_claim, measure_case
 from rnnaudit.bounds.srnn import eq11, eq11_corrected
-from tests.bounds.helpers import TINY, assert_reproducible_violation
-from tests.bounds.srnn.cases import small, tiny_srnn
+from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum, assert_reproducible_violation
+from tests.bounds.srnn.cases import assert_exact_agrees, small, tiny_srnn
 
 
 def test_eq11_corrected_holds_inside_its_assumptions(tmp_path):
@@ -31,3 +31,9 @@ def test_eq11_fails_on_the_one_unit_counterexample():
     assert math.isinf(measure_case(eq11, case)[0])
     # both parameters (w and the bias c, ∂L/∂c = 1 against 1 + 1) sit at half the corrected bound
     assert measure_case(eq11_corrected, case)[0] == pytest.approx(0.5, rel=1e-14)
+
+
+def test_eq11_exact_verdict_agrees_and_the_corrected_bound_is_tight_with_power():
+    assert_exact_agrees(check_claim(small(eq11), TINY, seed=0))
+    assert_reaches_supremum(eq11_corrected)
+    assert_has_power(small(eq11_corrected), 2)

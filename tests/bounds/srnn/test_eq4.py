@@ -4,10 +4,10 @@ import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.srnn import eq4
-from rnnaudit.bounds.srnn.eq4 import PermutationCase
+from rnnaudit.bounds.srnn.eq4 import PermutationCase, measure_eq4
 from rnnaudit.cells import shift_matrix
 from tests.bounds.helpers import TINY
-from tests.bounds.srnn.cases import F64, small
+from tests.bounds.srnn.cases import F64, assert_exact_agrees, small, with_evaluate
 
 
 def test_eq4_holds_inside_its_assumptions(tmp_path):
@@ -24,3 +24,12 @@ def test_eq4_violated_for_a_matrix_that_is_not_a_permutation():
     result = evaluate_cases(eq4, [PermutationCase(W, torch.ones(5, dtype=F64), 4)])
     assert result.verdict == "violated"
     assert any(f.startswith("W_p is a permutation") for f in result.records[0].failed_assumptions)
+
+
+def test_eq4_exact_verdict_and_a_transposed_matrix_is_caught():
+    """Eq. 4 read with the ones below the diagonal (W_pᵀ, the shift the other way) no longer matches the cell."""
+    assert_exact_agrees(check_claim(small(eq4), TINY, seed=0))
+    wrong = with_evaluate(eq4, lambda c: measure_eq4(c, lambda d_h, like: shift_matrix(d_h, dtype=like.dtype).T))
+    case = PermutationCase(shift_matrix(4, dtype=F64), torch.arange(4, dtype=F64), 2)
+    assert evaluate_cases(wrong, [case]).verdict == "violated"
+    assert evaluate_cases(eq4, [case]).verdict == "holds"

@@ -4,13 +4,15 @@ assumptions, (2T+1)/3 holds, and biased contributions break both."""
 import math
 
 import pytest
+import sympy
 import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.srnn import gamblers_ruin, gamblers_ruin_corrected
-from rnnaudit.bounds.srnn.gamblers_ruin import WalkCase, simulate_gamblers_ruin
+from rnnaudit.bounds.srnn.gamblers_ruin import (CONDITIONAL, DURATION, RUIN, WalkCase, ruin_formulas,
+                                               simulate_gamblers_ruin, walk_parts)
 from tests.bounds.helpers import TINY, assert_reproducible_violation
-from tests.bounds.srnn.cases import small
+from tests.bounds.srnn.cases import assert_exact_agrees, small, with_evaluate
 
 
 def test_gamblers_ruin_corrected_holds_inside_its_assumptions(tmp_path):
@@ -39,3 +41,21 @@ def test_gamblers_ruin_violated_for_biased_contributions(claim):
     result = evaluate_cases(claim, [WalkCase(64, 313, 5, 0.6, 0)])
     assert result.verdict == "violated"
     assert any(f.startswith("P(b(x_t) = +1)") for f in result.records[0].failed_assumptions)
+
+
+def test_gamblers_ruin_exact_verdicts_agree():
+    assert_exact_agrees(check_claim(small(gamblers_ruin), TINY, seed=0))
+    assert_exact_agrees(check_claim(small(gamblers_ruin_corrected), TINY, seed=0))
+    ok, T, p1, e1, c1 = ruin_formulas()
+    assert ok and sympy.simplify(p1 - T / (T + 1)) == 0 and e1 == T and sympy.simplify(c1 - (2 * T + 1) / 3) == 0
+
+
+@pytest.mark.parametrize("wrong", [("T/(2+T)", lambda T: T / (T + 2)), ("T+1", lambda T: T + 1.0),
+                                   ("(2T+1)/3 + 0.3", lambda T: (2 * T + 1) / 3 + 0.3)], ids=lambda w: w[0])
+def test_gamblers_ruin_checks_catch_a_wrong_value(wrong):
+    """Each part, fed a stated value off by a few per cent (T/(2+T): 13 %, T+1: 20 %, +0.3: 8 %), must fail on the
+    Monte Carlo at T = 5, whose 4.5-standard-error bands there are 1.4 %, 4 % and 4.9 % wide."""
+    slots = {"T/(2+T)": (wrong, DURATION, CONDITIONAL), "T+1": (RUIN, wrong, CONDITIONAL),
+             "(2T+1)/3 + 0.3": (RUIN, DURATION, wrong)}[wrong[0]]
+    claim = with_evaluate(gamblers_ruin_corrected, lambda c: walk_parts(c, *slots))
+    assert evaluate_cases(claim, [WalkCase(128, 157, 5, 0.5, 0)]).verdict == "violated"

@@ -5,7 +5,7 @@ import pytest
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.srnn import table1
 from rnnaudit.bounds.srnn.table1 import TimingCase, fit_exponent
-from tests.bounds.helpers import TINY
+from tests.bounds.helpers import TINY, assert_has_power
 from tests.bounds.srnn.cases import small
 
 
@@ -30,3 +30,9 @@ def test_table1_violated_for_a_dense_recurrent_matrix():
     result = evaluate_cases(table1, [case])
     assert result.verdict == "violated", result.records[0].parts
     assert any(f.startswith("W_p applied as a permutation") for f in result.records[0].failed_assumptions)
+
+
+def test_table1_has_power():
+    """Bounds divided by 4 (exponent ≤ 0.375 and ≥ 2): the measured exponent of a linear cost, 0.7–1.3 on this
+    machine, violates both."""
+    assert_has_power(small(table1), 4)

@@ -1,0 +1,217 @@
+"""srnn.md, Sec. 3, after eq. 3: "Without loss of generality, the permutation can be chosen as the shift
+operation" of eq. 4.
+
+Reading: every permutation W_p gives the same model as the shift up to a relabeling of the hidden units,
+i.e. Q W_p Qᵀ = W_shift for some permutation matrix Q (then h'_t = Q h_t solves eq. 3 with the shift and
+b' = Q b, s' = s Qᵀ). Conjugation preserves the cycle type, and the shift is one d_h-cycle, so this holds
+exactly for the permutations that are one d_h-cycle; a permutation with fixed points or several cycles
+(the identity, any involution) gives another model — its units never mix across cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
+from rnnaudit.bounds.srnn.cases import f64
+from rnnaudit.cells import SRNN, get_activation, shift, shift_matrix
+
+__all__ = ["WlogCase", "sample_wlog_case", "sample_cycle_case", "relabeling", "measure_corrected", "shift_wlog",
+           "shift_wlog_corrected"]
+
+#: Permutation matrices and their powers are exact in floating point; an SRNN run with W_p and the relabelled
+#: shift-SRNN perform the same additions in the same order, so they agree to rounding of the entries
+#: (~1e-16 relative); 1e-12 leaves a wide margin, while a wrong relabeling moves whole entries.
+WLOG_RTOL = 1e-12
+
+
+@dataclass
+class WlogCase:
+    """A permutation W_p (as the index map ``perm``: (W_p y)_i = y_{perm[i]}) and an SRNN b run with it.
+
+    Attributes:
+        perm: (d_h,) int64, a permutation of 0..d_h−1. cell: :class:`cells.SRNN` (its b and σ; the cell's
+            own W_p, the shift, is not used for the W_p run). x: (1, T, d_i). h0: (1, d_h).
+    """
+
+    perm: Tensor
+    cell: SRNN
+    x: Tensor
+    h0: Tensor
+
+    def size(self) -> tuple[int, int]:
+        """(d_h, T)."""
+        return self.perm.numel(), self.x.shape[1]
+
+
+def _draw(gen: torch.Generator, perm: Tensor, T: int, device, dtype) -> WlogCase:
+    h = perm.numel()
+    d_i = int(torch.randint(1, 4, (), generator=gen))
+    cell = SRNN(d_i, h, fr_hidden=(4,), gating=float(torch.rand((), generator=gen)) < 0.5,
+                activation="relu" if float(torch.rand((), generator=gen)) < 0.5 else "tanh", generator=gen,
+                dtype=torch.float64)
+    x = torch.randn(1, T, d_i, generator=gen, dtype=torch.float64)
+    h0 = torch.rand(1, h, generator=gen, dtype=torch.float64)
+    return WlogCase(perm.to(device), cell.to(device=device, dtype=dtype), x.to(device=device, dtype=dtype),
+                    h0.to(device=device, dtype=dtype))
+
+
+def sample_wlog_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> WlogCase:
+    """A uniformly random permutation of d_h = h units (one d_h-cycle with probability 1/h) and an SRNN b."""
+    return _draw(gen, torch.randperm(h, generator=gen), T, device, dtype)
+
+
+def sample_cycle_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> WlogCase:
+    """A uniformly random d_h-cycle: the shift with its units relabelled at random."""
+    relabel = torch.randperm(h, generator=gen)
+    perm = torch.empty(h, dtype=torch.int64)
+    perm[relabel] = relabel[(torch.arange(h) + 1) % h]  # unit relabel[i] is followed by relabel[i + 1]
+    return _draw(gen, perm, T, device, dtype)
+
+
+def _matrix(perm: Tensor, dtype) -> Tensor:
+    return torch.eye(perm.numel(), dtype=dtype, device=perm.device)[perm]
+
+
+def _cycles(perm: Tensor) -> int:
+    seen, count = set(), 0
+    for start in range(perm.numel()):
+        if start not in seen:
+            count += 1
+            i = start
+            while i not in seen:
+                seen.add(i)
+                i = int(perm[i])
+    return count
+
+
+def relabeling(perm: Tensor) -> Tensor:
+    """Q as an index map ((Q y)_k = y_{c_k}) with c_0 = 0, c_{k+1} = perm[c_k], so that Q W_p Qᵀ = W_shift when
+    ``perm`` is one d_h-cycle (for other permutations the returned map is not a permutation).
+
+    Raises:
+        ValueError: ``perm`` is not one d_h-cycle.
+    """
+    if _cycles(perm) != 1:
+        raise ValueError(f"perm must be one d_h-cycle for a relabeling onto the shift, got {_cycles(perm)} cycles")
+    c = [0]
+    for _ in range(perm.numel() - 1):
+        c.append(int(perm[c[-1]]))
+    return torch.tensor(c, dtype=torch.int64, device=perm.device)
+
+
+A_PERMUTATION = Assumption("W_p is a permutation matrix (Sec. 3)",
+                           lambda c: (sorted(c.perm.tolist()) == list(range(c.perm.numel())),
+                                      f"perm = {c.perm.tolist()}"))
+A_CYCLE = Assumption("W_p is one d_h-cycle (the correction's hypothesis)",
+                     lambda c: (_cycles(c.perm) == 1, f"{_cycles(c.perm)} cycle(s)"))
+
+
+def _measure(case: WlogCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    W = _matrix(case.perm, case.x.dtype)
+    S = shift_matrix(W.shape[0], dtype=W.dtype, device=W.device)
+    gap, P, Q = W.new_zeros(()), torch.eye(W.shape[0], dtype=W.dtype), torch.eye(W.shape[0], dtype=W.dtype)
+    for _ in range(W.shape[0]):  # the traces of the powers fix the cycle type, a conjugation invariant
+        P, Q = P @ W, Q @ S
+        gap = gap + (torch.trace(P) - torch.trace(Q)).abs()
+    # the traces are integers: "equal" is a gap < 1/2, and the ratio is twice the summed gap
+    return {"Tr(W_pᵏ) = Tr(W_shiftᵏ) for k = 1..d_h (necessary for Q W_p Qᵀ = W_shift)": (gap, f64(0.5, W),
+                                                                                       f64(W.shape[0], W))}
+
+
+def _run(case: WlogCase, W_p, b_x: Tensor, h: Tensor) -> Tensor:
+    sigma, hs = get_activation(case.cell.activation), []
+    for t in range(b_x.shape[0]):
+        h = sigma(W_p(h) + b_x[t])
+        hs.append(h)
+    return torch.stack(hs)
+
+
+def measure_corrected(case: WlogCase, relabel=None) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    """The corrected claim's parts with the relabeling ``relabel(perm)`` (default :func:`relabeling`; a test passes a
+    wrong one to see the check fail)."""
+    q = (relabel or relabeling)(case.perm)
+    W = _matrix(case.perm, case.x.dtype)
+    Q = _matrix(q, W.dtype)
+    S = shift_matrix(W.shape[0], dtype=W.dtype, device=W.device)
+    with torch.no_grad():
+        bx = case.cell.b(case.x)[0]
+        h_p = _run(case, lambda h: h[case.perm], bx, case.h0[0])
+        h_s = _run(case, shift, bx[:, q], case.h0[0][q])
+    ref = h_p.abs().max()
+    return {
+        "Q W_p Qᵀ = W_shift (Q from the cycle)": ((Q @ W @ Q.T - S).abs().max(), f64(0.5, W), f64(1.0, W)),
+        "SRNN(W_p, b) relabelled = SRNN(shift, Q b): Q h_t = h'_t": ((h_p[:, q] - h_s).abs().max(),
+                                                                     WLOG_RTOL * torch.clamp(ref, min=1.0), ref),
+    }
+
+
+def _exact(corrected: bool) -> ExactVerdict:
+    """Every permutation of n ≤ 4 units against every relabeling Q (sympy.combinatorics, exact)."""
+    from itertools import permutations
+
+    from sympy.combinatorics import Permutation
+
+    for n in range(1, 5):
+        S = Permutation([(i + 1) % n for i in range(n)])
+        for p in permutations(range(n)):
+            P = Permutation(list(p))
+            relabelings = (Permutation(list(q)) for q in permutations(range(n)))
+            conj = any(Q * P * ~Q == S for Q in relabelings)  # Q runs over the whole group, so does ~Q
+            single = len(P.full_cyclic_form) == 1
+            if conj != single:
+                return ExactVerdict("violated", f"n = {n}, W_p = {P.array_form}: conjugate to the shift {conj}, "
+                                                f"one cycle {single}")
+            if not corrected and not conj:
+                return ExactVerdict("violated", f"W_p = {P.array_form} (d_h = {n}, cycles {P.full_cyclic_form}) is a "
+                                                f"permutation, and no relabeling Q of the {n} units gives Q W_p Qᵀ = "
+                                                f"the shift {S.array_form} (all {len(list(permutations(range(n))))} "
+                                                f"checked; conjugation keeps the cycle type).")
+    return ExactVerdict("proved", "For every d_h ≤ 4 and every permutation W_p: some relabeling Q gives Q W_p Qᵀ = the "
+                                  "shift iff W_p is one d_h-cycle (sympy.combinatorics, all pairs checked).")
+
+
+_SIZES = {"quick": [(1, 2), (2, 2), (3, 3), (5, 4), (8, 6)],
+          "full": [(1, 2), (2, 2), (3, 3), (5, 4), (8, 6), (16, 10), (64, 12)]}
+_WLOG = CaseSpace(case_type=WlogCase, sample=sample_wlog_case, sizes=_SIZES)
+
+shift_wlog = Claim(
+    id="srnn.shift_wlog",
+    source="srnn.md, Sec. 3, after eq. 3: 'Without loss of generality, the permutation can be chosen as the shift'",
+    statement="For every permutation W_p, the SRNN with W_p is the SRNN with eq. 4's shift up to a relabeling of the "
+              "hidden units (Q W_p Qᵀ = W_shift for a permutation Q)",
+    assumptions=(A_PERMUTATION,),
+    measure="Σ_{k=1}^{d_h} |Tr(W_pᵏ) − Tr(W_shiftᵏ)| (the traces of the powers count the points of each cycle length, "
+            "a conjugation invariant)",
+    bound="no gap (the traces are integers: a summed gap < 1/2)",
+    evaluate=_measure,
+    cases=_WLOG,
+    explanation="Conjugation by a relabeling keeps the cycle type, and the shift is a single d_h-cycle; a permutation "
+                "with several cycles (e.g. W_p = I at d_h = 2, or any involution) cannot be relabelled into it. Its "
+                "SRNN is another model: a unit's state only ever mixes with the units of its own cycle, and W_p = I "
+                "gives independent units (an IndRNN-like recurrence with a unit weight). The 'without loss of "
+                "generality' holds for the d_h-cycles only; see srnn.shift_wlog.corrected.",
+    notes="Reading: 'WLOG' as a mathematical equivalence of the models for every permutation (the gradient analysis "
+          "of Sec. 3 itself holds for every permutation, srnn.eq4). Read as a design choice ('we pick the shift'), "
+          "the sentence asserts nothing checkable.",
+    exact=lambda: _exact(corrected=False),
+)
+
+shift_wlog_corrected = Claim(
+    id="srnn.shift_wlog.corrected",
+    source="srnn.md, Sec. 3, after eq. 3, corrected by rnnaudit",
+    statement="For every permutation W_p that is one d_h-cycle, Q W_p Qᵀ = W_shift with Q the relabeling along the "
+              "cycle, and the SRNN with (W_p, b, h_0) equals the SRNN with (shift, Q b, Q h_0) up to h'_t = Q h_t",
+    assumptions=(A_PERMUTATION, A_CYCLE),
+    measure="|Q W_p Qᵀ − W_shift|_max; max_t |Q h_t − h'_t| for the two recurrences run on the same inputs",
+    bound="no entry off (0/1 matrices: a gap < 1/2), and WLOG_RTOL (1e-12) × max(1, |h|_max)",
+    evaluate=measure_corrected,
+    cases=replace(_WLOG, sample=sample_cycle_case),
+    explanation="Would mean the cycle relabeling does not conjugate W_p into the shift, or σ does not commute with "
+                "permutations (it acts entrywise).",
+    notes="Q is read off the cycle: c_0 = 0, c_{k+1} = W_p's image of c_k, (Q y)_k = y_{c_k}; then Q W_p = W_shift Q.",
+    exact=lambda: _exact(corrected=True),
+)

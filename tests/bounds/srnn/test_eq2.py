@@ -1,0 +1,48 @@
+"""srnn.eq2 and srnn.eq2.corrected: eq. 2 holds with the total ∂L/∂h_t, its where-clause does not; the corrected
+where-clause agrees with autograd and with sympy's chain rule."""
+
+import pytest
+import torch
+
+from rnnaudit.bounds import check_claim, measure_case
+from rnnaudit.bounds.srnn import eq2, eq2_corrected
+from rnnaudit.bounds.srnn.eq2 import VanillaCase, jacobian_product
+from tests.bounds.helpers import TINY, assert_reproducible_violation, with_sizes
+from tests.bounds.srnn.cases import F64, assert_exact_agrees, with_identity_error
+
+SIZES = [(1, 2), (2, 3), (3, 4)]
+
+
+def test_eq2_corrected_holds_and_sympy_proves_it(tmp_path):
+    result = check_claim(with_sizes(eq2_corrected, SIZES), TINY, seed=1, out_dir=tmp_path)
+    assert result.verdict == "holds" and result.errors == []
+    assert_exact_agrees(result)
+
+
+def test_printed_where_clause_is_violated_and_sympy_agrees(tmp_path):
+    assert_reproducible_violation(with_sizes(eq2, SIZES), TINY, tmp_path)
+    result = check_claim(with_sizes(eq2, SIZES), TINY, seed=0)
+    assert_exact_agrees(result)
+    # eq. 2 itself (with the total ∂L/∂h_t) holds on every case: only the where-clause is wrong
+    assert result.worst_parts()["eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1"] < 1
+
+
+def test_one_unit_linear_rnn_known_answer():
+    """d_h = 1, ReLU with every z > 0, W_1 = 1/2, W_2 = 1, x = (1, 1), h_0 = 0, L = h_2: h_1 = 1, h_2 = 3/2 and
+    ∂L/∂W_1 = h_1 = 1; the printed where-clause gives ∂h_2/∂h_1 = (σ'W_1)² = 1/4 (one factor too many) and
+    ∂L/∂h_2 = 0 (the empty sum), so eq. 2 with it gives 0."""
+    case = VanillaCase(torch.tensor([[0.5]], dtype=F64), torch.tensor([[1.0]], dtype=F64),
+                       torch.tensor([[1.0], [1.0]], dtype=F64), torch.zeros(1, dtype=F64),
+                       torch.tensor([[0.0], [1.0]], dtype=F64), "relu")
+    D = torch.ones(2, 1, dtype=F64)
+    assert float(jacobian_product(D, case.W1, 1, 2, as_printed=True)) == 0.25
+    assert float(jacobian_product(D, case.W1, 1, 2, as_printed=False)) == 0.5
+    parts = measure_case(eq2, case)[1]
+    assert parts["eq. 2 with ∂L/∂h_t and ∂h_t'/∂h_t as in the printed where-clause = ∂L/∂W_1"] > 1e6
+    assert measure_case(eq2_corrected, case)[0] < 1
+
+
+def test_eq2_corrected_catches_a_formula_off_by_one_part_in_a_million():
+    result = check_claim(with_sizes(with_identity_error(eq2_corrected, 1e-6), SIZES), TINY, seed=0)
+    assert result.verdict == "violated"
+    assert result.worst_record.relative_error == pytest.approx(1e-6, rel=1e-3)

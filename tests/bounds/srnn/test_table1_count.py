@@ -1,0 +1,59 @@
+"""srnn.table1_count: Table 1's SRNN row fails uniformly (f_r's d_i² term) and holds as d_h → ∞; the exact count
+and its bound O(T d_i (d_h + L d_i)) hold and are tight."""
+
+import dataclasses
+
+import torch
+
+from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
+from rnnaudit.bounds.srnn import table1_count, table1_count_corrected
+from rnnaudit.bounds.srnn.cases import f64
+from rnnaudit.bounds.srnn.table1_count import CountCase, srnn_flop_formula, srnn_flops, vanilla_flops
+from tests.bounds.helpers import (TINY, assert_has_power, assert_reaches_supremum, assert_reproducible_violation,
+                                  with_sizes)
+from tests.bounds.srnn.cases import assert_exact_agrees, with_evaluate
+
+SIZES = [(1, 1), (4, 2)]
+UNIFORM = "SRNN row, uniform reading: FLOPs ≤ C·T d_h d_i for every size, C = 2(L + 2)"
+ASYMPTOTIC = "SRNN row, asymptotic reading (d_h → ∞, d_i and f_r fixed): FLOPs per added unit of d_h ≤ 4 T d_i"
+
+
+def test_uniform_reading_is_violated_asymptotic_holds_and_sympy_agrees(tmp_path):
+    case = assert_reproducible_violation(with_sizes(table1_count, SIZES), TINY, tmp_path)
+    assert case.d_i > case.d_h  # the violation needs d_i ≫ d_h
+    result = check_claim(with_sizes(table1_count, SIZES), TINY, seed=0)
+    assert_exact_agrees(result)
+    assert result.worst_parts()[ASYMPTOTIC] <= 1 and result.worst_parts()[UNIFORM] > 1
+    assert_reaches_supremum(table1_count)  # the asymptotic reading's bound is tight
+
+
+def test_flop_counts_known_answers():
+    """d_i = 3, d_h = 5, T = 2, f_r (4,), gate: 2·2·(3·4 + 4·5 + 3·5) = 188 FLOPs; eq. 1: 2·2·(25 + 15) = 160."""
+    case = CountCase(3, 5, 2, (4,), True)
+    assert srnn_flops(case) == srnn_flop_formula(case) == 188
+    assert vanilla_flops(case) == 160
+
+
+def test_balanced_sizes_satisfy_the_row():
+    """d_i = d_h with widths d_i: the uniform ratio is exactly 1 (the constant was read off there)."""
+    assert measure_case(table1_count, CountCase(8, 8, 3, (8, 8), True))[1][UNIFORM] == 1
+
+
+def test_corrected_count_holds_is_tight_and_has_power():
+    result = check_claim(with_sizes(table1_count_corrected, SIZES), TINY, seed=1)
+    assert result.verdict == "holds" and result.errors == []
+    assert_exact_agrees(result)
+    assert_reaches_supremum(table1_count_corrected)
+    assert_has_power(with_sizes(table1_count_corrected, SIZES), 2)
+
+
+def test_corrected_count_catches_a_formula_without_the_gate():
+    """The count compared with the formula that forgets W_s (d_i d_h multiply-adds per step) must fail."""
+    def no_gate(case):
+        counted, wrong = srnn_flops(case), srnn_flop_formula(dataclasses.replace(case, gating=False))
+        like = torch.zeros((), dtype=torch.float64)
+        return {"FLOPs = the formula without the gate": (f64(abs(counted - wrong), like), f64(0.5, like),
+                                                         f64(counted, like))}
+    case = CountCase(2, 3, 1, (), True)
+    assert evaluate_cases(with_evaluate(table1_count_corrected, no_gate), [case]).verdict == "violated"
+    assert evaluate_cases(table1_count_corrected, [case]).verdict == "holds"
