@@ -31,6 +31,7 @@ import math
 import numbers
 import os
 import shutil
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -95,7 +96,9 @@ class Monitor:
             the audit as the model's readout.
         per_step: the readout applies to every state (sequence-to-sequence), not only the last.
         summary_every: steps between Jacobian-norm summaries and top Lyapunov exponents (a multiple of
-            ``every``; default 10 · every); also at the first record and at close.
+            ``every``; default 100 · every); also at the first record and at close. A summary costs
+            about as much as 20 training steps of the README's loop (h = 64, T = 64), a record without
+            one about half a step (benchmarks/bench_monitor.py).
         summary_length: the summaries run on the first ``summary_length`` steps of ``inputs[0]`` (≥ 2).
         checkpoint_every: steps between checkpoints (a multiple of ``every``; default 10 · every); also
             at the first record and at close.
@@ -112,7 +115,8 @@ class Monitor:
     Raises:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
             of the wrong width or not finite, a loss_fn that fails on the inputs, a factory whose model
-            does not take the state_dict, a directory that holds a run.
+            does not take the state_dict, a directory that holds a run, a run_dir that is a file or
+            cannot be created.
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
         ImportError: ``tensorboard=True`` without tensorboard.
     """
@@ -129,8 +133,8 @@ class Monitor:
         if not isinstance(run_dir, (str, os.PathLike)):
             raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
         self.every = _positive_int("every", every)
-        self.summary_every = self._multiple("summary_every", summary_every)
-        self.checkpoint_every = self._multiple("checkpoint_every", checkpoint_every)
+        self.summary_every = self._multiple("summary_every", summary_every, 100)
+        self.checkpoint_every = self._multiple("checkpoint_every", checkpoint_every, 10)
         self.summary_length = _positive_int("summary_length", summary_length)
         if self.summary_length < 2:
             raise ValueError(f"summary_length must be at least 2 steps, got {summary_length}")
@@ -173,8 +177,14 @@ class Monitor:
         self._last_loss = None
         self._versions = None
         self._checkpointed: set[int] = set()
+        self._warned_diverged = False
         self.closed = False
-        self._lock = DirectoryLock(self.run_dir).__enter__()
+        if self.run_dir.exists() and not self.run_dir.is_dir():
+            raise ValueError(f"run_dir must be a directory (created when missing), but {self.run_dir} is a file")
+        try:
+            self._lock = DirectoryLock(self.run_dir).__enter__()
+        except OSError as err:
+            raise ValueError(f"run_dir {self.run_dir} cannot be created: {err.strerror or err}") from err
         try:
             self._start(overwrite)
             self._writer = event_writer(self.run_dir, tensorboard)
@@ -184,10 +194,10 @@ class Monitor:
 
     # ------------------------------------------------------------------------------------ set-up
 
-    def _multiple(self, name: str, value) -> int:
+    def _multiple(self, name: str, value, default_records: int) -> int:
         value = _positive_int(name, value, allow_none=True)
         if value is None:
-            return 10 * self.every
+            return default_records * self.every
         if value % self.every:
             raise ValueError(f"{name} must be a multiple of every = {self.every} (it acts at recorded steps), "
                              f"got {value}")
@@ -304,6 +314,10 @@ class Monitor:
             TypeError / ValueError: a step that is not an int or does not increase, a loss or scalar
                 that is not a number, a scalar named like a recorded quantity.
             RuntimeError: the monitor is closed.
+
+        Warns:
+            RuntimeWarning: once per monitor, at the first record with a NaN/Inf loss, gradient or
+                parameter (the record says ``diverged``; the loop is the user's to stop).
         """
         if self.closed:
             raise RuntimeError("record() on a closed Monitor")
@@ -340,6 +354,12 @@ class Monitor:
         finite = self._sync_twin()
         if not finite or not all(math.isfinite(v) for v in measured.values()):
             measured["diverged"] = True  # recorded as measured; the probes need finite parameters
+            if not self._warned_diverged:
+                self._warned_diverged = True
+                names = [k for k, v in measured.items() if isinstance(v, float) and not math.isfinite(v)]
+                bad = "the parameters" if not finite else ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+                warnings.warn(f"step {step}: {bad} not finite (NaN/Inf); recorded as diverged, without the probes "
+                              "that need finite parameters", RuntimeWarning, stacklevel=3)
         if finite:
             measured.update(self._probes(step, summary))
         clash = sorted(set(scalars) & set(measured))

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from torch import nn
 
 from rnnaudit import Monitor
 from rnnaudit.lightning import MonitorCallback
+from rnnaudit.monitor_probes import SUMMARY_RTOL
 from rnnaudit.monitored_runs import load_monitored_checkpoint, rebuild_model
 from rnnaudit.outputs import LockedError
 from rnnaudit.training import read_trajectory
@@ -158,9 +160,10 @@ def test_jacobian_summary_and_lyapunov_exponent_known_answer(tmp_path):
     x = torch.rand(2, 30, 1)
     with Monitor(rnn, tmp_path, every=1, inputs=x) as mon:
         record = mon.record(0)
-    assert record["jacobian/max"] == pytest.approx(0.5, rel=1e-3)  # SUMMARY_RTOL
-    assert record["jacobian/end"] == pytest.approx(0.5 ** 30, rel=1e-3)
-    assert record["jacobian/slope"] == pytest.approx(math.log(0.5), abs=1e-3)
+    assert record["jacobian/max"] == pytest.approx(0.5, rel=SUMMARY_RTOL)
+    assert record["jacobian/end"] == pytest.approx(0.5 ** 30, rel=SUMMARY_RTOL)
+    # each log is within log(1 + rtol) of the truth; the slope of a least-squares fit to them too
+    assert record["jacobian/slope"] == pytest.approx(math.log(0.5), abs=SUMMARY_RTOL)
     assert record["lyapunov_max"] == pytest.approx(math.log(0.5), abs=1e-12)
     assert record["spectral_radius"] == pytest.approx(0.5) and record["orthogonality_defect"] == pytest.approx(0.75)
 
@@ -327,9 +330,39 @@ def test_diverging_loss_is_recorded_as_diverged(tmp_path):
     rnn, _ = _gru()
     with Monitor(rnn, tmp_path, every=1) as mon:
         rnn(torch.randn(2, 3, 2))[0].sum().backward()
-        record = mon.record(0, float("nan"))
+        with pytest.warns(RuntimeWarning, match=r"^step 0: loss not finite \(NaN/Inf\); recorded as diverged"):
+            record = mon.record(0, float("nan"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # one warning per monitor, not one per record
+            mon.record(1, float("inf"))
     assert record["diverged"] is True and math.isnan(record["loss"]) and "spectral_radius/W_hz" in record
-    assert read_trajectory(tmp_path)["diverged"].tolist() == [1.0]
+    assert read_trajectory(tmp_path)["diverged"].tolist() == [1.0, 1.0]
+
+
+def test_nan_parameters_are_named_in_the_warning(tmp_path):
+    rnn, _ = _gru()
+    with Monitor(rnn, tmp_path, every=1) as mon:
+        with torch.no_grad():
+            rnn.weight_hh_l0[0, 0] = math.nan
+        with pytest.warns(RuntimeWarning, match="the parameters not finite"):
+            record = mon.record(0, 1.0)
+    assert record["diverged"] is True and "spectral_radius/W_hz" not in record
+
+
+def test_a_run_dir_that_is_a_file_or_cannot_be_made_is_named(tmp_path):
+    rnn, _ = _gru()
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(ValueError, match="^run_dir must be a directory .* is a file$"):
+        Monitor(rnn, tmp_path / "file")
+    with pytest.raises(ValueError, match="^run_dir .* cannot be created"):
+        Monitor(rnn, tmp_path / "file" / "run")
+    assert (tmp_path / "file").read_text() == "mine"
+
+
+def test_a_module_without_recurrent_weights_is_refused_naming_model(tmp_path):
+    with pytest.raises(ValueError, match="^model: wrap\\(\\) supports .* got Linear$"):
+        Monitor(nn.Linear(2, 3), tmp_path / "run")
+    assert not (tmp_path / "run").exists()
 
 
 def test_an_exception_in_the_loop_keeps_the_records_and_releases_the_directory(tmp_path):
@@ -437,3 +470,17 @@ def test_lightning_import_is_optional():
         except ImportError:
             installed = False
     assert lightning_module.LIGHTNING_AVAILABLE == installed
+
+
+def test_orthogonality_defect_from_singular_values_matches_the_definition():
+    """‖WᵀW − I‖₂ = max_i |σ_i² − 1| (WᵀW = VΣ²Vᵀ): the record's value agrees with
+    rnnaudit.cells.orthogonality_defect to float64 rounding, for contractive, expansive and mixed W."""
+    from rnnaudit.cells import orthogonality_defect
+    from rnnaudit.monitor_probes import matrix_record
+
+    gen = torch.Generator().manual_seed(0)
+    for scale in (0.3, 1.0, 3.0):
+        W = scale * torch.randn(12, 12, generator=gen, dtype=torch.float64) / 12 ** 0.5
+        record = matrix_record({"W": W})
+        assert record["orthogonality_defect"] == pytest.approx(float(orthogonality_defect(W)), rel=1e-12, abs=1e-14)
+        assert record["spectral_norm"] == pytest.approx(float(torch.linalg.matrix_norm(W, 2)), rel=1e-12)
