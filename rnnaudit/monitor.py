@@ -40,6 +40,7 @@ from torch import Tensor, nn
 
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitor_probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
+                                     initial_state_gradient_fused,
                                      jacobian_summary, matrix_record, top_lyapunov_exponent)
 from rnnaudit.monitored_runs import (CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module,
                                      describe_model, plain_weights)
@@ -381,6 +382,9 @@ class Monitor:
             return all(bool(torch.isfinite(t).all()) for t in tensors)
 
     def _grad_h0(self) -> float:
+        if isinstance(self.twin, nn.RNNBase) and not self.twin.bidirectional:
+            return initial_state_gradient_fused(self.twin, self.inputs, self.loss_fn, targets=self.targets,
+                                                readout=self.twin_readout, per_step=self.per_step)
         return initial_state_gradient(self.twin_cell, self.inputs, self.loss_fn, targets=self.targets,
                                       readout=self.twin_readout, per_step=self.per_step)
 
