@@ -98,8 +98,8 @@ class Monitor:
         per_step: the readout applies to every state (sequence-to-sequence), not only the last.
         summary_every: steps between Jacobian-norm summaries and top Lyapunov exponents (a multiple of
             ``every``; default 100 · every); also at the first record and at close. A summary costs
-            about as much as 20 training steps of the README's loop (h = 64, T = 64), a record without
-            one about half a step (benchmarks/bench_monitor.py).
+            about 10 (GRU) to 20 (RNN) training steps of the README's loop (h = 64, T = 64, batch 64), a
+            record without one about one step (benchmarks/bench_monitor.py).
         summary_length: the summaries run on the first ``summary_length`` steps of ``inputs[0]`` (≥ 2).
         checkpoint_every: steps between checkpoints (a multiple of ``every``; default 10 · every); also
             at the first record and at close.

@@ -1,10 +1,12 @@
-"""The README's walk-through at a small size: a torch.nn.GRU and an orthogonal torch.nn.RNN
+"""The README's walk-through (examples/walkthrough.py) at a small size: a torch.nn.GRU and an orthogonal torch.nn.RNN
 (parametrizations.orthogonal) trained on permuted-digits in a plain PyTorch loop with rnnaudit.Monitor,
 then ``rnnaudit audit``, ``heatmap``, ``spectrum``, ``lyapunov`` and ``compare`` on both run directories,
 and what the audit says about each. About 15 s on 2 cores (less than 30 s with the cores shared)."""
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -18,23 +20,15 @@ from tests.conftest import cli_status
 pytest.importorskip("sklearn", reason="permuted-digits needs scikit-learn (the 'data' extra)")
 
 H, STEPS = 16, 30
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def train(rnn, run_dir, x, y, x_test, y_test, steps=STEPS, h=H):
-    """The README's loop, line for line (sizes aside)."""
-    head = nn.Linear(h, 10)
-    opt = torch.optim.Adam([*rnn.parameters(), *head.parameters()], lr=1e-2)
-    with rnnaudit.Monitor(rnn, run_dir, every=10, inputs=x_test[:8], targets=y_test[:8],
-                          loss_fn=nn.functional.cross_entropy, readout=head) as mon:
-        for step in range(steps):
-            i = torch.randint(len(x), (32,))
-            loss = nn.functional.cross_entropy(head(rnn(x[i])[0][:, -1]), y[i])
-            opt.zero_grad()
-            loss.backward()
-            mon.record(step, loss)
-            opt.step()
-    with torch.no_grad():
-        return (head(rnn(x_test)[0][:, -1]).argmax(-1) == y_test).float().mean().item()
+def _walkthrough():
+    """examples/walkthrough.py, the README's code (tests/test_readme.py keeps the two identical)."""
+    spec = importlib.util.spec_from_file_location("walkthrough", ROOT / "examples" / "walkthrough.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +37,11 @@ def runs(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("walkthrough")
     data = digits_splits(permute=True)
-    (x, y), (x_test, y_test) = data["train"], data["test"]
     torch.manual_seed(0)
     gru = nn.GRU(1, H, batch_first=True)
     ornn = nn.utils.parametrizations.orthogonal(nn.RNN(1, H, batch_first=True), "weight_hh_l0")
-    accuracy = {name: train(model, root / name, x, y, x_test, y_test) for name, model in
+    train = _walkthrough().train
+    accuracy = {name: train(model, root / name, data, steps=STEPS, h=H) for name, model in
                 (("gru", gru), ("ornn", ornn))}
     return root, accuracy
 
