@@ -25,6 +25,9 @@ def _enrnn(input_size: int, hidden_size: int, **kw) -> ENRNN:
     # the hidden width is split evenly between the long-term and short-term blocks (enrnn.md Sec. 3)
     check_sizes(input_size=input_size, hidden_size=hidden_size)
     long_size = kw.pop("long_size", hidden_size // 2)
+    if isinstance(long_size, int) and not isinstance(long_size, bool) and not 0 <= long_size <= hidden_size:
+        raise ValueError(f"ENRNN's long block long_size = {long_size} does not fit in hidden_size = {hidden_size} "
+                         f"(need 0 <= long_size <= hidden_size; short_size = hidden_size - long_size)")
     return ENRNN(input_size, long_size, hidden_size - long_size, **kw)
 
 

@@ -17,10 +17,42 @@ def test_ci_runs_exactly_the_readme_commands():
     assert (ROOT / ".ci" / "run").read_text().rstrip().endswith(commands[-1])  # pytest's status is the script's
 
 
+def _own_model_section() -> str:
+    return (ROOT / "README.md").read_text().split("## Your own model", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_own_model_python_example_runs_as_printed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (code,) = re.findall(r"```python\n(.*?)\n```", _own_model_section(), flags=re.S)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    T = namespace["x"].shape[1]
+    assert namespace["maps"].spectral.shape == (T + 1, T + 1)
+    claims = namespace["report"]["claims"]
+    assert any(c["applies"] for c in claims) and all(c["applies"] or c["reason"] for c in claims)
+
+
+def test_the_own_model_commands_run_as_printed(tmp_path):
+    import subprocess
+    import sys
+
+    import torch
+
+    torch.save(torch.nn.GRU(2, 16, batch_first=True).state_dict(), tmp_path / "w.pt")
+    (block,) = re.findall(r"```bash\n(.*?)\n```", _own_model_section(), flags=re.S)
+    for line in block.splitlines():
+        argv = line.split("#", 1)[0].split()
+        assert argv[0] == "rnnaudit"
+        done = subprocess.run([sys.executable, "-m", "rnnaudit.cli", *argv[1:]], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, (line, done.stderr[-2000:])
+    assert (tmp_path / "my-audit" / "audit.json").is_file() and (tmp_path / "heat.png").stat().st_size > 0
+
+
 def test_the_walkthrough_in_the_readme_is_examples_walkthrough_py():
     """The README's walk-through code is examples/walkthrough.py verbatim, which
     tests/app/test_walkthrough.py runs at a small size."""
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Your own model and training loop", 1)[1].split("\n## ", 1)[0]
+    section = readme.split("## Monitoring your own training loop", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert blocks == [(ROOT / "examples" / "walkthrough.py").read_text()]

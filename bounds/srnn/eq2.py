@@ -3,8 +3,9 @@
     ∂L/∂W_1 = Σ_t ∂L/∂h_t σ'(z_t) h_{t−1},  ∂L/∂h_t = Σ_{t'=t+1}^{T} ∂L/∂h_{t'} ∂h_{t'}/∂h_t,
     ∂h_{t'}/∂h_t = ∏_{i=t}^{t'} ∂h_{i+1}/∂h_i = ∏_{i=t}^{t'} σ'(z_i) W_1,
 
-as printed (eq. 2 itself holds; the where-clause drops the explicit term of ∂L/∂h_t and has one factor too
-many, with σ' at the wrong step) and corrected.
+as printed and corrected. Eq. 2 itself holds; the where-clause's product has one factor too many, with σ' at the
+wrong step — the clear-cut error, on which the verdict rests. The where-clause's sum also leaves out the direct
+∂ℓ_t/∂h_t, which is an error or not depending on the loss (the claim's notes); it is not judged.
 """
 
 from __future__ import annotations
@@ -120,6 +121,27 @@ def _compare(formula: Tensor, abs_formula: Tensor, truth: Tensor) -> tuple[Tenso
     return err, EQ2_RTOL * scale.clamp_min(torch.finfo(truth.dtype).tiny), ref
 
 
+def _last_step_loss(case: VanillaCase, D: Tensor, h_prev: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """Eq. 2 with the printed product in the reading of the sum most favourable to the paper: the loss on h_T only
+    (L = ⟨g_T, h_T⟩), ∂L/∂h_T = g_T taken as the recursion's start, ∂L/∂h_t = g_T ∏(printed) for t < T (the sum is
+    then right term by term); against autograd's ∂L/∂W_1 for that loss."""
+    T = D.shape[0]
+    g_T = case.g[-1]
+    truth = grad(lambda W1: (vanilla_states(case, W1)[1][-1] * g_T).sum())(case.W1)
+    rows, arows = [], []
+    for t in range(1, T + 1):
+        if t == T:
+            rows.append(g_T)
+            arows.append(g_T.abs())
+        else:
+            rows.append(g_T @ jacobian_product(D, case.W1, t, T, as_printed=True))
+            arows.append(g_T.abs() @ jacobian_product(D.abs(), case.W1.abs(), t, T, as_printed=True))
+    d_l, a_l = torch.stack(rows), torch.stack(arows)
+    formula = torch.einsum("ta,tb->ab", d_l * D, h_prev)
+    abs_formula = torch.einsum("ta,tb->ab", a_l * D.abs(), h_prev.abs())
+    return _compare(formula, abs_formula, truth)
+
+
 def _parts(case: VanillaCase, *, as_printed: bool) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
     dW1, delta, J, D, h_prev = _truth(case)
     T = D.shape[0]
@@ -129,34 +151,37 @@ def _parts(case: VanillaCase, *, as_printed: bool) -> dict[str, tuple[Tensor, Te
     prod = stack([jacobian_product(D, W1, t, t2, as_printed=as_printed) for t, t2 in pairs])
     aprod = stack([jacobian_product(D.abs(), aW1, t, t2, as_printed=as_printed) for t, t2 in pairs])
     true_J = stack([J[t2 - 1, :, t, :] for t, t2 in pairs])
-    # ∂L/∂h_t from the where-clause (printed: the t' > t terms only; corrected: plus the explicit g_t)
+    eq2 = lambda dl, hp: torch.einsum("ta,tb->ab", dl * D, hp)  # noqa: E731
+    total = _compare(eq2(delta, h_prev), eq2(delta.abs(), h_prev.abs()), dW1)
+    if as_printed:  # the product decides; the sum's missing direct term depends on the loss (notes), not judged
+        return {
+            "∂h_t'/∂h_t = ∏ σ'(z_i) W_1 (printed range) = autograd": _compare(prod, aprod, true_J),
+            "eq. 2 with the printed product, loss on h_T only (∂L/∂h_T = g_T given) = ∂L/∂W_1": _last_step_loss(
+                case, D, h_prev),
+            "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1": total,
+        }
+    # ∂L/∂h_t from the corrected where-clause: the explicit g_t plus the t' > t terms
     d_where, a_where = [], []
     for t in range(1, T + 1):
-        acc = torch.zeros_like(case.g[0]) if as_printed else case.g[t - 1].clone()
+        acc = case.g[t - 1].clone()
         aacc = acc.abs()
         for t2 in range(t + 1, T + 1):
-            P = jacobian_product(D, W1, t, t2, as_printed=as_printed)
-            aP = jacobian_product(D.abs(), aW1, t, t2, as_printed=as_printed)
-            acc = acc + case.g[t2 - 1] @ P
-            aacc = aacc + case.g[t2 - 1].abs() @ aP
+            acc = acc + case.g[t2 - 1] @ jacobian_product(D, W1, t, t2, as_printed=False)
+            aacc = aacc + case.g[t2 - 1].abs() @ jacobian_product(D.abs(), aW1, t, t2, as_printed=False)
         d_where.append(acc)
         a_where.append(aacc)
     d_where, a_where = torch.stack(d_where), torch.stack(a_where)
     # the same sum with the true Jacobians, to isolate the where-clause's own sum from its product
-    g_true = torch.stack([(case.g[t - 1] if not as_printed else torch.zeros_like(case.g[0]))
-                          + sum((case.g[t2 - 1] @ J[t2 - 1, :, t, :] for t2 in range(t + 1, T + 1)),
-                                torch.zeros_like(case.g[0])) for t in range(1, T + 1)])
+    g_true = torch.stack([case.g[t - 1] + sum((case.g[t2 - 1] @ J[t2 - 1, :, t, :] for t2 in range(t + 1, T + 1)),
+                                              torch.zeros_like(case.g[0])) for t in range(1, T + 1)])
     a_g_true = case.g.abs().sum() * J.abs().max() + case.g.abs().max()
-    eq2 = lambda dl, hp: torch.einsum("ta,tb->ab", dl * D, hp)  # noqa: E731
-    word = "printed" if as_printed else "corrected"
     return {
-        f"∂h_t'/∂h_t = ∏ σ'(z_i) W_1 ({word} range) = autograd": _compare(prod, aprod, true_J),
-        f"∂L/∂h_t by the {word} where-clause (true Jacobians) = total ∂L/∂h_t": _compare(
+        "∂h_t'/∂h_t = ∏ σ'(z_i) W_1 (corrected range) = autograd": _compare(prod, aprod, true_J),
+        "∂L/∂h_t by the corrected where-clause (true Jacobians) = total ∂L/∂h_t": _compare(
             g_true, a_g_true.expand_as(g_true), delta),
-        f"eq. 2 with ∂L/∂h_t and ∂h_t'/∂h_t as in the {word} where-clause = ∂L/∂W_1": _compare(
+        "eq. 2 with ∂L/∂h_t and ∂h_t'/∂h_t as in the corrected where-clause = ∂L/∂W_1": _compare(
             eq2(d_where, h_prev), eq2(a_where, h_prev.abs()), dW1),
-        "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1": _compare(
-            eq2(delta, h_prev), eq2(delta.abs(), h_prev.abs()), dW1),
+        "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1": total,
     }
 
 
@@ -185,7 +210,8 @@ def _symbolic_where(s, *, as_printed: bool):
 
 
 def _exact(as_printed: bool) -> ExactVerdict:
-    """The where-clause and eq. 2 against sympy's chain rule through eq. 1 (generic σ, d_h = 2, T = 3)."""
+    """Against sympy's chain rule through eq. 1 (generic σ, d_h = 2, T = 3): as printed, the where-clause's product
+    (the part the verdict rests on); corrected, the product, ∂L/∂h_t and eq. 2 with them."""
     import sympy as sp
 
     from rnnaudit.bounds.srnn.symbolic import first_nonzero, symbolic_vanilla
@@ -196,19 +222,27 @@ def _exact(as_printed: bool) -> ExactVerdict:
     for (t2, t1), J in s.J.items():
         diffs += list(prods[(t2, t1)] - J)
         labels += [f"∂h_{t2}/∂h_{t1}"] * 4
+    symbols = [x for rows in (s.d, s.g) for row in rows for x in row] + list(s.W1)
+    if as_printed:  # the verdict rests on the product alone (the sum's direct term depends on the loss)
+        found = first_nonzero(diffs, symbols)
+        if found is None:
+            return ExactVerdict("proved", "∏_{i=t}^{t'} σ'(z_i) W_1 equals sympy's ∂h_t'/∂h_t (d_h = 2, T = 3).")
+        k, point = found
+        return ExactVerdict("violated", f"{labels[k]} as printed (∏_{{i=t}}^{{t'}} σ'(z_i) W_1) ≠ sympy's derivative "
+                                        f"of eq. 1 (generic σ, d_h = 2, T = 3): difference {sp.factor(diffs[k])}; at "
+                                        f"σ', W_1 on the grid {{1/6, …, 5/6}} it is {diffs[k].xreplace(point)} ≠ 0.")
     for t in range(s.T):
         diffs += [delta[t][r] - s.delta[t][r] for r in range(s.d_h)]
         labels += [f"∂L/∂h_{t + 1}"] * s.d_h
     diffs += list(dW1 - sp.Matrix(s.dW1))
     labels += ["∂L/∂W_1"] * 4
-    symbols = [x for rows in (s.d, s.g) for row in rows for x in row] + list(s.W1)
     found = first_nonzero(diffs, symbols)
     if found is None:
         return ExactVerdict("proved", "∂h_t'/∂h_t = ∏_{i=t+1}^{t'} σ'(z_i) W_1, ∂L/∂h_t = g_t + Σ_{t'>t} g_{t'} "
                                       "∂h_t'/∂h_t and eq. 2 with them equal sympy's derivatives of eq. 1 identically "
                                       "(generic σ, d_h = 2, T = 3, L = Σ_t ⟨g_t, h_t⟩).")
     k, point = found
-    return ExactVerdict("violated", f"{labels[k]} as printed ≠ sympy's derivative of eq. 1 (generic σ, d_h = 2, "
+    return ExactVerdict("violated", f"{labels[k]} as corrected ≠ sympy's derivative of eq. 1 (generic σ, d_h = 2, "
                                     f"T = 3): difference {sp.factor(diffs[k])}; at σ', W_1, g on the grid "
                                     f"{{1/6, …, 5/6}} it is {diffs[k].xreplace(point)} ≠ 0.")
 
@@ -230,21 +264,29 @@ eq2 = Claim(
     statement="∂L/∂W_1 = Σ_t ∂L/∂h_t σ'(z_t) h_{t−1}, where ∂L/∂h_t = Σ_{t'=t+1}^T ∂L/∂h_{t'} ∂h_{t'}/∂h_t and "
               "∂h_{t'}/∂h_t = ∏_{i=t}^{t'} ∂h_{i+1}/∂h_i = ∏_{i=t}^{t'} σ'(z_i) W_1",
     assumptions=(A_EQ1,),
-    measure="each printed formula against autograd through eq. 1 (L = Σ_t ⟨g_t, h_t⟩): the Jacobians ∂h_t'/∂h_t for "
-            "1 ≤ t < t' ≤ T, the total ∂L/∂h_t, ∂L/∂W_1",
+    measure="against autograd through eq. 1: the printed product ∂h_t'/∂h_t for 1 ≤ t < t' ≤ T (the part the verdict "
+            "rests on); eq. 2 with that product and the loss on h_T only (L = ⟨g_T, h_T⟩, the sum's most favourable "
+            "reading); eq. 2 with the total ∂L/∂h_t",
     bound="EQ2_RTOL (1e-10) × the formula evaluated in absolute values (+ |truth|)",
     evaluate=lambda c: _parts(c, as_printed=True),
     cases=_VANILLA,
-    explanation="Eq. 2 itself is right when ∂L/∂h_t is the total derivative (its last part holds). The where-clause is "
-                "not: (i) ∂h_{t'}/∂h_t has t' − t factors ∂h_i/∂h_{i−1} = diag σ'(z_i) W_1, i = t+1..t'; the printed "
-                "∏_{i=t}^{t'} has one more, and with σ'(z_i) in place of σ'(z_{i+1}) for ∂h_{i+1}/∂h_i; (ii) the "
-                "sum over t' > t leaves out the explicit ∂ℓ_t/∂h_t, so ∂L/∂h_T = 0 (wrong unless the loss ignores "
-                "h_T) and eq. 2 evaluated with it misses every direct term. See srnn.eq2.corrected.",
-    notes="Reading: ∂L/∂h_{t'} inside the where-clause's sum is the explicit partial (L = Σ_t ℓ_t(h_t)); read as the "
-          "total it makes the recursion circular (∂L/∂h_T = 0 forces every ∂L/∂h_t = 0). The product is taken with "
-          "the later factors on the left (the chain rule's order); the other order fails the same way (its factor "
-          "count is already wrong). Part 2 uses the true Jacobians, part 3 the printed ones, to separate the two "
-          "errors.",
+    explanation="The where-clause's product has the wrong range: ∂h_{t'}/∂h_t has t' − t factors ∂h_i/∂h_{i−1} = "
+                "diag σ'(z_i) W_1, i = t+1..t'; the printed ∏_{i=t}^{t'} has one more, and with σ'(z_i) in place of "
+                "σ'(z_{i+1}) for ∂h_{i+1}/∂h_i (d_h = 1, T = 2, tanh: σ'(z_1)σ'(z_2)w² = 0.058 against the true "
+                "σ'(z_2)w = 0.360 at w = 1/2, u = 1, h_0 = 1/3, x = (1, −1)). This error alone carries the verdict "
+                "(first part); it carries over to ∂L/∂W_1 even where the sum is right (second part), while eq. 2 "
+                "itself, with the total ∂L/∂h_t, is right (third part). See srnn.eq2.corrected.",
+    notes="Not judged: the where-clause's sum Σ_{t'>t} ∂L/∂h_{t'} ∂h_{t'}/∂h_t leaves out the direct ∂ℓ_t/∂h_t, and "
+          "whether that is an error depends on the loss, which Sec. 2 does not fix. With the loss on h_T only the "
+          "printed sum is right for every t < T and only t = T is missing (∂L/∂h_T, an empty sum, must be the "
+          "recursion's given start); with a loss at every step every direct term is missing. An independent sympy "
+          "check (d_h = 1, T = 2, L = h_2, tanh, w = 1/2, u = 1, h_0 = 1/3, x = (1, −1)) agrees: the printed sum "
+          "with the true Jacobian and ∂L/∂h_2 = 1 given equals ∂L/∂w identically, while with the printed product "
+          "and ∂L/∂h_2 = 0 (the empty sum) eq. 2 is off by −0.626. srnn.eq2.corrected includes the direct term, "
+          "right for every loss. Reading: ∂L/∂h_{t'} inside the sum is the explicit "
+          "partial (L = Σ_t ℓ_t(h_t)); read as the total it makes the recursion circular (∂L/∂h_T = 0 forces every "
+          "∂L/∂h_t = 0). The product is taken with the later factors on the left (the chain rule's order); the other "
+          "order fails the same way (its factor count is already wrong).",
     exact=lambda: _exact(as_printed=True),
 )
 
@@ -254,7 +296,9 @@ eq2_corrected = Claim(
     statement="∂L/∂W_1 = Σ_t (∂L/∂h_t ⊙ σ'(z_t)) h_{t−1}ᵀ with ∂L/∂h_t = ∂ℓ_t/∂h_t + Σ_{t'>t} ∂ℓ_{t'}/∂h_{t'} "
               "∂h_{t'}/∂h_t and ∂h_{t'}/∂h_t = ∏_{i=t+1}^{t'} diag σ'(z_i) W_1 (i = t' leftmost)",
     assumptions=(A_EQ1,),
-    measure="the same as srnn.eq2, with the corrected formulas",
+    measure="against autograd through eq. 1 (L = Σ_t ⟨g_t, h_t⟩): the corrected product ∂h_t'/∂h_t for "
+            "1 ≤ t < t' ≤ T; ∂L/∂h_t by the corrected where-clause (with the true Jacobians); eq. 2 with the corrected "
+            "where-clause; eq. 2 with the total ∂L/∂h_t",
     bound="EQ2_RTOL (1e-10) × the formula evaluated in absolute values (+ |truth|)",
     evaluate=lambda c: _parts(c, as_printed=False),
     cases=_VANILLA,

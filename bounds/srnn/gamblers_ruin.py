@@ -199,7 +199,10 @@ gamblers_ruin = Claim(
     notes="Reading: the only one under which p = T/(1+T) holds, a walk from 1 absorbed at 0 (vanish) or T + 1. "
           "Parts 1 and 2 (probability, expected duration) are what the paper computed and hold; part 3 is the "
           "sentence's literal reading. Sec. 3 also says b(x_t) ≈ N(0, 1); the ±1 walk is the paper's own "
-          "simplification, checked here as stated.",
+          "simplification, checked here as stated. This claim and srnn.gamblers_ruin_horizon check the same "
+          "sentence in its two readings of T, and each reading fails: here the expected steps (T is the game's "
+          "duration, not the time to vanish), there the probability and the time with T the sequence length. "
+          "That is one defect of one sentence, not two.",
 )
 
 gamblers_ruin_corrected = Claim(

@@ -151,7 +151,11 @@ gamblers_ruin_horizon = Claim(
                 "The steps until it vanishes, given that it does within T, average well below T, and without a "
                 "horizon their expectation is infinite. See srnn.gamblers_ruin_horizon.corrected.",
     notes="Reading: T is the sequence length, as everywhere else in the paper. srnn.gamblers_ruin checks the other "
-          "reading (T + 1 an upper barrier), under which the probability and the expected duration hold.",
+          "reading (T + 1 an upper barrier), under which the probability and the expected duration hold but 'the "
+          "number of steps until this happens is T' does not. Both claims check the same sentence and each reading "
+          "of T fails: one defect of one sentence, not two. An independent enumeration of all 2^T paths agrees "
+          "(T = 10: P(vanish within T) = 193/256 ≈ 0.754 against 10/11 ≈ 0.909; E[τ | τ ≤ T] = 2.26 and "
+          "E[min(τ, T)] = 4.17 against T = 10; T = 12: 793/1024 against 12/13).",
     exact=lambda: _exact(corrected=False),
 )
 

@@ -4,12 +4,14 @@ norm of the hidden state vector, such that the gradients with respect to the hid
 from an exponential growth or decay."
 
 The step from "W_p preserves norms" to "∂h_T/∂h_t neither grows nor decays" needs σ' ≡ 1, which Sec. 3
-does not assume (σ is "ReLU or tanh"): the no-growth half holds (|σ'| ≤ 1), the no-decay half fails.
+does not assume (σ is "ReLU or tanh"): the no-growth half holds (|σ'| ≤ 1), the no-decay half fails for
+activations with σ' < 1 (tanh), with a per-step rate below 1 — exponential decay.
 The corrected form is exact: ∂h_T/∂h_t = diag(π) W_p^{T−t}, π the products of σ' along each unit's path.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import torch
@@ -17,8 +19,8 @@ from torch import Tensor
 from torch.func import jacrev
 
 from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Supremum, worst_pair
-from rnnaudit.bounds.srnn.cases import (A_SIGMA_PRIME, SHUFFLE, ShuffleCase, cell_params, f64, perturbed_states,
-                                        sample_shuffle_case, shuffle_starts)
+from rnnaudit.bounds.srnn.cases import (A_SIGMA_PRIME, SHUFFLE, ShuffleCase, affine_case, cell_params, f64,
+                                        perturbed_states, sample_shuffle_case, shuffle_starts)
 from rnnaudit.cells import activation_derivative, shift
 
 __all__ = ["hidden_jacobians", "path_products", "hidden_gradient", "hidden_gradient_corrected", "JACOBIAN_RTOL"]
@@ -93,11 +95,11 @@ def _measure(case: ShuffleCase) -> dict[str, tuple[Tensor, Tensor]]:
     norms = _norms(J)
     ones = torch.ones_like(norms)
     T = J.shape[0]
+    # the decay part is the per-step rate, not ‖∂h_T/∂h_t‖₂ ≥ 1: a bounded loss (‖·‖ ≥ c > 0) is not the
+    # exponential decay the sentence excludes, a rate below 1 is
     return {
         "no growth: ‖∂h_T/∂h_t‖₂ ≤ 1": worst_pair(norms, ones),
-        "no decay (uniform reading): ‖∂h_T/∂h_t‖₂ ≥ 1, i.e. 1/‖·‖₂ ≤ 1": worst_pair(ones, norms),
-        "no exponential decay (asymptotic reading): per-step rate ‖∂h_T/∂h_0‖₂^{1/T} ≥ 1": (
-            f64(1.0, J), norms[0] ** (1.0 / T)),
+        "no exponential decay: per-step rate ‖∂h_T/∂h_0‖₂^{1/T} ≥ 1": (f64(1.0, J), norms[0] ** (1.0 / T)),
     }
 
 
@@ -121,15 +123,23 @@ def _measure_corrected(case: ShuffleCase) -> dict[str, tuple[Tensor, ...]]:
 
 def _exact(corrected: bool) -> ExactVerdict:
     """Symbolic D_j = diag(d_j), d_h = 3, T = 3: (D_3 W_p D_2 W_p D_1 W_p)ᵀ(⋯) is diagonal with the squared path
-    products on it (so ‖·‖₂ = the largest |path product|); and the tanh one-step counterexample to ‖·‖₂ ≥ 1."""
+    products on it (so ‖·‖₂ = the largest |path product|); and the tanh steady state with per-step rate sech²(1)."""
     import sympy as sp
 
     if not corrected:
-        z = sp.Integer(1)
-        val = 1 - sp.tanh(z) ** 2
-        return ExactVerdict("violated", f"d_h = 1, T = 1, σ = tanh, z_1 = 1: ∂h_1/∂h_0 = σ'(1) = sech²(1) = "
-                                        f"{sp.N(val, 6)} < 1 (and (sech²(1))^T after T steps of z ≡ 1): the norm "
-                                        f"decays geometrically although W_p preserves it.")
+        c, T = sp.Integer(1), sp.Symbol("T", positive=True, integer=True)
+        h0, b = sp.tanh(c), c - sp.tanh(c)
+        h, z = h0, []
+        for _ in range(3):  # z_t = h_{t−1} + b stays at c: h_t = tanh(c) = h_0
+            z.append(sp.simplify(h + b))
+            h = sp.tanh(z[-1])
+        rate = 1 - sp.tanh(c) ** 2
+        if z != [c] * 3 or not rate < 1:
+            raise RuntimeError(f"the tanh steady state should keep z_t = 1: z = {z}, rate = {rate}")
+        return ExactVerdict("violated", f"d_h = 1, σ = tanh, b ≡ 1 − tanh(1), h_0 = tanh(1): z_t = {z[0]} for every t "
+                                        f"(h_t = tanh(1) = h_0), so ∂h_T/∂h_0 = (sech²(1))^{T} exactly, per-step "
+                                        f"rate sech²(1) = {sp.N(rate, 6)} < 1 at every T: the norm decays "
+                                        f"exponentially although W_p preserves it.")
     n = 3
     S = sp.zeros(n, n)
     for i in range(n):
@@ -151,9 +161,13 @@ def _exact(corrected: bool) -> ExactVerdict:
 
 
 def _active_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ShuffleCase]:
-    """The :func:`cases.shuffle_starts` without a switched-off unit: all active (ReLU, σ' ≡ 1) and tanh
-    saturating (b ≡ 1)."""
-    return [c for c in shuffle_starts(h, T, device, dtype) if _all_active(c)[0]]
+    """The :func:`cases.shuffle_starts` without a switched-off unit — all active (ReLU, σ' ≡ 1) and tanh saturating
+    (b ≡ 1) — and the tanh steady state: b ≡ 1 − tanh(1), h_0 = tanh(1), so z_t = 1 at every step and ∂h_T/∂h_0 =
+    sech²(1)^T W_p^T, the per-step rate sech²(1) = 0.42 at every T."""
+    t1 = math.tanh(1.0)
+    steady = affine_case([0.0] * h, [1.0 - t1] * h, [0.0] * T, activation="tanh", h0=[t1] * h, device=device,
+                         dtype=dtype)
+    return [c for c in shuffle_starts(h, T, device, dtype) if _all_active(c)[0]] + [steady]
 
 
 _SIZES = {"quick": [(1, 1), (1, 4), (2, 3), (4, 6), (8, 8)],
@@ -167,23 +181,29 @@ hidden_gradient = Claim(
               "exponential growth or decay'",
     assumptions=(A_SIGMA_PRIME, A_ACTIVE),
     measure="‖∂h_T/∂h_t‖₂ for t = 0..T−1 by autograd through the recurrence (a perturbation added to h_t)",
-    bound="1 from above (no growth) and from below (no decay); the per-step rate ‖∂h_T/∂h_0‖₂^{1/T} ≥ 1",
+    bound="1: ‖∂h_T/∂h_t‖₂ ≤ 1 (no growth), and the per-step rate ‖∂h_T/∂h_0‖₂^{1/T} ≥ 1 (no exponential decay)",
     evaluate=_measure,
     cases=replace(SHUFFLE, sample=sample_active_case, sizes=_SIZES, starts=_active_starts),
     explanation="The argument carries W_p's norm preservation over to ∂h_T/∂h_t = D_T W_p ⋯ D_{t+1} W_p, which also "
-                "contains the diagonal factors D_j = diag σ'(z_j). It needs σ' ≡ 1, a hypothesis Sec. 3 does not "
-                "make (σ is 'ReLU or tanh'). With |σ'| ≤ 1 only the no-growth half follows: for tanh every "
-                "σ'(z) < 1 off z = 0, so ‖∂h_T/∂h_0‖₂ ≤ (max σ')^T decays exponentially (b ≡ 1: rate ≤ sech²(1) "
-                "= 0.42 per step), and for ReLU a single switched-off step on every path makes it exactly 0. "
-                "See srnn.hidden_gradient.corrected.",
-    notes="Reading: 'do not suffer from exponential decay' checked two ways, the uniform reading ‖∂h_T/∂h_t‖₂ ≥ 1 "
-          "(the constant the norm-preservation argument gives) and the asymptotic one, a per-step rate "
-          "‖∂h_T/∂h_0‖₂^{1/T} ≥ 1 (any rate below 1 is exponential decay). The search is restricted to cases with "
-          "no switched-off unit (σ = tanh draws, and the all-active ReLU start, where ∂h_T/∂h_t = W_p^{T−t} "
-          "exactly): the failure shown is the gradual, geometric decay the sentence excludes, not ReLU's exact "
-          "vanishing, which Sec. 3 concedes a paragraph later (srnn.relu_vanishing). The no-growth part holds "
-          "with supremum 1 (srnn.hidden_gradient.corrected). No ascent: random cases and the structured starts "
-          "settle the verdict.",
+                "contains the diagonal factors D_j = diag σ'(z_j). It needs σ' ≡ 1 on the paths, a hypothesis Sec. 3 "
+                "does not make (σ is 'ReLU or tanh'). With |σ'| ≤ 1 only the no-growth half follows: for tanh every "
+                "σ'(z) < 1 off z = 0, so ‖∂h_T/∂h_0‖₂ ≤ (max σ')^T decays exponentially (steady state z ≡ 1: rate "
+                "sech²(1) = 0.42 per step at every T). See srnn.hidden_gradient.corrected.",
+    notes="The failure is only for activations with σ' < 1: tanh, which eq. 3 and the analysis list (b(x_t) ~ N(0, 1) "
+          "as Sec. 3 assumes, d_h = 64, h_0 = 0, median of 5 draws: ‖∂h_T/∂h_0‖₂ = 0.50 at T = 5, 1.5e-4 at T = 20, "
+          "3.2e-32 at T = 100, a per-step rate falling to 0.48). ReLU, used in every experiment of Sec. 4, stays "
+          "at exactly 1.0 to T = 100 (same draws, h_0 ~ U(0, 1)) while any path survives: ‖∂h_T/∂h_t‖₂ is the "
+          "largest path product of σ' ∈ {0, 1} (srnn.hidden_gradient.corrected); its exact vanishing when every "
+          "path dies is srnn.relu_vanishing's subject. The paper's own sentence after eq. 9 ('the only terms that "
+          "may influence the gradients' growth or decay are σ'(z_t)') concedes this, so the statement is an "
+          "overstatement in the first paragraph of the analysis and in the abstract. Reading: 'exponential decay' "
+          "as a per-step rate ‖∂h_T/∂h_0‖₂^{1/T} below 1; the verdict rests on that part. The stricter uniform "
+          "reading ‖∂h_T/∂h_t‖₂ ≥ 1 (the constant the norm-preservation argument would give) is not judged: a "
+          "bounded loss is not exponential decay. The search is restricted to cases with no switched-off unit "
+          "(σ = tanh draws, the all-active ReLU start where ∂h_T/∂h_t = W_p^{T−t} exactly, and the tanh starts): "
+          "the failure shown is the gradual, geometric decay the sentence excludes. The no-growth part holds with "
+          "supremum 1 (srnn.hidden_gradient.corrected). No ascent: random cases and the structured starts settle "
+          "the verdict.",
     exact=lambda: _exact(corrected=False),
 )
 

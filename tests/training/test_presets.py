@@ -106,7 +106,7 @@ def test_bad_preset_input_is_a_clear_error(tmp_path, capsys):
         preset_config("srnn-copy", hidden=8)
     # a width the preset's cell arguments do not fit: ENRNN's long block of 96 in h = 8
     status = cli_status(["train", "--preset", "enrnn-adding", "--hidden", "8", *TINY, "--out", str(tmp_path / "r")])
-    assert status == 2 and "short_size >= 0" in capsys.readouterr().err
+    assert status == 2 and "long_size = 96 does not fit in hidden_size = 8" in capsys.readouterr().err
 
 
 def test_spectral_rnn_sec_7_uses_leaky_relu():

@@ -1,5 +1,5 @@
-"""srnn.eq2 and srnn.eq2.corrected: eq. 2 holds with the total ∂L/∂h_t, its where-clause does not; the corrected
-where-clause agrees with autograd and with sympy's chain rule."""
+"""srnn.eq2 and srnn.eq2.corrected: eq. 2 holds with the total ∂L/∂h_t, the where-clause's product has one factor too
+many (the verdict rests on it alone); the corrected where-clause agrees with autograd and with sympy's chain rule."""
 
 import pytest
 import torch
@@ -11,6 +11,9 @@ from tests.bounds.helpers import TINY, assert_reproducible_violation, with_sizes
 from tests.bounds.srnn.cases import F64, assert_exact_agrees, with_identity_error
 
 SIZES = [(1, 2), (2, 3), (3, 4)]
+PRODUCT = "∂h_t'/∂h_t = ∏ σ'(z_i) W_1 (printed range) = autograd"
+LAST_STEP = "eq. 2 with the printed product, loss on h_T only (∂L/∂h_T = g_T given) = ∂L/∂W_1"
+TOTAL = "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1"
 
 
 def test_eq2_corrected_holds_and_sympy_proves_it(tmp_path):
@@ -24,22 +27,33 @@ def test_printed_where_clause_is_violated_and_sympy_agrees(tmp_path):
     result = check_claim(with_sizes(eq2, SIZES), TINY, seed=0)
     assert_exact_agrees(result)
     # eq. 2 itself (with the total ∂L/∂h_t) holds on every case: only the where-clause is wrong
-    assert result.worst_parts()["eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1"] < 1
+    assert result.worst_parts()[TOTAL] < 1
 
 
 def test_one_unit_linear_rnn_known_answer():
-    """d_h = 1, ReLU with every z > 0, W_1 = 1/2, W_2 = 1, x = (1, 1), h_0 = 0, L = h_2: h_1 = 1, h_2 = 3/2 and
-    ∂L/∂W_1 = h_1 = 1; the printed where-clause gives ∂h_2/∂h_1 = (σ'W_1)² = 1/4 (one factor too many) and
-    ∂L/∂h_2 = 0 (the empty sum), so eq. 2 with it gives 0."""
+    """d_h = 1, ReLU with every z > 0, W_1 = 1/2, W_2 = 1, x = (1, 1), h_0 = 1, L = h_2: h_1 = 3/2, h_2 = 7/4 and
+    ∂L/∂W_1 = h_1 + W_1 h_0 = 2; the printed product gives ∂h_2/∂h_1 = (σ'W_1)² = 1/4 (one factor too many), so even
+    with ∂L/∂h_2 = 1 given, eq. 2 gives 1/4 · h_0 + h_1 = 7/4."""
     case = VanillaCase(torch.tensor([[0.5]], dtype=F64), torch.tensor([[1.0]], dtype=F64),
-                       torch.tensor([[1.0], [1.0]], dtype=F64), torch.zeros(1, dtype=F64),
+                       torch.tensor([[1.0], [1.0]], dtype=F64), torch.ones(1, dtype=F64),
                        torch.tensor([[0.0], [1.0]], dtype=F64), "relu")
     D = torch.ones(2, 1, dtype=F64)
     assert float(jacobian_product(D, case.W1, 1, 2, as_printed=True)) == 0.25
     assert float(jacobian_product(D, case.W1, 1, 2, as_printed=False)) == 0.5
     parts = measure_case(eq2, case)[1]
-    assert parts["eq. 2 with ∂L/∂h_t and ∂h_t'/∂h_t as in the printed where-clause = ∂L/∂W_1"] > 1e6
+    err, _, ref = eq2.evaluate(case)[LAST_STEP]
+    assert float(ref) == 2.0 and float(err) == 0.25  # |7/4 − 2|
+    assert parts[LAST_STEP] > 1e6 and parts[PRODUCT] > 1e6
     assert measure_case(eq2_corrected, case)[0] < 1
+
+
+def test_printed_verdict_rests_on_the_product_alone():
+    """The parts are the product, eq. 2 with it under the loss on h_T only, and eq. 2 with the total ∂L/∂h_t; the
+    sum's missing direct term (loss-dependent) is not among them, and sympy's counterexample is a product."""
+    result = check_claim(with_sizes(eq2, SIZES), TINY, seed=0)
+    assert set(result.worst_parts()) == {PRODUCT, LAST_STEP, TOTAL}
+    assert result.worst_parts()[PRODUCT] > 1
+    assert result.exact.detail.startswith("∂h_")
 
 
 def test_eq2_corrected_catches_a_formula_off_by_one_part_in_a_million():

@@ -44,3 +44,14 @@ def test_a_value_off_by_five_per_cent_is_caught():
     wrong = (CORRECTED[0], ("×1.05", lambda T: 1.05 * mean_time_given_within(T)))
     claim = with_evaluate(gamblers_ruin_horizon_corrected, lambda c: horizon_parts(c, *wrong))
     assert evaluate_cases(claim, [WalkCase(128, 157, 9, 0.5, 0)]).verdict == "violated"
+
+
+def test_notes_numbers_at_T10_and_T12():
+    """The notes' figures: P(τ ≤ 10) = 193/256 (against 10/11), E[τ | τ ≤ 10] = 2.26, E[min(τ, 10)] = 4.17,
+    P(τ ≤ 12) = 793/1024."""
+    from rnnaudit.bounds.srnn.gamblers_ruin_horizon import _first_passage
+    p, e = _first_passage(10)
+    assert p == Fraction(193, 256) and float(p) < 10 / 11
+    assert float(e / p) == pytest.approx(2.26, abs=0.005)
+    assert float(e + 10 * (1 - p)) == pytest.approx(4.17, abs=0.005)
+    assert _first_passage(12)[0] == Fraction(793, 1024)

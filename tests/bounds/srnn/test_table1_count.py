@@ -57,3 +57,16 @@ def test_corrected_count_catches_a_formula_without_the_gate():
     case = CountCase(2, 3, 1, (), True)
     assert evaluate_cases(with_evaluate(table1_count_corrected, no_gate), [case]).verdict == "violated"
     assert evaluate_cases(table1_count_corrected, [case]).verdict == "holds"
+
+
+def test_notes_ratios_of_the_independent_count():
+    """The notes' FLOPs/(T d_h d_i) at T = 3, widths d_i, gate on: 20, 260, 2052 at d_h = 1 (L = 2), 10 and 4.75 at
+    d_i = 512 (L = 3), and FLOPs/(T d_i (d_h + L d_i)) within [2, 3.5] on all six."""
+    sizes = [(1, 4, 2, 20.0), (1, 64, 2, 260.0), (1, 512, 2, 2052.0), (8, 512, 3, 388.0), (512, 512, 3, 10.0),
+             (4096, 512, 3, 4.75)]
+    for d_h, d_i, L, ratio in sizes:
+        case = CountCase(d_i, d_h, 3, (d_i,) * L, True)
+        F = srnn_flop_formula(case)
+        assert F / (3 * d_h * d_i) == ratio
+        assert 2.0 <= F / (3 * d_i * (d_h + L * d_i)) <= 3.5
+    assert srnn_flops(CountCase(64, 1, 3, (64, 64), True)) == srnn_flop_formula(CountCase(64, 1, 3, (64, 64), True))

@@ -1,14 +1,13 @@
-"""srnn.table2, srnn.table3, srnn.table3_matched: the comparison sentences recomputed from the printed tables, whose
-numbers are checked against the paper's markdown."""
+"""srnn.table2, srnn.table3: the comparison sentences recomputed from the printed tables, whose numbers are checked
+against the paper's markdown; the row-by-row facts srnn.table3's notes record."""
 
 import re
 from pathlib import Path
 
 from rnnaudit.bounds import check_claim
-from rnnaudit.bounds.srnn import table2, table3, table3_matched
+from rnnaudit.bounds.srnn import table2, table3
 from rnnaudit.bounds.srnn.table2 import TABLE2
-from rnnaudit.bounds.srnn.table3 import TABLE3
-from rnnaudit.bounds.srnn.table3_matched import dominating_rows
+from rnnaudit.bounds.srnn.table3 import TABLE3, best_by_method
 from tests.bounds.helpers import TINY, assert_has_power
 from tests.bounds.srnn.cases import assert_exact_agrees
 
@@ -31,9 +30,22 @@ def test_table2_and_table3_comparisons_hold_with_power():
         assert_has_power(claim, factor)
 
 
-def test_table3_at_comparable_hidden_size_is_violated():
-    result = check_claim(table3_matched, TINY, seed=0)
-    assert result.verdict == "violated" and result.errors == []
-    assert_exact_agrees(result)
-    worst = {(b[0], b[1], s[1]) for r, s, b in dominating_rows(TABLE3, equal_size=False) if r > 1}
-    assert worst == {("EXPRNN", 224, 256), ("EXPRNN", 322, 512), ("URNN", 128, 128)}
+def test_table3_best_entries_srnn_is_beaten_only_by_nru():
+    best = best_by_method(TABLE3)
+    assert best["SRNN"] == 0.64 and best["NRU"] == 0.35
+    assert sorted(m for m, v in best.items() if v < best["SRNN"]) == ["NRU"]
+    assert sorted(v for m, v in best.items() if m not in ("SRNN", "NRU"))[:2] == [4.38, 7.36]  # EXPRNN, SCORNN
+
+
+def test_table3_notes_row_by_row_facts():
+    """The informational facts of srnn.table3's notes (no verdict rests on them): the non-NRU baseline rows below an
+    SRNN row of equal or larger d_h, and NRU against SRNN at every shared d_h."""
+    srnn = {d: v for m, d, v in TABLE3.rows if m == "SRNN"}
+    below = {(m, d, v, s, srnn[s]) for m, d, v in TABLE3.rows if m not in ("SRNN", "NRU")
+             for s in srnn if d <= s and v < srnn[s] and not any(d <= s2 < s for s2 in srnn)}
+    assert below == {("URNN", 128, 12.09, 128, 12.69), ("EXPRNN", 224, 5.30, 256, 7.85),
+                     ("EXPRNN", 322, 4.38, 512, 4.73)}
+    nru = {d: v for m, d, v in TABLE3.rows if m == "NRU"}
+    assert {d: (nru[d], srnn[d]) for d in nru} == {128: (12.26, 12.69), 256: (5.90, 7.85), 512: (3.23, 4.73),
+                                                   1024: (0.35, 1.34)}
+    assert all(nru[d] < srnn[d] for d in nru) and max(d for m, d, _ in TABLE3.rows if m != "SRNN") < 2048
