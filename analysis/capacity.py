@@ -13,10 +13,17 @@ ascent from several starts, and the best value found for each ε is a **lower es
 supremum**; averaged over draws of ε it is a lower estimate of R̂_m, with its standard error.
 The paper's upper bound (eq. 22 times R_v, i.e. eq. 23 before the 1-Lipschitz loss) is
 2αT R_W R_x R_v/√m; :func:`capacity_records` puts the two side by side.
+
+:func:`rank_one_rademacher` is a second lower estimate, exact in ε: it enumerates all 2^m sign vectors
+and, for each, takes the best member of a sub-class that a grid search covers densely (rank-one
+W = R_W u wᵀ with u = 1/√h and Θ = 0, where U = φ(0) fixes u). At T = 1 that sub-class attains the
+class's supremum (see the function), and it reaches half of the paper's bound at m = 1, which no
+random start of the ascent above does reliably.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 from dataclasses import dataclass
@@ -29,7 +36,8 @@ from torch.func import functional_call
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["RademacherEstimate", "maximize_over_balls", "rademacher_lower_estimate", "cell_rademacher",
-           "sgornn_rademacher_bound", "capacity_records"]
+           "sgornn_rademacher_bound", "capacity_records", "sign_vectors", "rank_one_directions", "rank_one_values",
+           "rank_one_rademacher", "RANK_ONE_KIND", "MAX_ENUMERATED"]
 
 KIND = "lower estimate of the supremum (projected gradient ascent); the true R_m is at least this, up to ε sampling"
 
@@ -230,6 +238,157 @@ def cell_rademacher(cell: RecurrentCell, X: Tensor, *, R_W: float, R_v: float, R
 
     return rademacher_lower_estimate(value, m, start, {ball_role: R_W}, n_draws=n_draws, n_starts=n_starts,
                                      steps=steps, lr=lr, generator=generator, dtype=X.dtype)
+
+
+#: What :func:`rank_one_rademacher` returns.
+RANK_ONE_KIND = ("lower estimate of the supremum over the rank-one sub-class W = R_W u wᵀ, Θ = 0 (grid over w), "
+                 "exact expectation over ε when every sign vector is enumerated")
+
+#: Largest sample size whose 2^m sign vectors :func:`sign_vectors` enumerates (4096 vectors).
+MAX_ENUMERATED = 12
+
+
+def sign_vectors(m: int, *, n_draws: int = 256, generator: torch.Generator | None = None,
+                 dtype=torch.float64) -> tuple[Tensor, bool]:
+    """Rademacher vectors ε ∈ {−1, 1}^m: all 2^m of them when m ≤ :data:`MAX_ENUMERATED` (then an
+    average over them is the exact expectation E_ε), else ``n_draws`` uniform draws.
+
+    Returns:
+        (ε of shape (E, m), exhaustive).
+
+    Raises:
+        ValueError: m < 1, n_draws < 2.
+    """
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ValueError(f"m (sample size) must be an int >= 1, got {m!r}")
+    if m <= MAX_ENUMERATED:
+        return torch.tensor(list(itertools.product((-1.0, 1.0), repeat=m)), dtype=dtype), True
+    if n_draws < 2:
+        raise ValueError(f"n_draws must be >= 2, got {n_draws}")
+    gen = generator if generator is not None else torch.Generator().manual_seed(0)
+    return (torch.randint(0, 2, (n_draws, m), generator=gen) * 2 - 1).to(dtype), False
+
+
+def rank_one_directions(X: Tensor, *, n_directions: int = 256, generator: torch.Generator | None = None) -> Tensor:
+    """Unit directions w for the rank-one sub-class: for n = 2 an equispaced grid of ``n_directions``
+    angles on the circle; for n > 2 the directions of the inputs x_t^(i) (both signs) and
+    ``n_directions`` uniform random unit vectors. Shape (K, n), dtype of X, detached.
+
+    Raises:
+        ValueError: X not (m, T, n), n_directions < 1.
+    """
+    if X.dim() != 3:
+        raise ValueError(f"X must be (m, T, n), got shape {tuple(X.shape)}")
+    if n_directions < 1:
+        raise ValueError(f"n_directions must be >= 1, got {n_directions}")
+    n = X.shape[-1]
+    if n == 1:
+        return X.new_tensor([[1.0], [-1.0]])
+    if n == 2:
+        angle = torch.arange(n_directions, dtype=X.dtype, device=X.device) * (2 * math.pi / n_directions)
+        return torch.stack((angle.cos(), angle.sin()), dim=-1)
+    gen = generator if generator is not None else torch.Generator().manual_seed(0)
+    x = X.detach().reshape(-1, n)
+    x = x[torch.linalg.vector_norm(x, dim=-1) > 0]
+    rand = torch.randn(n_directions, n, generator=gen, dtype=X.dtype).to(X.device)
+    w = torch.cat((x, -x, rand))
+    return w / torch.linalg.vector_norm(w, dim=-1, keepdim=True)
+
+
+def rank_one_values(cell: RecurrentCell, X: Tensor, eps: Tensor, directions: Tensor, *, R_W: float,
+                    R_v: float) -> Tensor:
+    """For each sign vector ε, max over the directions w of (R_v/m)‖Σ_i ε_i h_T^(i)‖₂ for the member of
+    the class with W = R_W u wᵀ (u = 1/√h, ‖W‖_F = R_W) and Θ = 0, every other parameter (α, β, b) the
+    cell's own (sgornn.md eq. 16–19; the sup over ‖v‖ ≤ R_v in closed form).
+
+    Each value is that of one member of the class, so it is at most the supremum in eq. 16: a lower
+    estimate. The states are those of the cell's own forward pass (any σ, any φ), run once on inputs
+    x̃_t^(k,i) = (w_kᵀx_t^(i)) e_1 with W = R_W u e_1ᵀ, which gives W x̃ = R_W u w_kᵀx_t, the same
+    pre-activations as W = R_W u w_kᵀ on x. Differentiable in X (the adversarial search moves the sample).
+
+    Args:
+        cell: a cell with roles "W" (h, n) and "Theta" whose Θ = 0 gives a U that fixes u = 1/√h
+            (VPRNN: U = Q_1⋯Q_k, a permutation; expm and Cayley: U = I). Not modified.
+        X: sample (m, T, n). eps: (E, m). directions: (K, n) unit vectors.
+        R_W, R_v: radii > 0.
+
+    Returns:
+        (E,) tensor of values.
+
+    Raises:
+        ValueError: missing roles, a φ(0) that does not fix u, bad shapes or radii.
+    """
+    for name, r in (("R_W", R_W), ("R_v", R_v)):
+        if not (isinstance(r, (int, float)) and math.isfinite(r) and r > 0):
+            raise ValueError(f"{name} must be a finite number > 0, got {r!r}")
+    if X.dim() != 3 or eps.dim() != 2 or eps.shape[1] != X.shape[0] or directions.dim() != 2 \
+            or directions.shape[1] != X.shape[2]:
+        raise ValueError(f"X must be (m, T, n), eps (E, m) and directions (K, n); got {tuple(X.shape)}, "
+                         f"{tuple(eps.shape)}, {tuple(directions.shape)}")
+    roles = cell.parameters_by_role()
+    if "W" not in roles or "Theta" not in roles:
+        raise ValueError(f"{type(cell).__name__} has no roles W and Theta (roles: {sorted(roles)})")
+    work = copy.deepcopy(cell)
+    work.requires_grad_(False)
+    h = work.hidden_size
+    roles = work.parameters_by_role()
+    u = X.new_full((h,), 1 / math.sqrt(h))
+    with torch.no_grad():
+        roles["Theta"].zero_()
+        e1 = torch.zeros_like(roles["W"])
+        e1[:, 0] = R_W * u
+        roles["W"].copy_(e1)
+        drift = float(torch.linalg.vector_norm(work.recurrent_matrix() @ u - u))
+    if drift > 1e-12:
+        raise ValueError(f"U = φ(0) of {type(cell).__name__} does not fix u = 1/√h (‖Uu − u‖ = {drift:.3g})")
+    m, T, n = X.shape
+    K = directions.shape[0]
+    proj = torch.einsum("mtn,kn->kmt", X, directions.to(X))            # w_kᵀ x_t^(i)
+    x_tilde = torch.cat((proj.reshape(K * m, T, 1), X.new_zeros(K * m, T, n - 1)), dim=-1)
+    h_T = work(x_tilde)[:, -1].reshape(K, m, h)
+    gram = h_T @ h_T.mT                                                 # (K, m, m)
+    best = []
+    for chunk in eps.to(X).split(1024):
+        q = torch.einsum("em,kmn,en->ek", chunk, gram, chunk)           # ‖Σ ε_i h_T^(k,i)‖²
+        best.append(q.amax(dim=1))
+    return R_v / m * torch.cat(best).clamp_min(0).sqrt()
+
+
+def rank_one_rademacher(cell: RecurrentCell, X: Tensor, *, R_W: float, R_v: float, R_x: float | None = None,
+                        n_directions: int = 256, n_draws: int = 256,
+                        generator: torch.Generator | None = None) -> RademacherEstimate:
+    """Lower estimate of R̂_m(v∘F_T) on the sample X (sgornn.md eq. 16–19) from the rank-one sub-class of
+    :func:`rank_one_values`, averaged over every sign vector when m ≤ :data:`MAX_ENUMERATED` (the exact
+    expectation of the values found: stderr 0), else over ``n_draws`` sampled ones.
+
+    Why this sub-class: at T = 1 it attains the supremum of the whole class up to the grid over w, since
+    ‖Σ_i ε_i σ(W x_i)‖² = Σ_k ‖w_k‖² g(w_k/‖w_k‖)² with g(w) = Σ_i ε_i σ(wᵀx_i) for the rows w_k of W
+    (σ = ReLU is positively homogeneous), which is largest with all of ‖W‖_F on one row, and any
+    row direction u ≥ 0 of the rank-one W gives the same value. At m = 1, on a constant input x_t = R_x w
+    with w on the grid, it attains sup ‖h_T‖ = α R_W R_x Σ_{s<T} (α + β)^s, the largest that the recurrence
+    ‖h_t‖ ≤ α R_W R_x + (α + β)‖h_{t−1}‖ allows.
+
+    Args:
+        cell, X, R_W, R_v: see :func:`rank_one_values`. R_x: if given, every ‖x_t‖₂ must be ≤ R_x.
+        n_directions: see :func:`rank_one_directions`. n_draws, generator: for m > :data:`MAX_ENUMERATED`.
+
+    Returns:
+        :class:`RademacherEstimate` with kind :data:`RANK_ONE_KIND`.
+
+    Raises:
+        ValueError: see :func:`rank_one_values`; ‖x_t‖ > R_x.
+    """
+    if R_x is not None:
+        largest = float(torch.linalg.vector_norm(X, dim=-1).max())
+        if largest > R_x * (1 + 1e-12):
+            raise ValueError(f"every input must satisfy ||x_t||_2 <= R_x = {R_x}, found {largest:.6g}")
+    eps, exhaustive = sign_vectors(X.shape[0], n_draws=n_draws, generator=generator, dtype=X.dtype)
+    with torch.no_grad():
+        values = rank_one_values(cell, X, eps, rank_one_directions(X, n_directions=n_directions,
+                                                                   generator=generator), R_W=R_W, R_v=R_v)
+    values = values.detach().cpu().to(torch.float64)
+    stderr = 0.0 if exhaustive else float(values.std(unbiased=True) / math.sqrt(values.numel()))
+    return RademacherEstimate(float(values.mean()), stderr, values, values.numel(), exhaustive, RANK_ONE_KIND)
 
 
 def sgornn_rademacher_bound(alpha: float, T: int, R_W: float, R_x: float, R_v: float, m: int) -> float:

@@ -7,9 +7,9 @@ import math
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim
-from rnnaudit.bounds.sgornn.cases import (A_V, A_VPRNN, F_T_ASSUMPTIONS, GATED_1_ALPHA, R_NOTE, C, GatedCase,
-                                          parameter_gradients)
+from rnnaudit.bounds.core import Claim, Supremum
+from rnnaudit.bounds.sgornn.cases import A_V, A_VPRNN, F_T_ASSUMPTIONS, R_NOTE, C, GatedCase, parameter_gradients
+from rnnaudit.bounds.sgornn.constructions import GATED_STRUCTURED, corollary1_supremum
 
 __all__ = ["corollary1"]
 
@@ -30,8 +30,16 @@ corollary1 = Claim(
     measure="autograd gradient of L = vᵀh_T with respect to Θ; max |entry|",
     bound="4 C h^{3/2} log₂(h) (αT)²",
     evaluate=_measure,
-    cases=GATED_1_ALPHA,
+    cases=GATED_STRUCTURED,
     explanation="Inherits Theorem 2's conditions α + β ≤ 1 and ‖U‖₂ = 1.",
     notes="For VPRNN each ∂φ/∂Θ_ij = A·∂R_j·B with A, B orthogonal and ∂R_j of rank 2 and norm 1, so its entries "
           "are at most 1 and the factor 4√h log₂h is very loose; expect small ratios. " + R_NOTE,
+    supremum=Supremum(
+        corollary1_supremum,
+        "Cap: |∂L/∂Θ_ij| = |⟨G, ∂U/∂Θ_ij⟩| ≤ ‖G‖_*‖∂U/∂Θ_ij‖₂ with ‖G‖_* ≤ Cα²T(T − 1)/2 (see sgornn.theorem2's "
+        "supremum) and, for VPRNN, ∂U/∂Θ_ij = A(∂R_j/∂Θ_ij)B with A, B orthogonal and ∂R_j/∂Θ_ij a π/2 "
+        "rotation of one coordinate pair, so ‖∂U/∂Θ_ij‖₂ = 1: ratio ≤ (T − 1)/(8T h^{3/2} log₂h). Attained "
+        "exactly, for every α, by constructions.pair_rotation (Θ = 0, identity permutations, U = I, "
+        "h_t = αtu with u = (e₀ + e₁)/√2, v = J₀u, a_t = v): ∂L/∂Θ_0j = α²C T(T − 1)/2.",
+        at=(2, 7)),
 )

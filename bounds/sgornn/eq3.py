@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum
 from rnnaudit.bounds.sgornn.cases import GatedCase, gated_cases_from_model, logit, sample_gated_case
 from rnnaudit.cells import SGORNN
 
@@ -53,4 +53,6 @@ eq3 = Claim(
     explanation="An unclipped β = sigmoid(β̂) exceeds 1 − 2α for large β̂: the constraint holds only if enforced.",
     notes="Ratio 1 is reached whenever the clip is active; this checks the implementation of the rule that "
           "Theorem 1 relies on.",
+    supremum=Supremum(1.0, "β = min(sigmoid(β̂), 1 − 2α) ≤ 1 − 2α, with equality whenever sigmoid(β̂) ≥ 1 − 2α "
+                           "(the clip is active), which the sampler's wide logits |β̂| ≤ 20 reach.", at=(2, 1)),
 )

@@ -1,8 +1,8 @@
 """sgornn.md, Sec. 2.1, eq. 4: FastRNN's generalization constraint on α, quoted from Kusupati et al.
 
-Eq. 4 states no inequality of its own to check; it is an assumption that FastRNN's generalization
-bound needs, so here it is a predicate (:func:`fastrnn_eq4_assumption`) that the audit applies to
-trained FastRNN models at their sequence length.
+Eq. 4 is an assumption that FastRNN's generalization bound needs, so it is a predicate
+(:func:`fastrnn_eq4_assumption`) that the audit applies to trained FastRNN models at their sequence
+length. The sentence after it, "α = O(1/T)", is the claim ``sgornn.eq4.order`` (module ``eq4_order``).
 """
 
 from __future__ import annotations
@@ -57,3 +57,4 @@ def fastrnn_eq4_assumption(T: int, R_U: float | None = None, D: float = 1.0) -> 
         limit = fastrnn_eq4_limit(U, T, r_u, D)
         return c.alpha <= limit, f"α = {c.alpha:.4g}, eq. 4 allows α ≤ {limit:.4g} at T = {T}"
     return Assumption(f"FastRNN eq. 4 at T = {T}", check)
+

@@ -6,8 +6,9 @@ import math
 import pytest
 import torch
 
-from rnnaudit.analysis.capacity import (KIND, capacity_records, cell_rademacher, maximize_over_balls,
-                               rademacher_lower_estimate, sgornn_rademacher_bound)
+from rnnaudit.analysis.capacity import (KIND, MAX_ENUMERATED, RANK_ONE_KIND, capacity_records, cell_rademacher,
+                                       maximize_over_balls, rademacher_lower_estimate, rank_one_directions,
+                                       rank_one_rademacher, rank_one_values, sgornn_rademacher_bound, sign_vectors)
 from rnnaudit.cells import SGORNN
 
 F64 = torch.float64
@@ -106,6 +107,82 @@ def test_bad_arguments_raise_value_errors():
         maximize_over_balls(lambda p: p["w"].sum(), [{"w": torch.ones(2)}], {"w": -1.0})
     with pytest.raises(ValueError, match="m"):
         sgornn_rademacher_bound(0.1, 5, 1, 1, 1, 0)
+
+
+# ------------------------------------------------------------------ the rank-one, exact-in-ε lower estimate
+def _gated(h, alpha, beta_logit=20.0, seed=0):
+    from rnnaudit.bounds.sgornn.cases import logit
+    cell = SGORNN(2, h, bias=False, dtype=F64, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        cell.alpha_logit.fill_(logit(alpha))
+        cell.beta_logit.fill_(beta_logit)
+    return cell
+
+
+def test_sign_vectors_enumerate_up_to_12_and_sample_beyond():
+    eps, exhaustive = sign_vectors(3)
+    assert exhaustive and eps.shape == (8, 3) and len({tuple(e.tolist()) for e in eps}) == 8
+    eps, exhaustive = sign_vectors(MAX_ENUMERATED + 1, n_draws=5)
+    assert not exhaustive and eps.shape == (5, MAX_ENUMERATED + 1) and set(eps.unique().tolist()) == {-1.0, 1.0}
+
+
+def test_rank_one_estimate_at_one_sequence_is_the_largest_state():
+    """m = 1, x_t = e_1: R̂ = R_v sup‖h_T‖ = R_v R_W R_x α Σ_{s<T}(α + β)^s with β = 1 − 2α (the clip)."""
+    alpha, T = 0.01, 6
+    cell = _gated(4, alpha)
+    X = torch.tensor([1.0, 0.0], dtype=F64).expand(1, T, 2).clone()
+    est = rank_one_rademacher(cell, X, R_W=2.0, R_v=3.0, R_x=1.0)
+    largest = 2.0 * alpha * sum((1 - alpha) ** s for s in range(T))
+    assert est.exhaustive and est.stderr == 0 and est.kind == RANK_ONE_KIND
+    assert est.estimate == pytest.approx(3.0 * largest, rel=1e-12)
+
+
+def test_rank_one_values_are_values_of_members_of_the_class():
+    """Each value is (R_v/m)‖Σ ε_i h_T^(i)‖ of the member W = R_W u wᵀ, Θ = 0 for the best w of the grid, as the
+    cell's own forward pass computes it."""
+    gen = torch.Generator().manual_seed(5)
+    cell = _gated(4, 0.2, beta_logit=0.0)
+    X = torch.nn.functional.normalize(torch.randn(3, 4, 2, generator=gen, dtype=F64), dim=-1)
+    eps, _ = sign_vectors(3)
+    w = rank_one_directions(X, n_directions=16)
+    values = rank_one_values(cell, X, eps, w, R_W=1.5, R_v=1.0)
+    u = torch.full((4,), 0.5, dtype=F64)
+    member = SGORNN(2, 4, bias=False, dtype=F64, generator=torch.Generator().manual_seed(0))
+    member.load_state_dict(cell.state_dict())
+    best = torch.zeros(len(eps), dtype=F64)
+    with torch.no_grad():
+        member.phi.theta.zero_()
+        for k in range(len(w)):
+            member.W.copy_(1.5 * u[:, None] * w[k][None])
+            h_T = member(X)[:, -1]
+            best = torch.maximum(best, torch.linalg.vector_norm(eps @ h_T, dim=-1) / 3)
+    assert torch.allclose(values, best, rtol=1e-12, atol=0)
+
+
+def test_rank_one_values_at_T1_match_the_closed_form_of_the_class():
+    """T = 1: sup over ‖W‖_F ≤ R_W of ‖Σ ε_i σ(W x_i)‖ = R_W max_w |Σ ε_i σ(wᵀx_i)|; a fine grid over the angle
+    (4096 points) approaches the max of the 256-point grid from above."""
+    gen = torch.Generator().manual_seed(2)
+    alpha = 0.3
+    cell = _gated(2, alpha)
+    X = torch.nn.functional.normalize(torch.randn(4, 1, 2, generator=gen, dtype=F64), dim=-1)
+    eps, _ = sign_vectors(4)
+    coarse = rank_one_values(cell, X, eps, rank_one_directions(X, n_directions=256), R_W=1.0, R_v=1.0)
+    angle = torch.arange(4096, dtype=F64) * (2 * math.pi / 4096)
+    w = torch.stack((angle.cos(), angle.sin()), -1)
+    g = (eps @ torch.relu(X[:, 0] @ w.T)).abs().amax(dim=1) * alpha / 4
+    assert torch.all(coarse <= g * (1 + 1e-12)) and torch.allclose(coarse, g, rtol=2e-3)
+
+
+def test_rank_one_rejects_cells_without_a_fixed_direction_or_roles():
+    from rnnaudit.cells import FastRNN
+    X = torch.zeros(2, 3, 2, dtype=F64)
+    with pytest.raises(ValueError, match="Theta"):
+        rank_one_rademacher(FastRNN(2, 4, dtype=F64), X, R_W=1.0, R_v=1.0)
+    with pytest.raises(ValueError, match="R_x"):
+        rank_one_rademacher(_gated(2, 0.1), X + 1, R_W=1.0, R_v=1.0, R_x=1.0)
+    with pytest.raises(ValueError, match="m"):
+        sign_vectors(0)
 
 
 def test_capacity_probe_runs_on_a_wrapped_torch_rnn_as_on_the_same_recurrence_written_as_a_step():

@@ -1,0 +1,57 @@
+"""sgornn.md, Sec. 3: the sentences that count the models compared ("the three RNN models") against the
+four models of Tables 1 and 2."""
+
+from __future__ import annotations
+
+from torch import Tensor
+
+from rnnaudit.bounds.core import Claim, ExactVerdict
+from rnnaudit.bounds.sgornn.counts import COUNT_CASES, COUNT_TOL, MODELS, CountCase, t64
+from rnnaudit.bounds.sgornn.table1 import TABLE1
+from rnnaudit.bounds.sgornn.table2 import TABLE2
+
+__all__ = ["sec3_model_count", "THREE"]
+
+#: Where the text says "three" models, and the table it describes.
+THREE = {
+    "Table 1 caption: 'the three RNN models tested on the addition problem'": TABLE1,
+    "Table 2 caption: 'the three RNN models tested on the HAR-2 classification problem'": TABLE2,
+    "Sec. 3.2, second paragraph: 'the highest mean test accuracy among the three models trained'": TABLE2,
+}
+
+
+def _measure(case: CountCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
+    return {label: (t64(abs(3 - len(table))), t64(COUNT_TOL), t64(len(table))) for label, table in THREE.items()}
+
+
+def _exact() -> ExactVerdict:
+    return ExactVerdict("violated", "Tables 1 and 2 each list 4 models (" + ", ".join(MODELS) + "); the captions and "
+                        "Sec. 3.1–3.2 say 3: 3 ≠ 4")
+
+
+sec3_model_count = Claim(
+    id="sgornn.sec3.model_count",
+    source="sgornn.md, Sec. 3.1–3.2, captions of Tables 1 and 2",
+    statement="'the three RNN models' (Table 1 and Table 2 captions) and 'the highest mean test accuracy among the "
+              "three models trained' (Sec. 3.2), where the tables and Sec. 3.2's own list name four",
+    assumptions=(),
+    measure="|3 − number of models the table lists|",
+    bound="1/2 (an integer identity)",
+    evaluate=_measure,
+    cases=COUNT_CASES,
+    explanation="Sec. 3.1 compares SGORNN 'with VPRNN, FastRNN, and LSTM' and Tables 1–2 list all four, but the "
+                "captions and two sentences still say three (the LSTM rows appear to have been added later). "
+                "Corrected: 'the four RNN models'; at T = 500 all four converged (Table 1: LSTM's maximum length is "
+                "500).",
+    notes="An editorial inconsistency, no effect on any result. Reading: 'three' counts the models the sentence "
+          "refers to, and each checked sentence names its models in the text: the captions describe their tables "
+          "(four rows each), and Sec. 3.2 says 'We used this dataset to train and evaluate SGORNN, FastRNN, VPRNN, "
+          "and LSTM models' before 'among the three models trained'. Not checked, because another reading is "
+          "open: Sec. 3.1's 'all three models were able to converge' at T = 500 and the captions of Fig. 1, 2 and "
+          "4 ('the three models') describe figures whose content is not in the text; if they plot three models the "
+          "sentences are consistent (and at T = 500 all four of Table 1 converged, so the substance holds either "
+          "way). Under the reading 'three RNNs besides the LSTM baseline' the checked sentences would also be "
+          "consistent, but the captions call all rows 'RNN models' and Sec. 3.2 calls all four 'single-layer RNNs', "
+          "so that reading contradicts the text.",
+    exact=_exact,
+)
