@@ -1,4 +1,5 @@
-"""report.md and report.html of ``rnnaudit audit``, summary first: the model, then how many claims
+"""report.md and report.html of ``rnnaudit audit``, summary first: the model (type, sizes, parameter count,
+and ‖W‖₂, ρ(W), σ_min, ‖WᵀW − I‖₂ of each recurrent matrix), then how many claims
 apply to it, how many have an assumption failing on it and how many are violated inside their
 assumptions; then the tables of claims that apply and do not apply, and when each assumption
 first failed. The document is the one :func:`rnnaudit.auditing.audit_run` /
@@ -58,13 +59,63 @@ def _model_line(doc: dict) -> tuple[str, dict]:
             f"h = {cfg.get('hidden_size', '?')}, step {latest.get('step', '?')}"), cfg
 
 
+def _model_of(doc: dict) -> dict | None:
+    """The model summary (:func:`rnnaudit.model_summary.model_summary`) of the document, if it has one."""
+    model = doc.get("model") or doc["latest"].get("model")
+    return model if isinstance(model, dict) else None
+
+
+def _model_facts(model: dict) -> list[tuple[str, str]]:
+    names = (("type", "type"), ("input_size", "input size"), ("hidden_size", "hidden size"),
+             ("parameters", "trainable parameters"), ("trained_dtype", "trained in"))
+    return [(label, str(model[key])) for key, label in names if key in model]
+
+
+_MATRIX_COLUMNS = (("spectral_norm", "‖W‖₂"), ("spectral_radius", "ρ(W)"), ("sigma_min", "σ_min(W)"),
+                   ("orthogonality_defect", "‖WᵀW − I‖₂"))
+
+
+def _matrix_cells(entry: dict, fmt=fmt_number) -> list[str]:
+    if not entry.get("finite", True):
+        return ["not finite"] * len(_MATRIX_COLUMNS)
+    return [fmt(entry[key]) if key in entry else "–" for key, _ in _MATRIX_COLUMNS]
+
+
+def _model_markdown(model: dict) -> list[str]:
+    lines = ["## Model", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in _model_facts(model)]
+    recurrent = model.get("recurrent") or {}
+    if recurrent:
+        lines += ["", "| recurrent matrix | shape | " + " | ".join(h for _, h in _MATRIX_COLUMNS) + " |",
+                  "|---|---|" + "---:|" * len(_MATRIX_COLUMNS)]
+        lines += [f"| {role} | {' × '.join(map(str, e.get('shape', [])))} | " + " | ".join(_matrix_cells(e)) + " |"
+                  for role, e in recurrent.items()]
+    return lines + [""]
+
+
+def _model_html(model: dict) -> str:
+    facts = "".join(f"<tr><th scope='row'>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in _model_facts(model))
+    out = [f"<table class='counts'><tbody>{facts}</tbody></table>"]
+    recurrent = model.get("recurrent") or {}
+    if recurrent:
+        head = "".join(f"<th class='num'>{esc(h)}</th>" for _, h in _MATRIX_COLUMNS)
+        rows = "".join(f"<tr><td>{rich(role)}</td><td>{esc(' × '.join(map(str, e.get('shape', []))))}</td>"
+                       + "".join(f"<td class='num'>{v}</td>" for v in _matrix_cells(e, number_html)) + "</tr>"
+                       for role, e in recurrent.items())
+        out.append(f"<div class='table-wrap'><table><thead><tr><th>recurrent matrix</th><th>shape</th>{head}</tr>"
+                   f"</thead><tbody>{rows}</tbody></table></div>")
+    return f"<section id='model'><h2>Model</h2>{''.join(out)}</section>"
+
+
 def render_audit_markdown(doc: dict) -> str:
     """report.md of ``rnnaudit audit``, summary first (see the module docstring)."""
     latest = doc["latest"]
     applies, other = _split(latest)
     model, _ = _model_line(doc)
     counts = audit_counts(latest)
-    lines = ["# rnnaudit audit", "", f"Source: `{doc['source']}`: {model}.", "", "## Summary", "",
+    summary = _model_of(doc)
+    lines = ["# rnnaudit audit", "", f"Source: `{doc['source']}`: {model}.", ""]
+    lines += _model_markdown(summary) if summary else []
+    lines += ["## Summary", "",
              "| claims | number |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in counts.items()]
     violated = [c for c in applies if c.get("verdict") == "violated" and not _failing(c)]
     if violated:
@@ -132,7 +183,9 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
     count_rows = "".join(f"<tr><td>{esc(k)}</td><td class='num'>{v}</td></tr>" for k, v in counts.items())
     violated = [c for c in applies if c.get("verdict") == "violated" and not _failing(c)]
     failing = [c for c in applies if _failing(c)]
-    toc = ["<li><a href='#summary'>Summary</a></li>", "<li><a href='#applies'>Claims that apply</a></li>"]
+    model = _model_of(doc)
+    toc = ["<li><a href='#model'>Model</a></li>"] if model else []
+    toc += ["<li><a href='#summary'>Summary</a></li>", "<li><a href='#applies'>Claims that apply</a></li>"]
     if other:
         toc.append("<li><a href='#not-applicable'>Claims that do not apply</a></li>")
     if "first_failure" in doc:
@@ -158,6 +211,7 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
              f"</code> · task <code>{esc(str(cfg.get('task')))}</code> · T = {esc(str(cfg.get('T')))} · h = "
              f"{esc(str(cfg.get('hidden_size')))} · step {esc(str(latest.get('step')))}</p>",
              f"<nav class='toc' aria-label='Contents'><ol>{''.join(toc)}</ol></nav></header>",
+             _model_html(model) if model else "",
              f"<section id='summary'><h2>Summary</h2>{''.join(summary)}<p class='muted'>Assumptions are evaluated on "
              "the trained parameters; bounds are measured on sequences of the run's own task, with any bias absorbed "
              "into W as sgornn.md eq. 5 allows. A bound measured where its assumptions fail is not a guarantee of the "

@@ -25,6 +25,10 @@ TRAJECTORY_PANELS = (
     (r"gates: $\beta$ against $1-\alpha$ and $1-2\alpha$", ("alpha", "beta"), "value", None, False),
     ("σ range (eq. 7)", ("sigma_min", "sigma_max"), "σ", None, False),
     ("Neumann condition (eq. 18)", ("neumann_condition",), r"$\|(I+A)^{-1}\delta A\|_2$", 1.0, True),
+    ("validation accuracy", ("val_accuracy",), "accuracy", None, False),
+    (r"$\|\partial h_t/\partial h_s\|_2$ along the probe sequence", ("jacobian/max", "jacobian/end"), "norm", 1.0,
+     True),
+    ("growth rate (nats per step)", ("lyapunov_max", "jacobian/slope"), "rate", 0.0, False),
 )
 
 #: Readable names of the recorded keys (rnnaudit.training.read_trajectory).
@@ -83,7 +87,13 @@ def run_names(labels) -> dict[str, str]:
 
 
 def _present(trajectory: dict, keys) -> list[str]:
-    return [k for k in keys if k in trajectory and np.isfinite(trajectory[k]).any()]
+    """The panel's keys the run recorded; a quantity recorded per recurrent matrix (``spectral_radius/W_hz``,
+    a model with several) stands for its plain key when that is absent."""
+    out = []
+    for k in keys:
+        found = [k] if k in trajectory else sorted(r for r in trajectory if r.startswith(k + "/"))
+        out += [r for r in found if np.isfinite(trajectory[r]).any()]
+    return out
 
 
 #: Line styles of the series in one panel, so that equal series (ρ = ‖U‖₂ = 1) stay distinguishable.

@@ -10,6 +10,8 @@ The public API, importable from here without loading matplotlib (names resolve o
   :func:`lyapunov_spectrum`, :func:`recurrent_matrix_probes`, ...;
 - any model as a cell the probes accept: :func:`wrap` (``torch.nn.RNN``/``GRU``/``LSTM``, their
   ``*Cell``, parametrized or geotorch weights, or any step function);
+- the user's own training loop: :class:`Monitor` records what :func:`rnnaudit.training.train` records
+  into a run directory that ``rnnaudit audit`` and ``compare`` read;
 - the subpackages :mod:`rnnaudit.cells`, :mod:`rnnaudit.analysis`, :mod:`rnnaudit.bounds`,
   :mod:`rnnaudit.figures`, :mod:`rnnaudit.training`, :mod:`rnnaudit.tasks`.
 
@@ -31,7 +33,7 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit", "audit_checkpoint",
-           "audit_run", "hidden_jacobian_maps", "input_jacobian_maps", "pseudospectrum", "spectral_summary",
+           "audit_run", "Monitor", "hidden_jacobian_maps", "input_jacobian_maps", "pseudospectrum", "spectral_summary",
            "transient_growth", "kreiss_constant", "lyapunov_spectrum", "recurrent_matrix_probes", "wrap", "cells",
            "analysis", "bounds", "figures", "training", "tasks"]
 
@@ -47,6 +49,7 @@ _LAZY = {
     "transient_growth": "rnnaudit.analysis", "kreiss_constant": "rnnaudit.analysis",
     "lyapunov_spectrum": "rnnaudit.analysis", "recurrent_matrix_probes": "rnnaudit.analysis",
     "wrap": "rnnaudit.cells",
+    "Monitor": "rnnaudit.monitor",
 }
 _SUBPACKAGES = {"cells", "analysis", "bounds", "figures", "training", "tasks"}
 

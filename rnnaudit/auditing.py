@@ -27,6 +27,7 @@ from rnnaudit.bounds.on_model import ClaimOnModel, ModelView, assess, tolerances
 from rnnaudit.bounds.sgornn.cases import gated_cases_from_model
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption
 from rnnaudit.cells import FastRNN
+from rnnaudit.model_summary import model_summary
 from rnnaudit.training import TASK_SPECS, read_trajectory
 from rnnaudit.training.runs import checkpoint_steps, load_trained_model
 from rnnaudit.untrusted import InputError
@@ -102,7 +103,8 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         measure_bounds: also measure every applicable bound on the inputs.
 
     Returns:
-        {"model": {"type", "hidden_size", "input_size", "trained_dtype"}, "claims": [per claim: id,
+        {"model": :func:`rnnaudit.model_summary.model_summary` (type, sizes, parameter count, trained dtype,
+        ‖W‖₂, ρ(W), σ_min and ‖WᵀW − I‖₂ per recurrent matrix), "claims": [per claim: id,
         applies, reason, reading, assumptions (name, holds, detail), verdict, worst_ratio]}.
 
     Raises:
@@ -115,14 +117,18 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     trained = trained_dtype or next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64) \
         if isinstance(model, torch.nn.Module) else (trained_dtype or torch.float64)
     probe = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
-    cell = wrap(probe)
+    try:
+        cell = wrap(probe)
+    except (TypeError, ValueError) as err:
+        raise type(err)(f"model: {err}") from None
     if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != cell.input_size:
         shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
         raise ValueError(f"inputs must be (T, {cell.input_size}) or (m, T, {cell.input_size}), got {shape}")
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
     view = ModelView(cell, x, None if readout is None else readout.detach().double(), T or x.shape[1], trained)
-    summary = {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
-               "trained_dtype": str(trained).replace("torch.", "")}
+    summary = model_summary(model, cell, trained) if isinstance(model, torch.nn.Module) else \
+        {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
+         "trained_dtype": str(trained).replace("torch.", "")}
     return {"model": summary, "claims": audit_model(view, measure_bounds=measure_bounds)}
 
 
@@ -132,22 +138,29 @@ def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: 
     config = ckpt["config"]
     view = model_view(model, config)
     doc = {"step": int(ckpt["step"]), "config": asdict(config),
+           "model": model_summary(model.cell, model.cell, view.parameter_dtype),
            "claims": audit_model(view, measure_bounds=measure_bounds)}
     return doc, view
 
 
 def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
                      allow_large: bool = False) -> dict:
-    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``).
+    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``);
+    a run of :class:`rnnaudit.Monitor` goes to :func:`rnnaudit.monitor_audit.audit_monitored_checkpoint`.
 
     Returns:
-        {"step", "config", "claims": [per claim: id, applies, reason, assumptions, verdict, ...]}.
+        {"step", "config", "model" (:func:`rnnaudit.model_summary.model_summary`), "claims": [per claim: id,
+        applies, reason, assumptions, verdict, ...]}.
 
     Raises:
         rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
             its config (see :func:`rnnaudit.training.runs.load_trained_model`).
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
+    from rnnaudit.monitor_audit import audit_monitored_checkpoint, monitored_run_of
+
+    if monitored_run_of(path) is not None:
+        return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large)
     return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
@@ -179,17 +192,22 @@ def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dt
 def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
     first fails (those that need the parameters at every checkpoint, those that read recorded
-    scalars at every record).
+    scalars at every record). A run of :class:`rnnaudit.Monitor` goes to
+    :func:`rnnaudit.monitor_audit.audit_monitored_run`.
 
     Returns:
         {"checkpoints": [{"step", "claims"} per checkpoint, assumptions only], "first_failure":
         {"<claim id>: <assumption>": step or None}, "latest": the full audit of the latest
-        checkpoint (bounds measured)}.
+        checkpoint (bounds measured), "model": its summary}.
 
     Raises:
         ValueError: not a run directory.
     """
+    from rnnaudit.monitor_audit import audit_monitored_run, monitored_run_of
+
     run_dir = Path(run_dir)
+    if monitored_run_of(run_dir) is not None:
+        return audit_monitored_run(run_dir, allow_large=allow_large)
     steps = checkpoint_steps(run_dir)
     if not steps:
         raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
@@ -209,4 +227,4 @@ def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
             first[key] = step
         first.setdefault(key, None)
     return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
-            "latest": latest}
+            "latest": latest, "model": latest["model"]}

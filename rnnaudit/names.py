@@ -5,15 +5,18 @@ second. Each tuple mirrors a registry that lives with its code (``rnnaudit.bound
 ``rnnaudit.cells.registry``, ``rnnaudit.training``); tests/app/test_cli.py asserts they agree.
 """
 
-__all__ = ["PAPERS", "CELLS", "TASKS", "PRESETS", "OPTIMIZERS", "SCHEDULES", "ARCHS", "FIGURE_SUFFIXES",
+__all__ = ["PAPERS", "CELLS", "TASKS", "DATA_DIR_TASKS", "PRESETS", "OPTIMIZERS", "SCHEDULES", "ARCHS", "FIGURE_SUFFIXES",
            "PROFILES"]
 
 #: The five specification papers, file stems of papers/*.md, in the order the report lists them.
 PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
 #: Cell names of :data:`rnnaudit.cells.registry.CELLS`.
 CELLS = ("enrnn", "fastrnn", "gru", "lstm", "nc_gru", "ornn", "scornn", "sgornn", "spectral_rnn", "srnn", "vprnn")
-#: Task names of :data:`rnnaudit.training.TASK_SPECS`.
-TASKS = ("adding", "copy", "denoise", "parenthesis")
+#: Task names of :data:`rnnaudit.training.TASK_SPECS`: the synthetic tasks, then the data sets.
+TASKS = ("adding", "copy", "denoise", "parenthesis", "digits", "permuted-digits", "smnist", "pmnist", "har2",
+         "ptb-char")
+#: The tasks that read files from a data directory (``rnnaudit train --data-dir DIR``).
+DATA_DIR_TASKS = ("smnist", "pmnist", "har2", "ptb-char")
 #: Preset names of :data:`rnnaudit.training.PRESETS`.
 PRESETS = ("enrnn-adding", "enrnn-copy", "nc_gru-adding", "nc_gru-copy", "nc_gru-denoise", "nc_gru-parenthesis",
            "sgornn-addition", "spectral_rnn-addition", "spectral_rnn-copy", "srnn-adding", "srnn-copy")

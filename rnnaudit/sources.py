@@ -18,7 +18,7 @@ from rnnaudit.training import TASK_SPECS
 from rnnaudit.training.runs import load_trained_model
 from rnnaudit.untrusted import InputError
 
-__all__ = ["Source", "load_source", "load_user_source"]
+__all__ = ["Source", "load_source", "load_user_source", "monitored_source"]
 
 
 @dataclass
@@ -52,7 +52,8 @@ def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: d
 def load_source(source: str | None = None, *, T: int | None = None, hidden: int = 64, seed: int = 0,
                 step: int | None = None, task: str | None = None, n_sequences: int = 1,
                 allow_large: bool = False) -> Source:
-    """Resolve SOURCE: an existing path is a checkpoint or run directory; otherwise a cell name.
+    """Resolve SOURCE: an existing path is a checkpoint or run directory (of the trainer or of
+    :class:`rnnaudit.Monitor`, :func:`monitored_source`); otherwise a cell name.
 
     Args:
         source: path or a name in :data:`rnnaudit.cells.registry.CELLS`.
@@ -79,6 +80,11 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
     gen = torch.Generator().manual_seed(seed)
     path = Path(source)
     if path.exists():
+        from rnnaudit.monitor_audit import monitored_run_of
+
+        if monitored_run_of(path) is not None:
+            return monitored_source(path, step=step, T=T, task=task, seed=seed, n_sequences=n_sequences,
+                                    allow_large=allow_large)
         ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
         length = T or config.T
@@ -151,3 +157,41 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
     label = f"{name} ({type(module).__name__}, h = {cell.hidden_size})".encode("utf-8", "replace").decode("utf-8")
     return Source(cell, x, label, trained_dtype=trained, module=module)
+
+
+def monitored_source(path, *, step: int | None = None, T: int | None = None, task: str | None = None, seed: int = 0,
+                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+    """The model of a run of :class:`rnnaudit.Monitor` (its latest checkpoint, that of ``step``, or a
+    checkpoint file inside it), wrapped in float64, with the run's own probe sequences (the first
+    ``n_sequences``, cut to ``T`` steps) or, with ``task``, sequences of that task.
+
+    Raises:
+        rnnaudit.untrusted.InputError: as :func:`rnnaudit.monitor_audit.audit_monitored_checkpoint`; T
+            longer than the stored sequences; a task whose inputs do not fit the model.
+        rnnaudit.limits.TooLargeError: sizes above the limits.
+    """
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.monitor_audit import monitored_run_of
+    from rnnaudit.monitored_runs import load_monitored_checkpoint, monitored_inputs, read_monitored_run, rebuild_model
+
+    run_dir = monitored_run_of(path)
+    info = read_monitored_run(run_dir)
+    ckpt = load_monitored_checkpoint(path, step)
+    module, readout = rebuild_model(ckpt)
+    trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
+    module = module.double()
+    cell = wrap(module, **info.get("wrap_kwargs", {}))
+    check_sizes(f"{run_dir}", allow_large=allow_large, hidden=cell.hidden_size, T=T, batch=n_sequences)
+    if task is not None:
+        if TASK_SPECS[task].input_size != cell.input_size:
+            raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
+                             f"{cell.input_size}")
+        x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+    else:
+        x = monitored_inputs(run_dir, cell.input_size)[:n_sequences]
+        if T is not None and T > x.shape[1]:
+            raise InputError(f"--T {T}: the run's probe sequences have {x.shape[1]} steps")
+        x = x[:, :T] if T is not None else x
+    name = f"{Path(run_dir).name}/checkpoints/step_{ckpt['step']:08d}.pt".encode("utf-8", "replace").decode("utf-8")
+    return Source(cell, x, f"{ckpt['model'].get('type')} step {ckpt['step']} ({name})", None,
+                  None if readout is None else readout.double(), trained, module)

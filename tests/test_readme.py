@@ -61,3 +61,12 @@ def test_every_claim_the_findings_table_names_is_registered():
     assert len(named) >= 40
     for claim_id in named:
         claim_by_id(claim_id)  # raises for an id the registry does not have
+
+
+def test_the_walkthrough_in_the_readme_is_examples_walkthrough_py():
+    """The README's walk-through code is examples/walkthrough.py verbatim, which
+    tests/app/test_walkthrough.py runs at a small size."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Monitoring your own training loop", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert blocks == [(ROOT / "examples" / "walkthrough.py").read_text()]

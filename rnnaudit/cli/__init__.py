@@ -53,9 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another machine)",
               file=sys.stderr)
         return EXIT_USAGE
-    except (ValueError, TypeError, OSError) as err:
+    except (ValueError, TypeError, OSError, ImportError) as err:
         # bad input from a file or an argument that argparse could not see: the readers
-        # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong
+        # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong; an
+        # ImportError is an optional dependency missing (scikit-learn for the digits), named with its extra
         if args.debug:
             raise
         print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)

@@ -96,7 +96,7 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     p.add_argument("--inputs", type=Path, metavar="FILE.pt",
                    help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
-    p.add_argument("--task", choices=names.TASKS, default=None,
+    p.add_argument("--task", choices=[t for t in names.TASKS if t not in names.DATA_DIR_TASKS], default=None,
                    help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
     p.add_argument("--T", type=_count, help="sequence length (default: the run's T, else 100)")
     p.add_argument("--hidden", type=_count, default=64, help="width when SOURCE is a cell name (default: 64)")
@@ -147,8 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: none)")
     tr.add_argument("--cell", choices=names.CELLS, help="the cell (default: the preset's, else sgornn)")
     tr.add_argument("--task", choices=names.TASKS, help="the task (default: the preset's, else adding)")
+    tr.add_argument("--data-dir", type=Path, metavar="DIR",
+                    help=f"where the files of {', '.join(names.DATA_DIR_TASKS)} are; nothing is downloaded "
+                         "(default: none)")
     for flag, kind, default, what in (
-            ("--T", _count, "100", "sequence length"), ("--steps", _count, "1000", "optimizer steps"),
+            ("--T", _count, "the task's own length, else 100", "sequence length"), ("--steps", _count, "1000", "optimizer steps"),
             ("--batch", _count, "64", "batch size"), ("--hidden", _count, "128", "state width h"),
             ("--record-every", _count, "100", "steps between trajectory records"),
             ("--checkpoint-every", _count, "500", "steps between checkpoints"),

@@ -20,6 +20,7 @@ def run(args) -> int:
     if args.amp:
         overrides["amp"] = True
     config = preset_config(args.preset, **overrides) if args.preset else TrainConfig(**overrides)
+    _data_task(config, args)
     check_sizes("the run's configuration", allow_large=args.allow_large, T=config.T, hidden=config.hidden_size,
                 batch=config.batch, steps=config.steps, elements=config.batch * config.T * config.hidden_size)
     config.validate()
@@ -32,6 +33,22 @@ def run(args) -> int:
               f"{summary['steps']} the parameters that produced them (rnnaudit audit {out})")
         return 0
     verdict = "beat" if summary["beat_baseline"] else "did NOT beat"
+    accuracy = "" if summary.get("final_val_accuracy") is None else (
+        f", validation accuracy {summary['final_val_accuracy']:.1%} (chance {summary['chance_accuracy']:.1%})")
     print(f"{config.cell} on {config.task} (T = {config.T}): final validation loss {summary['final_val_loss']:.4g}, "
-          f"{verdict} the baseline {summary['baseline']:.4g}; trajectory in {out / 'trajectory.jsonl'}")
+          f"{verdict} the baseline {summary['baseline']:.4g}{accuracy}; trajectory in {out / 'trajectory.jsonl'}")
     return 0
+
+
+def _data_task(config, args) -> None:
+    """A data set's own sequence length when --T is not given, and --data-dir into task_kwargs."""
+    from rnnaudit.training import TASK_SPECS
+
+    spec = TASK_SPECS[config.task]
+    if args.T is None and spec.length is not None:
+        config.T = spec.length
+    if args.data_dir is not None:
+        if "data_dir" not in spec.kwargs:
+            raise ValueError(f"--data-dir: task {config.task!r} reads no files (the tasks that do: "
+                             f"{', '.join(t for t, s in TASK_SPECS.items() if 'data_dir' in s.kwargs)})")
+        config.task_kwargs = {**config.task_kwargs, "data_dir": str(args.data_dir.expanduser().resolve())}

@@ -15,7 +15,9 @@ parenthesis 7        18      per step / MSE vs one-hot(y)   Markov-chain formula
                                                                                          n_noise
 =========== ======== ======= ============================== ============================ ====================
 
-Presets (:data:`PRESETS`, ``<paper>-<task>`` named with the paper's own word for the task; each
+The real data sets (``digits``, ``permuted-digits``, ``smnist``, ``pmnist``, ``har2``, ``ptb-char``)
+are described in :mod:`rnnaudit.training.dataset_tasks`: a training split to draw from, a test split
+to validate on, accuracy and the chance baseline.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from torch import Tensor, nn
 from rnnaudit.tasks.synthetic import (ADDITION_BASELINE_MSE, COPY_N_CLASSES, COPY_N_TOKENS, DENOISE_N_CLASSES,
                                       DENOISE_N_TOKENS, PARENTHESIS_TOKENS, addition_problem, copy_task,
                                       denoise_task, parenthesis_task, task_baseline)
+from rnnaudit.training.dataset_tasks import (CLASSIFICATION_TASKS, FILES_NEEDED, accuracy, chance_accuracy,
+                                             class_baseline, draw_batch, ptb_sizes, ptb_validation, ptb_windows,
+                                             token_baseline, token_chance_accuracy, validation_batches)
 
 __all__ = ["TaskSpec", "TASK_SPECS"]
 
@@ -45,6 +50,13 @@ class TaskSpec:
             otherwise to h_T only, prediction (batch, output_size).
         kwargs: names of generator arguments ``TrainConfig.task_kwargs`` may set.
         sizes: ``(**task_kwargs) -> (input_size, output_size)`` when those arguments change them.
+        length: the one sequence length T the task has (a data set of fixed-length sequences), or None.
+        validation: ``(batch, T, n_batches, **task_kwargs) -> [(x, y), ...]``, the held-out batches of a
+            data set; None: the trainer draws ``n_batches`` fresh batches with its own generator.
+        accuracy: ``(prediction, y) -> 0-d tensor``, share of correct argmax predictions, for
+            classification tasks (the trainer records ``val_accuracy``); None otherwise.
+        chance_accuracy: ``(**task_kwargs) -> float``, the accuracy of the best constant predictor.
+        needs_data: the task reads files from ``task_kwargs["data_dir"]``.
     """
 
     input_size: int
@@ -55,6 +67,11 @@ class TaskSpec:
     per_step: bool = False
     kwargs: tuple = ()
     sizes: object = None
+    length: int | None = None
+    validation: object = None
+    accuracy: object = None
+    chance_accuracy: object = None
+    needs_data: bool = False
 
     def dims(self, task_kwargs: dict) -> tuple[int, int]:
         """(input_size, output_size) for these task_kwargs."""
@@ -63,16 +80,21 @@ class TaskSpec:
         return self.sizes(**task_kwargs)
 
     def check_kwargs(self, task: str, T: int, task_kwargs: dict) -> None:
-        """ValueError for a name the task does not admit or a value its generator rejects (one
-        length-T sequence is drawn to find out, only when task_kwargs is not empty)."""
+        """ValueError for a name the task does not admit, a T other than the task's fixed length, or a
+        value its generator rejects (one length-T sequence is drawn to find out, when task_kwargs is
+        not empty or the task reads files; missing files raise FileNotFoundError naming them)."""
         unknown = sorted(set(task_kwargs) - set(self.kwargs))
         if unknown:
             raise ValueError(f"task_kwargs {unknown} not accepted by task {task!r}; it accepts {list(self.kwargs)}")
-        if task_kwargs:
+        if self.length is not None and T != self.length:
+            raise ValueError(f"task {task!r} has sequences of T = {self.length} steps; got T = {T}")
+        if task_kwargs or self.needs_data:
             try:
                 self.dims(task_kwargs)
                 self.generate(1, T, torch.Generator().manual_seed(0), **task_kwargs)
             except (TypeError, ValueError) as err:
+                if not task_kwargs:  # a task that reads files, with none named: its own message says so
+                    raise ValueError(str(err)) from None
                 raise ValueError(f"task_kwargs {task_kwargs!r} rejected by task {task!r}: {err}") from None
 
 
@@ -112,3 +134,22 @@ TASK_SPECS = {
                             sizes=lambda n_types=3, max_count=5, n_noise=1: (2 * n_types + n_noise,
                                                                               n_types * (max_count + 1))),
 }
+
+
+def _classification(task: str) -> TaskSpec:
+    """A data set of labelled sequences (:data:`rnnaudit.training.dataset_tasks.CLASSIFICATION_TASKS`):
+    the label is read from h_T, cross-entropy loss."""
+    length, width, classes = CLASSIFICATION_TASKS[task]
+    kwargs = (("data_dir",) if task in FILES_NEEDED else ()) + (("permutation_seed",) if task in
+                                                                ("permuted-digits", "pmnist") else ())
+    return TaskSpec(width, classes, lambda b, T, g, **kw: draw_batch(task, b, T, g, **kw), nn.functional.cross_entropy,
+                    lambda T, **kw: class_baseline(task, **kw), kwargs=kwargs, length=length,
+                    validation=lambda b, T, n, **kw: validation_batches(task, b, T, n, **kw), accuracy=accuracy,
+                    chance_accuracy=lambda **kw: chance_accuracy(task, **kw), needs_data=task in FILES_NEEDED)
+
+
+TASK_SPECS.update({task: _classification(task) for task in CLASSIFICATION_TASKS})
+# next-character prediction; the widths are the vocabulary of the files, so 0 until task_kwargs name them
+TASK_SPECS["ptb-char"] = TaskSpec(0, 0, ptb_windows, _sequence_ce, token_baseline, per_step=True, kwargs=("data_dir",),
+                                  sizes=ptb_sizes, validation=ptb_validation, accuracy=accuracy,
+                                  chance_accuracy=token_chance_accuracy, needs_data=True)

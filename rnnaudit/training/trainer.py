@@ -7,9 +7,12 @@
   partial line, so no flushed record is ever lost and the file never has to be repaired;
 - ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: model, optimizer, scheduler
   and RNG states, written atomically, loadable with ``torch.load(..., weights_only=True)``;
-- ``jacobian/step_XXXXXXXX.pt``: ‖∂h_t/∂h_s‖₂ maps at the steps listed in ``jacobian_steps``.
+- ``jacobian/step_XXXXXXXX.pt``: ‖∂h_t/∂h_s‖₂ maps at the steps listed in ``jacobian_steps``;
+- ``tensorboard/``: the same records as TensorBoard scalars, where tensorboard is installed
+  (:mod:`rnnaudit.tensorboard_log`; the JSONL stays the source of truth).
 
-``resume=True`` restores the latest checkpoint, drops trajectory records written after it and
+A record holds the loss, the validation loss (and ``val_accuracy`` for classification tasks, on the
+data set's held-out split) and the float64 probes. ``resume=True`` restores the latest checkpoint, drops trajectory records written after it and
 continues; on the CPU with the same seed the result is the same trajectory as an uninterrupted
 run (deterministic algorithms are switched on for the run).
 
@@ -19,6 +22,7 @@ Probes always run in float64 on a copy of the parameters, whatever precision tra
 from __future__ import annotations
 
 import copy
+import dataclasses
 import fnmatch
 import math
 import os
@@ -38,6 +42,7 @@ from rnnaudit.training.config import OPTIMIZERS, TrainConfig
 from rnnaudit.training.model import SequenceModel, build_model
 from rnnaudit.outputs import DirectoryLock
 from rnnaudit.provenance import provenance as run_provenance
+from rnnaudit.tensorboard_log import event_writer, write_scalars
 from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint,
                                     read_trajectory)
 from rnnaudit.untrusted import InputError, read_json_file
@@ -102,7 +107,7 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
 
 
 def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, overwrite: bool = False,
-          progress: bool = True) -> dict:
+          progress: bool = True, tensorboard: bool | None = None) -> dict:
     """Train ``config`` and record its trajectory into ``run_dir`` (see the module docstring).
 
     One writer at a time: the run directory is locked (:class:`rnnaudit.outputs.DirectoryLock`) for
@@ -119,9 +124,13 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         overwrite: delete the run in ``run_dir`` (a directory rnnaudit wrote: it has run.json) and start
             again.
         progress: show a tqdm bar with the loss and rate.
+        tensorboard: also write every record as TensorBoard scalars into ``run_dir/tensorboard``
+            (:mod:`rnnaudit.tensorboard_log`): None where tensorboard is installed, True always
+            (ImportError without it), False never.
 
     Returns:
-        {"final_loss", "final_val_loss", "baseline", "beat_baseline", "steps", "diverged_at"}: a run
+        {"final_loss", "final_val_loss", "final_val_accuracy", "baseline", "chance_accuracy",
+        "beat_baseline", "steps", "diverged_at"} (the accuracies None for tasks without one): a run
         whose loss or gradients become NaN/Inf (exploding gradients) stops before that optimizer
         step; its last trajectory record has ``"diverged": true`` and float64 probes of the
         parameters that produced it, a checkpoint holds those parameters, ``steps`` is the number
@@ -142,7 +151,7 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         if config.device == "cpu":
             torch.use_deterministic_algorithms(True)
         try:
-            return _train(config, run_dir, resume, progress)
+            return _train(config, run_dir, resume, progress, tensorboard)
         finally:
             torch.use_deterministic_algorithms(previous)
 
@@ -186,11 +195,14 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
     return has_checkpoint
 
 
-def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> dict:
+def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool, tensorboard: bool | None) -> dict:
     task = TASK_SPECS[config.task]
     # the task's arguments bound once; every draw below goes through this spec
-    spec = TaskSpec(*task.dims(config.task_kwargs), lambda b, T, g: task.generate(b, T, g, **config.task_kwargs),
-                    task.loss, lambda T: task.baseline(T, **config.task_kwargs), task.per_step)
+    kw = config.task_kwargs
+    input_size, output_size = task.dims(kw)
+    spec = dataclasses.replace(task, input_size=input_size, output_size=output_size,
+                               generate=lambda b, T, g: task.generate(b, T, g, **kw),
+                               baseline=lambda T: task.baseline(T, **kw))
     model = build_model(config)
     optimizer = OPTIMIZERS[config.optimizer](_param_groups(model, config.param_lr), lr=config.lr,
                                              **config.optimizer_kwargs)
@@ -199,7 +211,10 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda)
     data_gen = torch.Generator().manual_seed(config.seed + 1)
     val_gen = torch.Generator().manual_seed(config.seed + 2)
-    val = [spec.generate(config.batch, config.T, val_gen) for _ in range(config.val_batches)]
+    if task.validation is not None:  # a data set's held-out split
+        val = task.validation(config.batch, config.T, config.val_batches, **kw)
+    else:
+        val = [spec.generate(config.batch, config.T, val_gen) for _ in range(config.val_batches)]
     val = [(x.to(config.device), y.to(config.device)) for x, y in val]
     updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset) \
         if config.cell == "nc_gru" else None
@@ -222,10 +237,43 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             updater = NeumannCayleyUpdater(model, order=config.neumann_order, reset_every=config.neumann_reset)
             updater.k = int(ckpt["neumann_k"])
         _truncate_trajectory(run_dir, start)
+    writer = event_writer(run_dir, tensorboard, purge_step=start + 1 if start else None)
+    try:
+        return _loop(_Run(config, run_dir, spec, model, optimizer, scheduler, data_gen, val, updater, start, provenance,
+                          writer, kw), progress)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+@dataclasses.dataclass
+class _Run:
+    """What the training loop works on (built by :func:`_train`)."""
+
+    config: TrainConfig
+    run_dir: Path
+    spec: TaskSpec
+    model: SequenceModel
+    optimizer: torch.optim.Optimizer
+    scheduler: object
+    data_gen: torch.Generator
+    val: list
+    updater: object
+    start: int
+    provenance: dict
+    writer: object
+    kw: dict
+
+
+def _loop(run: _Run, progress: bool) -> dict:
+    """The optimizer steps from ``run.start`` to ``config.steps``, recording and checkpointing."""
+    config, run_dir, spec, model, optimizer, scheduler, data_gen, val, updater, start, provenance, writer, kw = (
+        getattr(run, f.name) for f in dataclasses.fields(run))
     autocast = torch.autocast("cuda", dtype=torch.bfloat16) if config.amp and config.device == "cuda" else None
     bar = tqdm(range(start, config.steps), initial=start, total=config.steps, desc=f"{config.cell}/{config.task}",
                disable=not progress, dynamic_ncols=True)
     loss_value = val_loss = math.nan
+    val_accuracy = None
     for step in bar:
         before = data_gen.get_state()  # to checkpoint the state before a step that diverges
         x, y = spec.generate(config.batch, config.T, data_gen)
@@ -244,7 +292,7 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
             data_gen.set_state(before)
             bar.close()
             return _diverged(config, run_dir, step, float(loss.detach()), model, optimizer, scheduler, data_gen,
-                             updater, (x, y), spec, val)
+                             updater, (x, y), spec, val, writer)
         if config.clip_grad_norm is not None:
             nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad_norm)
         optimizer.step()
@@ -255,10 +303,13 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
         done = step + 1
         if done % config.record_every == 0 or done == config.steps:
             with torch.no_grad():
-                val_loss = _validation_loss(model, spec, val)
+                val_loss, val_accuracy = _validation(model, spec, val)
             record = {"step": done, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0]}
+            if val_accuracy is not None:
+                record["val_accuracy"] = val_accuracy
             record.update(_probe_record(model, x, y, spec, updater))
             _append_record(run_dir, record)
+            write_scalars(writer, record)
             bar.set_postfix(loss=f"{loss_value:.4g}", val=f"{val_loss:.4g}")
         if done in config.jacobian_steps:
             probe = copy.deepcopy(model.cell).double()
@@ -272,14 +323,30 @@ def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool) -> 
     if start >= config.steps:  # a finished run resumed: its result is its last record
         last = read_trajectory(run_dir)
         loss_value, val_loss = float(last["loss"][-1]), float(last["val_loss"][-1])
+        if "val_accuracy" in last:
+            val_accuracy = float(last["val_accuracy"][-1])
     baseline = spec.baseline(config.T)
-    return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": baseline,
-            "beat_baseline": bool(val_loss < baseline), "steps": config.steps, "diverged_at": None}
+    return {"final_loss": loss_value, "final_val_loss": val_loss, "final_val_accuracy": val_accuracy,
+            "baseline": baseline, "chance_accuracy": _chance(spec, kw), "beat_baseline": bool(val_loss < baseline),
+            "steps": config.steps, "diverged_at": None}
 
 
-def _validation_loss(model: nn.Module, spec: TaskSpec, val: list) -> float:
-    """Mean loss over the fixed validation batches (call under ``torch.no_grad()``)."""
-    return float(np.mean([float(spec.loss(model(vx), vy)) for vx, vy in val]))
+def _chance(spec: TaskSpec, kw: dict) -> float | None:
+    return None if spec.chance_accuracy is None else float(spec.chance_accuracy(**kw))
+
+
+def _validation(model: nn.Module, spec: TaskSpec, val: list) -> tuple[float, float | None]:
+    """Loss over the fixed validation batches (each batch's mean loss weighted by its size), and the
+    share of correct predictions for a task with an accuracy (else None); call under ``torch.no_grad()``."""
+    sizes, losses, correct = [], [], []
+    for vx, vy in val:
+        pred = model(vx)
+        sizes.append(vy.shape[0])
+        losses.append(float(spec.loss(pred, vy)))
+        if spec.accuracy is not None:
+            correct.append(float(spec.accuracy(pred, vy)))
+    loss = float(np.average(losses, weights=sizes))
+    return loss, (float(np.average(correct, weights=sizes)) if correct else None)
 
 
 def _finite(loss: Tensor, model: nn.Module) -> bool:
@@ -290,17 +357,21 @@ def _finite(loss: Tensor, model: nn.Module) -> bool:
 
 
 def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, model, optimizer, scheduler,
-              data_gen, updater, batch, spec: TaskSpec, val) -> dict:
+              data_gen, updater, batch, spec: TaskSpec, val, writer) -> dict:
     """Record and checkpoint a run whose loss or gradients at optimizer step ``step + 1`` are not
     finite (in the training precision); the parameters are those after ``step`` steps."""
     x, y = batch
     with torch.no_grad():
-        val_loss = _validation_loss(model, spec, val)
+        val_loss, val_accuracy = _validation(model, spec, val)
     record = {"step": step + 1, "loss": loss_value, "val_loss": val_loss, "lr": scheduler.get_last_lr()[0],
               "diverged": True}
+    if val_accuracy is not None:
+        record["val_accuracy"] = val_accuracy
     record.update(_probe_record(model, x, y, spec, updater))  # float64: finite where float32 overflowed
     _append_record(run_dir, record)
+    write_scalars(writer, record)
     _save_checkpoint(run_dir, config, step, model, optimizer, scheduler, data_gen, updater,
                      run_provenance(seed=config.seed))
-    return {"final_loss": loss_value, "final_val_loss": val_loss, "baseline": spec.baseline(config.T),
+    return {"final_loss": loss_value, "final_val_loss": val_loss, "final_val_accuracy": val_accuracy,
+            "baseline": spec.baseline(config.T), "chance_accuracy": _chance(spec, config.task_kwargs),
             "beat_baseline": False, "steps": step, "diverged_at": step + 1}

@@ -1,0 +1,113 @@
+"""The audit of a run directory written by :class:`rnnaudit.Monitor`: every checkpoint put to every claim
+through :func:`rnnaudit.auditing.audit` on the monitor's own probe sequences (``inputs.pt``), and the
+assumptions that read recorded scalars judged at every trajectory record, as for the trainer's runs
+(:func:`rnnaudit.auditing.audit_run`, which dispatches here).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rnnaudit.limits import check_sizes
+from rnnaudit.model_summary import type_name
+from rnnaudit.monitored_runs import (is_monitored_run, load_monitored_checkpoint, monitored_inputs,
+                                     read_monitored_run, rebuild_model)
+from rnnaudit.training.runs import checkpoint_steps, read_trajectory
+from rnnaudit.untrusted import InputError
+
+__all__ = ["monitored_run_of", "audit_monitored_checkpoint", "audit_monitored_run"]
+
+
+def monitored_run_of(path: str | os.PathLike) -> Path | None:
+    """The monitored run directory ``path`` is, or whose ``checkpoints/`` holds the file ``path``; else None."""
+    path = Path(path)
+    if path.is_dir():
+        return path if is_monitored_run(path) else None
+    run_dir = path.parent.parent
+    return run_dir if path.parent.name == "checkpoints" and is_monitored_run(run_dir) else None
+
+
+def _label(description: dict, factory: str | None) -> str:
+    if description.get("torch_module"):
+        return f"torch.nn.{description['type']}"
+    return factory or description.get("class", description.get("type", "model"))
+
+
+def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = None, measure_bounds: bool = True,
+                               allow_large: bool = False) -> dict:
+    """Every claim put to the model of one checkpoint of a monitored run (the run directory's latest, its
+    checkpoint of ``step``, or a checkpoint file inside it), on the run's probe sequences.
+
+    Returns:
+        {"step", "config": {"cell", "task", "T", "hidden_size"}, "model": {"type", "hidden_size",
+        "input_size", "trained_dtype"}, "claims": [per claim: id, applies, reason, reading,
+        assumptions, verdict, worst_ratio]} (as :func:`rnnaudit.auditing.audit`).
+
+    Raises:
+        rnnaudit.untrusted.InputError: not a monitored run, no such checkpoint, a model that cannot be
+            rebuilt (no factory for a module other than torch's), no stored inputs.
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
+    """
+    from rnnaudit.auditing import audit
+    from rnnaudit.cells.adapters import wrap
+
+    run_dir = monitored_run_of(path)
+    if run_dir is None:
+        raise InputError(f"{path} is neither a run directory of rnnaudit.Monitor nor a checkpoint inside one")
+    info = read_monitored_run(run_dir)
+    ckpt = load_monitored_checkpoint(path, step)
+    module, readout = rebuild_model(ckpt)
+    model = wrap(module, **info.get("wrap_kwargs", {})) if info.get("wrap_kwargs") else module
+    x = monitored_inputs(run_dir, wrap(model).input_size)
+    check_sizes(f"{run_dir}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0], hidden=wrap(model).hidden_size)
+    trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), None)
+    result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds)
+    # the rebuilt module holds the weights as used; the user's was parametrized as run.json says
+    result["model"]["type"] = type_name(ckpt["model"].get("type", result["model"]["type"]),
+                                        ckpt["model"].get("parametrized") or [])
+    config = {"cell": _label(ckpt["model"], ckpt.get("factory")), "task": "the monitor's probe inputs (inputs.pt)",
+              "T": int(x.shape[1]), "hidden_size": result["model"]["hidden_size"]}
+    return {"step": int(ckpt["step"]), "config": config, "model": result["model"], "claims": result["claims"]}
+
+
+def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False) -> dict:
+    """Audit every checkpoint of a monitored run (bounds measured at the latest only) and judge the
+    recorded assumptions at every trajectory record; report when each assumption first fails.
+
+    Returns:
+        {"checkpoints": [{"step", "claims"}], "first_failure": {"<claim id>: <assumption>": step or None},
+        "latest": the full audit of the latest checkpoint, "model": its summary}, as
+        :func:`rnnaudit.auditing.audit_run`.
+
+    Raises:
+        rnnaudit.untrusted.InputError: as :func:`audit_monitored_checkpoint`; a run without checkpoints.
+    """
+    import torch
+
+    from rnnaudit.auditing import _recorded_failures
+
+    run_dir = Path(run_dir)
+    steps = checkpoint_steps(run_dir)
+    if not steps:
+        raise InputError(f"{run_dir} has no checkpoints/step_*.pt; the monitor writes one at its first record and one "
+                         "at close()")
+    audits = [audit_monitored_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large)
+              for s in steps[:-1]]
+    latest = audit_monitored_checkpoint(run_dir, step=steps[-1], allow_large=allow_large)
+    audits.append(latest)
+    first: dict[str, int | None] = {}
+    for a in audits:
+        for c in a["claims"]:
+            for check in c["assumptions"]:
+                key = f"{c['id']}: {check['name']}"
+                first.setdefault(key, None)
+                if not check["holds"] and first[key] is None:
+                    first[key] = a["step"]
+    dtype = getattr(torch, latest["model"]["trained_dtype"])
+    for key, step in _recorded_failures(latest["claims"], read_trajectory(run_dir), dtype).items():
+        if step is not None and (first.get(key) is None or step < first[key]):
+            first[key] = step
+        first.setdefault(key, None)
+    return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
+            "latest": latest, "model": latest["model"]}

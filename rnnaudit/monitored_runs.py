@@ -1,0 +1,265 @@
+"""Run directories written by :class:`rnnaudit.Monitor` from a user's own training loop: what they hold,
+and how the audit, the figures and ``compare`` read them back.
+
+The layout is the trainer's (:mod:`rnnaudit.training.runs`), so ``read_trajectory``, ``compare`` and
+the trajectory figures read both:
+
+- ``run.json``: ``{"kind": "monitor", "format", "model": <description>, "factory", "wrap_kwargs",
+  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "inputs",
+  "targets", "loss_fn", "provenance"}``;
+- ``trajectory.jsonl``: one record per recorded step, appended and fsync'ed line by line;
+- ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: ``{"format", "step", "state_dict"
+  (the module's own, as ``module.load_state_dict`` takes it), "plain_state_dict" (torch modules: the
+  weights as the module uses them, parametrizations evaluated, under torch's names), "readout_state_dict",
+  "model", "factory", "provenance"}``, loadable with ``torch.load(..., weights_only=True)``;
+- ``inputs.pt`` (and ``targets.pt``): the sequences the monitor probes with, which the audit measures
+  the bounds on; ``jacobian/step_XXXXXXXX.pt``: the ‖∂h_t/∂h_s‖₂ maps of the summary steps;
+  ``tensorboard/``: event files where tensorboard is installed.
+
+A checkpoint's step is the user's step at which the monitor read the parameters (``record(step, ...)``);
+the one :meth:`Monitor.close` writes holds the parameters at close (its step says which, see there).
+
+To rebuild the model a checkpoint holds, the audit needs its class: a ``torch.nn`` RNN, GRU, LSTM or
+their ``*Cell`` is rebuilt from its recorded sizes and plain weights (as ``--arch`` does,
+:func:`rnnaudit.user_models.model_from_state_dict`); any other module through the ``factory`` import
+string given to the monitor (``"pkg.module:fn"``, :func:`rnnaudit.user_models.import_factory`).
+Everything read back is untrusted input: each reader raises :class:`rnnaudit.untrusted.InputError`
+naming the file and field.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils import parametrize
+
+from rnnaudit.untrusted import InputError, load_torch_file, read_json_file
+
+__all__ = ["RUN_FORMAT", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model", "plain_weights",
+           "build_torch_module", "is_monitored_run", "read_monitored_run", "load_monitored_checkpoint",
+           "rebuild_model", "monitored_inputs"]
+
+RUN_FORMAT = "rnnaudit-monitor-run-1"
+CHECKPOINT_FORMAT = "rnnaudit-monitor-checkpoint-1"
+#: torch module types rebuilt from their recorded sizes (no factory needed)
+TORCH_RECURRENT = {"RNN": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM, "RNNCell": nn.RNNCell, "GRUCell": nn.GRUCell,
+                   "LSTMCell": nn.LSTMCell}
+_ARCH = {"RNN": "rnn", "GRU": "gru", "LSTM": "lstm"}
+
+
+def _torch_type(module: nn.Module) -> str | None:
+    """The name in :data:`TORCH_RECURRENT` of a torch recurrent module (its exact class before any
+    parametrization: a user's subclass may change the step), else None."""
+    cls = parametrize.type_before_parametrizations(module)
+    return next((name for name, torch_cls in TORCH_RECURRENT.items() if cls is torch_cls), None)
+
+
+def describe_model(module: nn.Module, cell) -> dict:
+    """What run.json records about the user's model: its class, sizes and dtype, and for a torch
+    recurrent module the constructor arguments that rebuild it.
+
+    Args:
+        module: the user's module. cell: ``rnnaudit.wrap(module)`` (for the state width S).
+
+    Returns:
+        {"type", "class", "arch" (rnn/gru/lstm or None), "input_size", "state_size", "dtype",
+        "parametrized" (tensor names under torch.nn.utils.parametrize), "torch_module" (exactly one of
+        :data:`TORCH_RECURRENT`, rebuilt without a factory), "rnnaudit_config" for one of rnnaudit's
+        own cells (its ``config()``, rebuilt without a factory too), and for torch modules
+        "hidden_size", "bias", "nonlinearity", and for RNN/GRU/LSTM "num_layers", "proj_size",
+        "batch_first"}.
+    """
+    dtype = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float32)
+    cls = parametrize.type_before_parametrizations(module)
+    out = {"type": cls.__name__, "class": f"{cls.__module__}.{cls.__qualname__}",
+           "arch": None, "input_size": int(cell.input_size), "state_size": int(cell.hidden_size),
+           "dtype": str(dtype).replace("torch.", ""),
+           "parametrized": sorted(module.parametrizations) if parametrize.is_parametrized(module) else []}
+    name = _torch_type(module)
+    out["torch_module"] = name is not None
+    from rnnaudit.cells.registry import MODULE_TYPES
+
+    if MODULE_TYPES.get(cls.__name__) is cls:  # one of rnnaudit's cells: rebuilt from its own config
+        out["rnnaudit_config"] = module.config()
+    if name is not None:
+        out.update(type=name, arch=_ARCH.get(name), hidden_size=int(module.hidden_size), bias=bool(module.bias),
+                   nonlinearity=getattr(module, "nonlinearity", None))
+        if name in _ARCH:
+            out.update(num_layers=int(module.num_layers), proj_size=int(module.proj_size),
+                       batch_first=bool(module.batch_first))
+    return out
+
+
+def plain_weights(module: nn.Module) -> dict[str, Tensor]:
+    """The weights of a torch recurrent module as its step uses them, under torch's own names
+    (``weight_hh_l0``, ...): a parametrized tensor evaluated (e.g. the orthogonal W_hh of
+    ``parametrizations.orthogonal``), detached, on the CPU, in its own dtype."""
+    with torch.no_grad():
+        own = {k: v for k, v in module.state_dict().items() if not k.startswith("parametrizations.")}
+        for name in (module.parametrizations if parametrize.is_parametrized(module) else ()):
+            own[name] = getattr(module, name)
+        return {k: v.detach().cpu().clone() for k, v in own.items()}
+
+
+def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, device=None) -> nn.Module:
+    """A torch recurrent module of the described class and sizes (no parametrizations), in ``dtype``, with
+    uninitialised weights: load weights into it. It is built on the meta device and then allocated,
+    so it draws nothing from torch's random generators (a monitored loop stays the loop it was).
+
+    Raises:
+        InputError: a description that is not of a torch recurrent module, or with fields of the wrong kind.
+    """
+    name = description.get("type")
+    if name not in TORCH_RECURRENT:
+        raise InputError(f"the model is a {name!r}, not one of {sorted(TORCH_RECURRENT)}; it is rebuilt through its "
+                         "factory")
+    kwargs = dict(input_size=description.get("input_size"), hidden_size=description.get("hidden_size"),
+                  bias=description.get("bias"))
+    if name in _ARCH:
+        kwargs.update(num_layers=description.get("num_layers"), batch_first=description.get("batch_first"))
+        if name == "LSTM":
+            kwargs["proj_size"] = description.get("proj_size")
+    if name in ("RNN", "RNNCell"):
+        kwargs["nonlinearity"] = description.get("nonlinearity")
+    for key, value in kwargs.items():
+        kind = bool if key in ("bias", "batch_first") else str if key == "nonlinearity" else int
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
+            raise InputError(f"run.json: model field {key!r} must be a {kind.__name__}, got {value!r}")
+    try:
+        module = TORCH_RECURRENT[name](**kwargs, dtype=dtype, device="meta")
+    except (ValueError, TypeError, RuntimeError) as err:
+        raise InputError(f"run.json: cannot build torch.nn.{name}({kwargs}): {err}") from None
+    return module.to_empty(device=device or "cpu")
+
+
+# ---------------------------------------------------------------------------------------- reading
+
+def is_monitored_run(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so)."""
+    run_json = Path(path) / "run.json"
+    if not run_json.is_file():
+        return False
+    try:
+        return read_json_file(run_json, "run.json").get("kind") == "monitor"
+    except InputError:
+        return False
+
+
+def read_monitored_run(run_dir: str | os.PathLike) -> dict:
+    """The run.json of a monitored run, with the fields the readers rely on checked.
+
+    Raises:
+        InputError: no readable run.json, not a monitored run, or fields of the wrong kind (named).
+    """
+    path = Path(run_dir) / "run.json"
+    info = read_json_file(path, "run.json")
+    if info.get("kind") != "monitor" or info.get("format") != RUN_FORMAT:
+        raise InputError(f"{path}: not a run directory of rnnaudit.Monitor (format {RUN_FORMAT})")
+    if not isinstance(info.get("model"), dict) or not isinstance(info["model"].get("type"), str):
+        raise InputError(f"{path}: field 'model' must describe the model (a dict with 'type')")
+    for key in ("factory", "inputs", "targets"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise InputError(f"{path}: field {key!r} must be a string or null, got {type(info[key]).__name__}")
+    if not isinstance(info.get("wrap_kwargs", {}), dict):
+        raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
+    return info
+
+
+def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) -> dict:
+    """A checkpoint of a monitored run: the run directory's latest (or the one of ``step``), or a file.
+
+    Raises:
+        InputError: no such checkpoint (the message lists the steps there are), not a monitor
+            checkpoint, or fields of the wrong kind.
+    """
+    from rnnaudit.training.runs import _checkpoint_path, _latest, checkpoint_steps
+
+    path = Path(path)
+    if path.is_dir():
+        if step is None:
+            path = _latest(path)
+        else:
+            candidate = _checkpoint_path(path, step)
+            if not candidate.is_file():
+                raise InputError(f"{path}: no checkpoint at step {step}; available steps: {checkpoint_steps(path)}")
+            path = candidate
+    payload = load_torch_file(path, "checkpoint")
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise InputError(f"{path} is not a checkpoint of rnnaudit.Monitor (format {CHECKPOINT_FORMAT})")
+    for key, kind in (("step", int), ("state_dict", dict), ("model", dict)):
+        if not isinstance(payload.get(key), kind) or isinstance(payload.get(key), bool):
+            raise InputError(f"{path}: checkpoint field {key!r} must be a {kind.__name__}, got "
+                             f"{type(payload.get(key)).__name__}")
+    payload["path"] = str(path)
+    return payload
+
+
+def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn.Module, Tensor | None]:
+    """The user's model of a monitor checkpoint, in the dtype it was trained in, evaluation mode, and its
+    readout weight (k, h) when the monitor was given a readout with a ``weight``.
+
+    Through the recorded ``factory`` when there is one (with the module's own state_dict); otherwise one
+    of rnnaudit's cells from its recorded config, and a torch recurrent module from its recorded sizes
+    with the plain weights (through :func:`rnnaudit.user_models.model_from_state_dict` for
+    RNN/GRU/LSTM).
+
+    Raises:
+        InputError: a model that is neither a torch recurrent module nor has a factory; weights that do
+            not fit (each key and shape named); a factory that fails (named).
+    """
+    from rnnaudit.user_models import import_factory, load_weights, model_from_state_dict
+
+    where = checkpoint.get("path", "checkpoint")
+    description, factory = checkpoint["model"], checkpoint.get("factory")
+    dtype = getattr(torch, str(description.get("dtype", "float32")), None)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise InputError(f"{where}: model dtype {description.get('dtype')!r} is not a floating torch dtype")
+    try:
+        if factory is not None:
+            module = load_weights(import_factory(factory), checkpoint["state_dict"], f"{where} (state_dict)")
+        elif isinstance(description.get("rnnaudit_config"), dict):
+            from rnnaudit.cells.registry import module_from_config
+
+            module = load_weights(module_from_config(description["type"], description["rnnaudit_config"],
+                                                     dtype=dtype), checkpoint["state_dict"], f"{where} (state_dict)")
+        elif description.get("torch_module") is True and description.get("type") in TORCH_RECURRENT:
+            plain = checkpoint.get("plain_state_dict") or checkpoint["state_dict"]
+            if description.get("arch") is not None:
+                module = model_from_state_dict(plain, description["arch"],
+                                               nonlinearity=description.get("nonlinearity") or "tanh", dtype=dtype)
+            else:
+                module = load_weights(build_torch_module(description, dtype), plain, f"{where} (plain_state_dict)")
+        else:
+            raise InputError(f"{where}: the model is a {description.get('class', description.get('type'))}, which "
+                             "rnnaudit can rebuild only through its factory: pass "
+                             "Monitor(..., factory='your_package.module:build_fn') when training")
+    except InputError:
+        raise
+    except ValueError as err:
+        raise InputError(f"{where}: {err}") from None
+    readout = checkpoint.get("readout_state_dict")
+    weight = readout.get("weight") if isinstance(readout, dict) else None
+    return module.to(dtype).eval(), (weight if isinstance(weight, Tensor) and weight.dim() == 2 else None)
+
+
+def monitored_inputs(run_dir: str | os.PathLike, input_size: int) -> Tensor:
+    """The probe sequences of a monitored run (inputs.pt), (m, T, n) float64.
+
+    Raises:
+        InputError: the run stored none (the monitor was given no inputs), or the file does not fit.
+    """
+    from rnnaudit.user_models import load_inputs
+
+    info = read_monitored_run(run_dir)
+    if info.get("inputs") is None:
+        raise InputError(f"{run_dir}: the monitor was given no inputs, so there are no sequences to measure the "
+                         "bounds on; pass Monitor(..., inputs=x) (a few of your sequences), or audit a checkpoint with "
+                         "--arch/--model --weights and --inputs FILE.pt")
+    name = Path(info["inputs"]).name  # a name inside the run directory, never a path elsewhere
+    try:
+        return load_inputs(Path(run_dir) / name, input_size)
+    except ValueError as err:
+        raise InputError(str(err)) from None
