@@ -127,7 +127,9 @@ def assess(claim: Claim, view: ModelView, *, measure_bound: bool = True) -> Clai
     """
     build = claim.cases.from_model
     if build is None:
-        return ClaimOnModel(claim.id, False, f"{claim.id} is not a statement about a trained model's parameters")
+        return ClaimOnModel(claim.id, False, f"{claim.id} is checked on its own constructed cases only: an identity, "
+                            "a count or a statement about a task, or a bound whose terms need more than one model's "
+                            "parameters (data, margins, a search over cases)")
     try:
         cases = build(view)
     except NotApplicable as why:
