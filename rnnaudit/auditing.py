@@ -164,6 +164,25 @@ def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int
     return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
+def first_failures(audits: list[dict], recorded: dict[str, int | None]) -> dict[str, int | None]:
+    """The first training step at which each assumption fails, from the checkpoint audits (``{"step",
+    "claims"}``, in step order) and the trajectory's recorded failures (:func:`_recorded_failures`);
+    ``None`` for one that never fails. Keys are ``"<claim id>: <assumption name>"``."""
+    first: dict[str, int | None] = {}
+    for a in audits:
+        for c in a["claims"]:
+            for check in c["assumptions"]:
+                key = f"{c['id']}: {check['name']}"
+                first.setdefault(key, None)
+                if not check["holds"] and first[key] is None:
+                    first[key] = a["step"]
+    for key, step in recorded.items():
+        if step is not None and (first.get(key) is None or step < first[key]):
+            first[key] = step
+        first.setdefault(key, None)
+    return first
+
+
 def _recorded_failures(claims: list[dict], trajectory: dict[str, np.ndarray], dtype: torch.dtype) -> dict:
     """First trajectory step at which each recorded assumption of an applicable claim fails."""
     by_id = {c.id: c for c in all_claims()}
@@ -214,17 +233,7 @@ def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
     audits = [audit_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large) for s in steps[:-1]]
     latest, view = _audit(run_dir, True, step=steps[-1], allow_large=allow_large)
     audits.append({"step": latest["step"], "claims": latest["claims"]})
-    first: dict[str, int | None] = {}
-    for a in audits:
-        for c in a["claims"]:
-            for check in c["assumptions"]:
-                key = f"{c['id']}: {check['name']}"
-                first.setdefault(key, None)
-                if not check["holds"] and first[key] is None:
-                    first[key] = a["step"]
-    for key, step in _recorded_failures(latest["claims"], read_trajectory(run_dir), view.parameter_dtype).items():
-        if step is not None and (first.get(key) is None or step < first[key]):
-            first[key] = step
-        first.setdefault(key, None)
+    first = first_failures(audits, _recorded_failures(latest["claims"], read_trajectory(run_dir),
+                                                      view.parameter_dtype))
     return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
             "latest": latest, "model": latest["model"]}

@@ -85,7 +85,7 @@ def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False
     """
     import torch
 
-    from rnnaudit.auditing import _recorded_failures
+    from rnnaudit.auditing import _recorded_failures, first_failures
 
     run_dir = Path(run_dir)
     steps = checkpoint_steps(run_dir)
@@ -96,18 +96,7 @@ def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False
               for s in steps[:-1]]
     latest = audit_monitored_checkpoint(run_dir, step=steps[-1], allow_large=allow_large)
     audits.append(latest)
-    first: dict[str, int | None] = {}
-    for a in audits:
-        for c in a["claims"]:
-            for check in c["assumptions"]:
-                key = f"{c['id']}: {check['name']}"
-                first.setdefault(key, None)
-                if not check["holds"] and first[key] is None:
-                    first[key] = a["step"]
     dtype = getattr(torch, latest["model"]["trained_dtype"])
-    for key, step in _recorded_failures(latest["claims"], read_trajectory(run_dir), dtype).items():
-        if step is not None and (first.get(key) is None or step < first[key]):
-            first[key] = step
-        first.setdefault(key, None)
+    first = first_failures(audits, _recorded_failures(latest["claims"], read_trajectory(run_dir), dtype))
     return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
             "latest": latest, "model": latest["model"]}
