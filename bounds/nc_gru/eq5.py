@@ -9,8 +9,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.nc_gru.cases import log_uniform, spectral
-from rnnaudit.cells import scaling_diagonal, scornn_skew_init
+from rnnaudit.bounds.nc_gru.cases import spectral
+from rnnaudit.bounds.nc_gru.eq2 import sample_cayley_case
 
 __all__ = ["CayleyGradientCase", "sample_cayley_gradient_case", "cayley", "cayley_loss", "eq5", "eq5_gradient"]
 
@@ -46,15 +46,8 @@ def sample_cayley_gradient_case(gen: torch.Generator, h: int, T: int, device="cp
         gen: CPU torch.Generator. h: size ≥ 1. T: columns of X ≥ 1. device, dtype: of the case.
     """
     f64 = torch.float64
-    kind = int(torch.randint(0, 3, (), generator=gen))
-    if kind == 0:
-        A = scornn_skew_init(h, generator=gen, dtype=f64)
-    elif kind == 1 and h > 1:
-        B = torch.randn(h, h, generator=gen, dtype=f64)
-        A = (B - B.mT) * (log_uniform(gen, 1e-3, 1e3) / spectral(B - B.mT))
-    else:
-        A = torch.zeros(h, h, dtype=f64)
-    d = scaling_diagonal(h, int(torch.randint(0, h + 1, (), generator=gen)), dtype=f64)
+    cayley_case = sample_cayley_case(gen, h, T, dtype=f64)  # A and D drawn as eq. 2's cases draw them
+    A, d = cayley_case.A, cayley_case.d
     X = torch.randn(h, T, generator=gen, dtype=f64)
     Y = torch.randn(h, h, generator=gen, dtype=f64)
     return CayleyGradientCase(*(t.to(device=device, dtype=dtype) for t in (A, d, X, Y)))
