@@ -5,7 +5,8 @@ norm of the formed product; :mod:`analysis.products`):
 
 * ``"products"``: the certified engine: one GEMM per t for all products, then per pair a Krylov
   certificate (O(pqk) flops), or for pairs with a flat spectrum the Gram matrix and a Cholesky
-  certificate (O(p²q)); a few milliseconds of Python per time step for its per-pair bookkeeping.
+  certificate (O(p²q)), or the exact eigenvalue where that was cheaper at t − 1; a few milliseconds
+  of Python per time step for its per-pair bookkeeping.
 * ``"dense"``: the same products, every norm by the exact top eigenvalue of the smaller Gram matrix
   (``product_norm_maps(..., exact=True)``): O(d³) per pair at LAPACK speed (d = min(p, q)), almost no
   per-step overhead. Exact to rounding; wins for narrow blocks and short sequences.

@@ -122,10 +122,19 @@ def test_cholesky_certificate_fails_below_the_top_eigenvalue():
     A = _blocks(3, 16, 16, torch.linspace(1.0, 0.99, 16, dtype=F64), 10)
     G = A @ A.mT
     lam = torch.linalg.eigvalsh(G)[:, -1]
-    for ops in {certificate._TorchKernels, certificate._kernels(A)}:
+    kernels = [certificate._TorchKernels] + ([certificate._LapackKernels] if lapack.available(A) else [])
+    for ops in kernels:
         ok_above, _ = ops.cholesky(certificate._shifted(G, lam * (1 + 1e-9)))
         ok_below, _ = ops.cholesky(certificate._shifted(G, lam * (1 - 1e-9)))
         assert torch.all(ok_above) and not torch.any(ok_below)
+
+
+@pytest.mark.skipif(not lapack.available(torch.zeros(1, dtype=F64)), reason="scipy's OpenBLAS not reachable")
+def test_kernels_by_gram_order():
+    """Per-matrix LAPACK from Gram order 40 (CPU float64), torch's batched kernels below it."""
+    assert certificate._kernels(torch.zeros(2, 39, 50, dtype=F64)) is certificate._TorchKernels
+    assert certificate._kernels(torch.zeros(2, 40, 5, dtype=F64)) is certificate._LapackKernels
+    assert certificate._kernels(torch.zeros(2, 64, 64, dtype=torch.float32)) is certificate._TorchKernels
 
 
 @pytest.mark.skipif(not lapack.available(torch.zeros(1, dtype=F64)), reason="scipy's OpenBLAS not reachable")
