@@ -241,8 +241,9 @@ class JacobianMaps:
         stats: how many (pair, sequence) spectral norms each path settled (:mod:`analysis.certificate`):
             ``iterative`` (Krylov bound), ``gram`` (the Gram matrix's Frobenius bound), ``cholesky``
             (Cholesky certificate, with or without refinement), ``dense`` (exact eigenvalue where no
-            certificate closed), ``dense_small`` (exact by the ``"dense"`` method or for blocks no larger
-            than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
+            certificate closed), ``exact`` (exact at once: the pair's Gram path needed refinement or the
+            eigenvalue at the step before), ``dense_small`` (exact by the ``"dense"`` method or for blocks no
+            larger than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
             ``iterations`` Krylov blocks summed over pairs.
     """
 

@@ -49,7 +49,7 @@ _COST = {VECTOR: 1.0, BLOCK: 1.3, GRAM: 3.0, EXACT: 3.0}
 
 def new_stats() -> dict:
     """Counters of how each (pair, sequence) spectral value was settled (:class:`analysis.jacobian.JacobianMaps`)."""
-    return {"iterative": 0, "gram": 0, "cholesky": 0, "shift_invert": 0, "dense": 0, "dense_small": 0,
+    return {"iterative": 0, "gram": 0, "cholesky": 0, "shift_invert": 0, "dense": 0, "exact": 0, "dense_small": 0,
             "iterations": 0}
 
 
@@ -128,8 +128,9 @@ def _spectral(A: Tensor, fro2: Tensor, V: Tensor, mode: Tensor, since: Tensor, w
     due = since % _RETRY_EVERY == _RETRY_EVERY - 1
     since += (mode >= GRAM).to(since.dtype)
     if hint is not None:
-        # a Krylov space of K = k·max_iter rows certifies only if the spectrum's tail beyond K is below λ, which
-        # needs ‖A‖_F² < (K + 1)·λ; the hint is above λ, so pairs failing this with the hint cannot succeed
+        # a Krylov space of K = k·max_iter rows certifies only if the trace left beyond its Ritz values, at
+        # least ‖A‖_F² − K·λ, is below about λ: ‖A‖_F² < (K + 1)·λ. The hint is above λ, so a pair failing this
+        # with the hint would fail the re-try (up to the (1 + rtol)² of the bound). Only speed depends on it
         K = min(V.shape[1] * max_iter, A.shape[1])
         due &= ~(fro2 >= (K + 1) * hint)
     retry = (mode == GRAM) & due
@@ -140,7 +141,7 @@ def _spectral(A: Tensor, fro2: Tensor, V: Tensor, mode: Tensor, since: Tensor, w
     idx = ((mode == EXACT) & ~due).nonzero()[:, 0]
     if idx.numel():
         lam[idx] = exact_top(_take(A, idx))
-        stats["dense"] += idx.numel()
+        stats["exact"] += idx.numel()
     retry |= (mode == EXACT) & due
 
     # VECTOR: a single-vector Krylov space from the top vector of t − 1; failures go on to BLOCK now

@@ -61,6 +61,29 @@ def test_linear_rnn_hidden_map_is_matrix_powers_on_both_paths(device):
     assert torch.all(maps.spectral.triu(1) == 0)
 
 
+def test_flat_spectra_settle_by_the_exact_eigenvalue_after_the_gram_path():
+    """Singular values flat at every gap (in [0.985, 1], as for orthogonal cells): no Krylov certificate can
+    close, the Gram path needs refinement, and from the next step such pairs take the exact eigenvalue at
+    once. The values must still be the 2-norms of the products to rounding, as by the dense method."""
+    h, T = 48, 30
+    g = torch.Generator().manual_seed(4)
+    Q1 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
+    Q2 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
+    A = Q1 @ torch.diag(torch.linspace(1.0, 0.985, h, dtype=F64)) @ Q2
+    cell = _linear_rnn(A)
+    x = torch.randn(T, 2, dtype=F64, generator=g)
+    maps = hidden_jacobian_maps(cell, x, norms=("spectral",), block=4, rtol=1e-10, method="products")
+    pairs = (T + 1) * (T + 2) // 2
+    # every pair past its first step in the Gram path skips straight to the eigenvalue
+    assert maps.stats["exact"] > pairs // 2 and maps.stats["iterative"] == 0
+    assert maps.stats["exact"] + maps.stats["dense"] + maps.stats["cholesky"] + maps.stats["gram"] == pairs
+    dense = hidden_jacobian_maps(cell, x, norms=("spectral",), method="dense")
+    torch.testing.assert_close(maps.spectral, dense.spectral, rtol=1e-12, atol=0)
+    for gap in (1, 7, T):
+        sv = torch.linalg.svdvals(torch.linalg.matrix_power(A, gap))[0]
+        assert float(maps.spectral[gap, 0]) == pytest.approx(float(sv), rel=1e-12)
+
+
 def test_smallest_singular_value_far_below_rounding_of_the_product():
     """A = Q diag(d) Qᵀ: A^m = Q diag(d^m) Qᵀ, σ_min = min(d)^m = 0.3^40 ≈ 1.2e-21, far below
     u·σ_max ≈ 1e-16 where an SVD of the formed product would only see rounding. The inverse-product
