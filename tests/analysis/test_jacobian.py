@@ -32,13 +32,14 @@ def _linear_rnn(A: torch.Tensor, n: int = 2, seed: int = 0) -> FastRNN:
     return cell.to(A.device)
 
 
-def _graded_matrix(h: int, seed: int, device="cpu") -> torch.Tensor:
-    """Non-normal A with singular values spread over [0.4, 1.1], so that long products have a
-    decaying spectrum (the cheap certificate applies) and short ones a flat one (it does not)."""
+def _graded_matrix(h: int, seed: int, device="cpu", largest: float = 1.1, smallest: float = 0.4) -> torch.Tensor:
+    """Non-normal A = Q₁ diag(σ) Q₂ with singular values spread over [smallest, largest]; by default [0.4, 1.1],
+    so that long products have a decaying spectrum (the cheap certificate applies) and short ones a flat one
+    (it does not)."""
     g = torch.Generator().manual_seed(seed)
     Q1 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
     Q2 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
-    return (Q1 @ torch.diag(torch.linspace(1.1, 0.4, h, dtype=F64)) @ Q2).to(device)
+    return (Q1 @ torch.diag(torch.linspace(largest, smallest, h, dtype=F64)) @ Q2).to(device)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -66,12 +67,9 @@ def test_flat_spectra_settle_by_the_exact_eigenvalue_after_the_gram_path():
     close, the Gram path needs refinement, and from the next step such pairs take the exact eigenvalue at
     once. The values must still be the 2-norms of the products to rounding, as by the dense method."""
     h, T = 48, 30
-    g = torch.Generator().manual_seed(4)
-    Q1 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
-    Q2 = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
-    A = Q1 @ torch.diag(torch.linspace(1.0, 0.985, h, dtype=F64)) @ Q2
+    A = _graded_matrix(h, 4, largest=1.0, smallest=0.985)
     cell = _linear_rnn(A)
-    x = torch.randn(T, 2, dtype=F64, generator=g)
+    x = torch.randn(T, 2, dtype=F64, generator=torch.Generator().manual_seed(5))
     maps = hidden_jacobian_maps(cell, x, norms=("spectral",), block=4, rtol=1e-10, method="products")
     pairs = (T + 1) * (T + 2) // 2
     # every pair past its first step in the Gram path skips straight to the eigenvalue
