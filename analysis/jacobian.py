@@ -222,7 +222,10 @@ def naive_hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None
             J_t = jacrev(lambda hh: cell.step(x[t - 1][None], hh[None])[0])(hs[t - 1]).detach()
             P = torch.cat([J_t @ P, torch.eye(h, **kw)[None]])
         out["spectral"][t, :t + 1] = torch.linalg.matrix_norm(P, ord=2)
-        out["frobenius"][t, :t + 1] = torch.linalg.matrix_norm(P)
+        # scaled by the largest entry: the plain sum of squares underflows for products below about 1e-154
+        big = P.abs().amax((1, 2), keepdim=True)
+        big = torch.where(big > 0, big, torch.ones_like(big))
+        out["frobenius"][t, :t + 1] = torch.linalg.matrix_norm(P / big) * big[:, 0, 0]
     return out
 
 

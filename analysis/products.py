@@ -30,6 +30,7 @@ torch single-threaded (torch and the LAPACK kernels of :mod:`analysis.lapack` re
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -66,6 +67,40 @@ def _threads(n: int):
         yield
     finally:
         torch.set_num_threads(old)
+
+
+def _ldexp(x: Tensor, e: Tensor) -> Tensor:
+    """x·2^e, exact wherever the result is a normal float: in two halves, so that neither power of two
+    over- or underflows on its own for |e| up to twice the exponent range."""
+    half = torch.div(e, 2, rounding_mode="floor")
+    return torch.ldexp(torch.ldexp(x, half), e - half)
+
+
+def _keep_in_range(X: Tensor, f2: Tensor, expo: Tensor, lam: Tensor | None = None) -> None:
+    """Scale the blocks X (n, p, q) whose squared Frobenius norms f2 (n,) lie outside [2^−e, 2^e],
+    e = a quarter of the dtype's exponent range (256 for float64), by exact powers of two to a largest entry
+    in [1/2, 1); their f2 is recomputed, the exponents taken out are added to ``expo`` (n,) and ``lam``
+    (n,), the previous λ of the same blocks (the next hint), is rescaled to match (NaN where the shift is
+    too large to be exact). All in place.
+
+    Why: the certificate works with squares of the block (λ = ‖X‖₂², the Gram matrix, ‖G‖_F², squared
+    residuals), so ‖X‖ outside about 2^±128 would put those outside the normal floats. Products of
+    contracting Jacobians leave that range in a few hundred steps (a default-initialised ``torch.nn.GRU``,
+    h = 128: ‖∂h_t/∂h_s‖₂ = 5e-59 at t − s = 300 and 4e-197 at 1000), and an underflowed squared residual
+    certifies a wrong value."""
+    e = int(math.log2(torch.finfo(X.dtype).max)) // 4
+    out = ~((f2 >= 2.0 ** -e) & (f2 <= 2.0 ** e))  # NaN counts as outside
+    idx = out.nonzero()[:, 0]
+    if not idx.numel():
+        return
+    Xi = X[idx]
+    k = torch.frexp(Xi.abs().amax((1, 2))).exponent.to(expo.dtype)  # 0 for a zero block: left as it is
+    Xi = _ldexp(Xi, -k[:, None, None])
+    X[idx] = Xi
+    expo[idx] += k
+    f2[idx] = torch.linalg.vector_norm(Xi.reshape(idx.numel(), -1), dim=1).square()
+    if lam is not None:
+        lam[idx] = torch.where(k.abs() < e, _ldexp(lam[idx], -2 * k), float("nan"))
 
 
 def _take(X: Tensor, idx: Tensor) -> Tensor:
@@ -201,6 +236,11 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T (see the module docstring for the method).
 
+    Each block is kept scaled by an exact power of two (:func:`_keep_in_range`), so products far below or
+    above 1 (‖X‖ down to the smallest and up to the largest float) are certified to the same relative
+    tolerance; a value outside float64's normal range is rounded when it is written to the map (to 0 below
+    about 4.9e-324, to inf above 1.8e308).
+
     The work is tiled in time and in s: a tile is a chunk of consecutive s advanced through ``window``
     time steps (the blocks of different s never interact), so that its blocks stay in cache across those
     steps instead of streaming the whole (t·p × h) stack through memory at every t; tiles of one window
@@ -244,7 +284,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     birth_list = birth.tolist()
     # CPU: one Python thread per torch thread, each running torch single-threaded; a GPU runs one stream
     workers = max(1, torch.get_num_threads()) if M.device.type == "cpu" else 1
-    lam = torch.empty(S, **kw)  # the latest certified λ of each s: the next step's hint
+    lam = torch.empty(S, **kw)  # the latest certified λ of each s (scaled as its block): the next step's hint
+    expo = torch.zeros(S, dtype=torch.int64, device=M.device)  # the block of s holds X(t, s)·2^−expo[s]
 
     def step(t: int, lo: int, hi: int, st: dict) -> None:
         # X(t, s) = X(t − 1, s) M_t for the living blocks of [lo, hi), start blocks for newborns; then every
@@ -259,12 +300,21 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
         if hi > old:
             dst[max(lo, old):hi] = starts[max(lo, old):hi]
+            expo[max(lo, old):hi] = 0
             if iterative:
                 V[max(lo, old):hi] = fill
                 mode[max(lo, old):hi] = GRAM
                 since[max(lo, old):hi] = 0
-        A = dst[lo:hi] if rows is None else dst[lo:hi].index_select(2, rows)
-        f2 = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
+        X = dst[lo:hi]
+        f2 = torch.linalg.vector_norm(X.reshape(hi - lo, -1), dim=1).square()
+        _keep_in_range(X, f2, expo[lo:hi], lam[lo:hi])
+        scale = expo[lo:hi]
+        A = X
+        if rows is not None:  # the kept columns can be far smaller than the block: scaled on their own
+            A = X.index_select(2, rows)
+            f2 = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
+            scale = scale.clone()
+            _keep_in_range(A, f2, scale)
         if iterative:
             # ‖X(t, s)‖₂ ≤ ‖X(t − 1, s)‖₂ ‖M_t‖₂: the previous value (still in lam) times ‖M_t‖₂² estimates
             # λ_max from above, the first shift of the Gram path (newborns: none)
@@ -278,9 +328,9 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             st["dense_small"] += hi - lo
         cols = birth[lo:hi]
         if "frobenius" in want:
-            outs["frobenius"][t, cols] = f2.sqrt()
+            outs["frobenius"][t, cols] = _ldexp(f2.sqrt(), scale)
         if "spectral" in want:
-            outs["spectral"][t, cols] = lam[lo:hi].clamp_min(0).sqrt()
+            outs["spectral"][t, cols] = _ldexp(lam[lo:hi].clamp_min(0).sqrt(), scale)
 
     def tile(t0: int, t1: int, lo: int, hi: int) -> dict:
         st = new_stats()

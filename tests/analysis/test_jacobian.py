@@ -12,8 +12,8 @@ import pytest
 import torch
 
 from rnnaudit.analysis.jacobian import (HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps, hidden_jacobian_norms,
-                                       input_jacobian_maps, input_jacobians, naive_hidden_jacobian_maps,
-                                       pair_jacobian, step_jacobians)
+                                        input_jacobian_maps, input_jacobians, naive_hidden_jacobian_maps, pair_jacobian,
+                                        step_jacobians)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.cells import ENRNN, GRU, SGORNN, FastRNN
 from tests.conftest import DEVICES
@@ -97,6 +97,38 @@ def test_smallest_singular_value_far_below_rounding_of_the_product():
         for s in range(t + 1):
             assert float(maps.smallest[t, s]) == pytest.approx(0.3 ** (t - s), rel=1e-10)
             assert float(maps.spectral[t, s]) == pytest.approx(1.0, rel=1e-10)
+
+
+@pytest.mark.parametrize("method", ["products", "dense"])
+@pytest.mark.parametrize("h", [16, 48])  # torch's batched kernels, and scipy's LAPACK from order 40
+def test_norms_whose_squares_leave_the_float64_range(method, h):
+    """A = Q diag(d) Qᵀ with d spread over [0.08, 0.1]: A^m has σ_max = 0.1^m, σ_min = 0.08^m and
+    ‖A^m‖_F² = Σ d_i^{2m}. At m = 170, σ_max = 1e-170: its square λ = 1e-340 is below float64's normal range,
+    and λ², ‖G‖_F², the squared residuals the certificate is built from and the squares of the entries
+    underflow to zero; the inverse products behind σ_min have ‖(A^m)⁻¹‖₂ = 12.5^170 ≈ 3e186, whose square
+    overflows. Every value must still be certified to rtol (the engine keeps each product scaled by an exact
+    power of two)."""
+    T = 170
+    g = torch.Generator().manual_seed(5)
+    Q = torch.linalg.qr(torch.randn(h, h, generator=g, dtype=F64))[0]
+    d = torch.linspace(0.1, 0.08, h, dtype=F64)
+    cell = _linear_rnn(Q @ torch.diag(d) @ Q.mT)
+    maps = hidden_jacobian_maps(cell, torch.zeros(T, 2, dtype=F64), norms=("spectral", "frobenius", "smallest"),
+                                block=4, rtol=1e-10, method=method)
+    gap = (torch.arange(T + 1)[:, None] - torch.arange(T + 1)[None, :]).to(F64)
+    lower = gap >= 0
+    gap = gap.clamp_min(0)
+    largest, smallest = torch.exp(gap * math.log(0.1)), torch.exp(gap * math.log(0.08))
+    fro = largest * ((d / 0.1)[None, None, :] ** (2 * gap[:, :, None])).sum(-1).sqrt()
+    for got, want in ((maps.spectral, largest), (maps.frobenius, fro), (maps.smallest, smallest)):
+        rel = ((got - want) / want)[lower]
+        assert torch.isfinite(rel).all() and float(rel.abs().max()) < 1e-9
+    assert maps.spectral[T, 0] < 1e-169 and maps.smallest[T, 0] < 1e-186
+    if h == 16 and method == "dense":  # the naive reference, once: its Frobenius norm must not underflow either
+        naive = naive_hidden_jacobian_maps(cell, torch.zeros(T, 2, dtype=F64))
+        for got, want in ((naive["spectral"], largest), (naive["frobenius"], fro)):
+            rel = ((got - want) / want)[lower]
+            assert torch.isfinite(rel).all() and float(rel.abs().max()) < 1e-9
 
 
 def test_smallest_is_zero_through_a_singular_factor():
