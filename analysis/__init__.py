@@ -6,16 +6,16 @@ accepts."""
 from rnnaudit.analysis.gradients import gradient_norms, max_norm, parameter_gradients
 from rnnaudit.analysis.capacity import RademacherEstimate, capacity_records, cell_rademacher, sgornn_rademacher_bound
 from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps,
-                                       hidden_jacobian_norms, input_jacobian_maps, input_jacobians,
-                                       naive_hidden_jacobian_maps, pair_jacobian, step_jacobians)
+                                        hidden_jacobian_norms, input_jacobian_maps, input_jacobians,
+                                        naive_hidden_jacobian_maps, pair_jacobian, step_jacobians)
 from rnnaudit.analysis.lyapunov import LyapunovSpectrum, lyapunov_spectrum
 from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
 from rnnaudit.analysis.pseudospectra import (KreissEstimate, PseudospectrumGrid, TransientGrowth, kreiss_constant,
-                                    pseudospectrum, sigma_min, sigma_min_dense, transient_growth)
+                                             pseudospectrum, sigma_min, sigma_min_dense, transient_growth)
 from rnnaudit.analysis.roles import RecurrentMatrixProbes, recurrent_matrix_probes
-from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenvalues, henrici_departure, numerical_radius,
-                              numerical_range, orthogonality_distance, schur_departure, singular_values,
-                              spectral_summary)
+from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenvalues, henrici_departure,
+                                       numerical_radius, numerical_range, orthogonality_distance, schur_departure,
+                                       singular_values, spectral_summary)
 
 __all__ = ["gradient_norms", "max_norm", "LyapunovSpectrum", "lyapunov_spectrum", "RecurrentMatrixProbes",
            "recurrent_matrix_probes",

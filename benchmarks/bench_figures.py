@@ -58,7 +58,8 @@ def main() -> int:
 
     print(f"machine: {platform.platform()} | usable CPUs={len(os.sched_getaffinity(0))} | load average="
           f"{tuple(round(v, 2) for v in os.getloadavg())} | threads={args.threads}")
-    U = SGORNN(2, 128, k=14, generator=torch.Generator().manual_seed(0), dtype=torch.float64).recurrent_matrix().detach()
+    cell = SGORNN(2, 128, k=14, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    U = cell.recurrent_matrix().detach()
     out = Path(tempfile.mkdtemp(prefix="bench_figures_"))
 
     if not args.stage_only:

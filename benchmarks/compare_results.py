@@ -5,7 +5,8 @@
 
 Verdicts, case counts and worst ratios (overall and per part) must be identical, bit for bit,
 except the worst ratios of claims measured from wall-clock timings (``--timing``, default
-``srnn.table1``), whose verdicts must still agree. Claims present in one file only are listed. ``--paper`` compares only those papers' claims.
+``srnn.table1``), whose verdicts must still agree. Claims present in one file only are listed. ``--paper``
+compares only those papers' claims.
 Exit status 0 when nothing differs, 1 otherwise (each difference printed on one line).
 """
 

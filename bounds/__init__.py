@@ -19,8 +19,7 @@ from rnnaudit.bounds.registry import (CLAIMS_BY_PAPER, COVERAGE_BY_PAPER, PAPERS
 from rnnaudit.bounds.search import check_claim, evaluate_cases, measure_case, save_counterexample
 
 __all__ = ["PROFILES", "VERDICTS", "Assumption", "CaseRecord", "CaseSpace", "Claim", "ClaimResult", "Profile",
-           "ExactVerdict", "NotApplicable", "Statement", "Supremum",
-           "Tolerances", "FLOAT64_CASES", "FLOAT32_TRAINED", "tolerances", "assumption_tolerances", "within",
-           "worst_pair", "check_claim", "evaluate_cases", "measure_case", "save_counterexample", "load_counterexample",
-           "case_state", "case_from_state", "copy_case", "load_params", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "PAPERS",
-           "all_claims", "claim_by_id", "coverage"]
+           "ExactVerdict", "NotApplicable", "Statement", "Supremum", "Tolerances", "FLOAT64_CASES", "FLOAT32_TRAINED",
+           "tolerances", "assumption_tolerances", "within", "worst_pair", "check_claim", "evaluate_cases",
+           "measure_case", "save_counterexample", "load_counterexample", "case_state", "case_from_state", "copy_case",
+           "load_params", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "PAPERS", "all_claims", "claim_by_id", "coverage"]

@@ -99,7 +99,8 @@ def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
     try:
         case = case_from_state(claim.cases.case_type, payload["case"], device, dtype)
     except (ValueError, TypeError, KeyError, RuntimeError) as err:
-        raise InputError(f"{path}: the saved case does not fit {claim.id}: {' '.join(str(err).split())[:300]}") from None
+        why = " ".join(str(err).split())[:300]
+        raise InputError(f"{path}: the saved case does not fit {claim.id}: {why}") from None
     h, T = case.size()
     check_sizes(f"{path}", allow_large=allow_large, T=T, hidden=h, elements=h * T)
     return claim.id, case, float(payload["ratio"])

@@ -9,18 +9,20 @@ the maps φ from parameters to orthogonal matrices; ``adapters`` wraps any other
 from rnnaudit.cells.adapters import SUPPORTED_MODULES, StepCell, TorchRecurrent, wrap
 from rnnaudit.cells.base import RecurrentCell, get_activation, parameter_count
 from rnnaudit.cells.baselines import LSTM
-from rnnaudit.cells.enrnn import ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient, spectral_radius
+from rnnaudit.cells.enrnn import (ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient,
+                                  spectral_radius)
 from rnnaudit.cells.fastrnn import FastRNN, scalar_gated_recurrence
 from rnnaudit.cells.nc_gru import GRU, NCGRU, NeumannCayley, NeumannCayleyUpdater
 from rnnaudit.cells.orthogonal import (ORTHOGONAL_MAPS, MatrixExponential, ScaledCayley, VPRNNRotations,
-                              build_orthogonal_map, orthogonality_defect, vprnn_max_sublayers)
+                                       build_orthogonal_map, orthogonality_defect, vprnn_max_sublayers)
 from rnnaudit.cells.scornn import (ScoRNN, ScoRNNCayley, check_skew, modrelu, scaled_cayley, scaled_cayley_gradient,
-                          scaling_diagonal, scornn_skew_init)
+                                   scaling_diagonal, scornn_skew_init)
 from rnnaudit.cells.sgornn import SGORNN, VPRNN
 from rnnaudit.cells.spectral import (ORNN, ReflectorTrace, SpectralLinear, SpectralRNN, householder_backward,
-                            householder_forward, householder_matrix, ornn_parameter_count, pack_reflectors, reflect,
-                            reflect_grad, reflector_product, sigma_from_hat, spectral_rnn_parameter_count,
-                            unpack_reflectors, WYFactors, compact_wy, wy_apply, wy_factors, wy_recurrence)
+                                     householder_forward, householder_matrix, ornn_parameter_count, pack_reflectors,
+                                     reflect, reflect_grad, reflector_product, sigma_from_hat,
+                                     spectral_rnn_parameter_count, unpack_reflectors, WYFactors, compact_wy, wy_apply,
+                                     wy_factors, wy_recurrence)
 from rnnaudit.cells.srnn import SRNN, activation_derivative, eq9_closed_form, shift, shift_matrix
 
 __all__ = [

@@ -62,7 +62,8 @@ class LSTM(RecurrentCell):
         h, c = self._split(state)
         if fused and fused_path_applies():
             p, order = self.lstm, lstm_order(self.units, x.device)
-            g = torch.nn.functional.linear(x.transpose(0, 1), p.weight_ih_l0[order], (p.bias_ih_l0 + p.bias_hh_l0)[order])
+            bias = (p.bias_ih_l0 + p.bias_hh_l0)[order]
+            g = torch.nn.functional.linear(x.transpose(0, 1), p.weight_ih_l0[order], bias)
             hs, cs = lstm(g, h, c, p.weight_hh_l0[order])
             return torch.cat([hs, cs], dim=-1).transpose(0, 1).contiguous()
         hs, cs = [], []

@@ -1,7 +1,7 @@
 """Whole-sequence forward and backward of the gated recurrences (nc_gru.md eq. 1 and eq. 19, and torch's
-LSTM with every cell state kept), written out by hand: the fused paths of :class:`cells.nc_gru.GRU`, :class:`cells.nc_gru.NCGRU`
-and :class:`cells.baselines.LSTM`. They compute exactly what the step-by-step loops compute (the tests
-compare values and gradients with the loops of ``step``), in fewer operations:
+LSTM with every cell state kept), written out by hand: the fused paths of :class:`cells.nc_gru.GRU`,
+:class:`cells.nc_gru.NCGRU` and :class:`cells.baselines.LSTM`. They compute exactly what the step-by-step loops
+compute (the tests compare values and gradients with the loops of ``step``), in fewer operations:
 
 * one GEMM h·[U_r; U_u]ᵀ per step for both GRU gates instead of two (one h·W_hhᵀ for the four LSTM gates),
   the input parts W·x_t (+ b) of all steps by one GEMM before the loop;

@@ -196,8 +196,8 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
                f"<tbody>{count_rows}</tbody></table>"]
     if violated:
         summary.append("<p><span class='label'>Violated on this model, inside the assumptions:</span> "
-                       + ", ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(c['id'])}</code></a> (worst ratio "
-                                   f"{number_html(c['worst_ratio'])})" for c in violated) + ".</p>")
+                       + ", ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(c['id'])}</code></a> "
+                                   f"(worst ratio {number_html(c['worst_ratio'])})" for c in violated) + ".</p>")
     if failing:
         summary.append("<p><span class='label'>Assumptions failing on this model</span> (the theorem says nothing "
                        "here): " + "; ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(c['id'])}</code></a>: "
@@ -223,7 +223,8 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
         orows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(c['id'])}</td>"
                         f"<td>{rich(c['reason'])}</td></tr>" for c in other)
         parts.append("<section id='not-applicable'><h2>Claims that do not apply</h2><div class='table-wrap'><table>"
-                     f"<thead><tr><th>claim</th><th>why</th></tr></thead><tbody>{orows}</tbody></table></div></section>")
+                     f"<thead><tr><th>claim</th><th>why</th></tr></thead><tbody>{orows}</tbody></table></div>"
+                     "</section>")
     if "first_failure" in doc:
         frows = "".join(f"<tr><td>{rich(k)}</td><td class='num'>{'never' if v is None else v}</td></tr>"
                         for k, v in doc["first_failure"].items())

@@ -45,7 +45,8 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden", rtol: float | None = 
     for name, rows in blocks.items():
         if kind == "hidden":
             maps = hidden_jacobian_maps(cell, x, norms=("spectral",), rows=rows, cols=rows, rtol=rtol)
-            label = r"$\|\partial h_t/\partial h_s\|_2$" if rows is None else f"‖∂{name.split()[0]}_t/∂{name.split()[0]}_s‖₂"
+            v = name.split()[0]
+            label = r"$\|\partial h_t/\partial h_s\|_2$" if rows is None else f"‖∂{v}_t/∂{v}_s‖₂"
         else:
             maps = input_jacobian_maps(cell, x, norms=("spectral",), rows=rows, rtol=rtol)
             label = r"$\|\partial h_\tau/\partial x_t\|_2$" if rows is None else f"‖∂{name.split()[0]}_τ/∂x_t‖₂"

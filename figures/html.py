@@ -11,7 +11,8 @@ import math
 import re
 import unicodedata
 
-__all__ = ["rich", "math_html", "page", "verdict_badge", "breakable_id", "fmt_number", "number_html", "VERDICT_ORDER", "anchor"]
+__all__ = ["rich", "math_html", "page", "verdict_badge", "breakable_id", "fmt_number", "number_html", "VERDICT_ORDER",
+           "anchor"]
 
 #: Verdicts in the order a reader wants them: what needs attention first.
 VERDICT_ORDER = ("violated", "inconclusive", "vacuous", "holds")

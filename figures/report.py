@@ -101,7 +101,8 @@ def render_markdown(doc: dict) -> str:
                 lines += ["", f"*Corrected form:* `{fixed['id']}` ({fixed['verdict']}): {fixed['statement']}"]
             if c.get("counterexample"):
                 lines += ["", f"*Reproduce* (from this directory): `rnnaudit reproduce {c['counterexample']}`"]
-    lines += ["", "## All claims", "", "| claim | source | verdict | worst ratio | what breaks |", "|---|---|---|---|---|"]
+    lines += ["", "## All claims", "", "| claim | source | verdict | worst ratio | what breaks |",
+              "|---|---|---|---|---|"]
     for c in claims:
         lines.append(f"| `{c['id']}` | {_md_cell(c['source'])} | **{c['verdict']}** | {_md_ratio(c)} | "
                      f"{_md_cell(what_breaks(c))} |")
@@ -112,7 +113,8 @@ def render_markdown(doc: dict) -> str:
                   "*Assumptions:* " + ("; ".join(c["assumptions"]) or "none stated") + "."]
         if shown_ratio(c) is not None:
             lines += ["", "| part | worst ratio |", "|---|---|"]
-            lines += [f"| {_md_cell(part)} | {fmt_number(ratio)} |" for part, ratio in (c.get("worst_parts") or {}).items()]
+            parts = (c.get("worst_parts") or {}).items()
+            lines += [f"| {_md_cell(part)} | {fmt_number(ratio)} |" for part, ratio in parts]
             by_T = (c.get("tightness") or {}).get("by_T") or {}
             if by_T:
                 lines += ["", "Worst ratio by T: " + ", ".join(f"T = {t}: {fmt_number(v)}" for t, v in by_T.items())

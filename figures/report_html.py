@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
-from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio,
-                                          verdict_counts, violated_worst_first, what_breaks)
+from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio, verdict_counts,
+                                          violated_worst_first, what_breaks)
 
 __all__ = ["render_html", "embedded_figures"]
 

@@ -126,8 +126,9 @@ def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, p
         for paper in drawn:
             bar.set_postfix_str(paper)
             paper_results = [r.to_json() for r in results if r.claim.paper == paper]
+            png = save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")
             figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = "
-                            "violated)", save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")))
+                            "violated)", png))
             bar.update(1)
             if paper in PAPER_FIGURES:
                 figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name,

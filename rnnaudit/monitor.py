@@ -40,10 +40,9 @@ from torch import Tensor, nn
 
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitor_probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
-                                     initial_state_gradient_fused,
-                                     jacobian_summary, matrix_record, top_lyapunov_exponent)
-from rnnaudit.monitored_runs import (CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module,
-                                     describe_model, plain_weights)
+                                     initial_state_gradient_fused, jacobian_summary, matrix_record,
+                                     top_lyapunov_exponent)
+from rnnaudit.monitored_runs import CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module, describe_model, plain_weights
 from rnnaudit.outputs import DirectoryLock
 from rnnaudit.provenance import provenance
 from rnnaudit.tensorboard_log import event_writer, write_scalars

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from rnnaudit.limits import check_sizes
 from rnnaudit.model_summary import type_name
-from rnnaudit.monitored_runs import (is_monitored_run, load_monitored_checkpoint, monitored_inputs,
-                                     read_monitored_run, rebuild_model)
+from rnnaudit.monitored_runs import (is_monitored_run, load_monitored_checkpoint, monitored_inputs, read_monitored_run,
+                                     rebuild_model)
 from rnnaudit.training.runs import checkpoint_steps, read_trajectory
 from rnnaudit.untrusted import InputError
 

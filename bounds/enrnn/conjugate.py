@@ -106,7 +106,8 @@ conjugate = Claim(
     cases=_CONJ_CASES,
     explanation="Would mean the derivative depends on which eigenvalue of the conjugate pair is used.",
     notes="Read with α, β the real and imaginary parts of the eigenvalue in use (for λ̄: α and −β); read literally "
-          "with λ's β, 'α Re(S̄) + β Im(S̄)' is α Re S − β Im S ≠ C, and the remark's 'v̄ūᵀ/(v̄*ū)' should be vūᵀ/(vᵀū) "
+          "with λ's β, 'α Re(S̄) + β Im(S̄)' is α Re S − β Im S ≠ C, and the remark's 'v̄ūᵀ/(v̄*ū)' should be "
+          "vūᵀ/(vᵀū) "
           "(the S of λ̄ with left eigenvector v̄). Both are slips of notation; the statement holds.",
     exact=_exact,
 )

@@ -275,7 +275,8 @@ decay = Claim(
                 "alternate the two ReLU units, the Jacobian grows by 4.4 every two steps: a 1e-12 change of x_1 "
                 "moves h_{1+τ} by 4.4, 19.4, 375 and 2.2e9 times as much at τ = 2, 4, 8, 29, where ρ^τ predicts "
                 "0.4 down to 1e-6 — sustained exponential growth, not the transient growth Sec. 2 concedes, while "
-                "the linear part ‖W^τ‖₂ does decay (1e-5 at τ = 29). The paper's own Theorem 3.1 avoids this only through ‖W^(S)‖₂ < 1, which "
+                "the linear part ‖W^τ‖₂ does decay (1e-5 at τ = 29). The paper's own Theorem 3.1 avoids this only "
+                "through ‖W^(S)‖₂ < 1, which "
                 "the eigenvalue normalisation does not give (here ‖W^(S)‖₂ = 4.10). Sec. 2's 'if the spectral "
                 "radius of W is less than one, gradients vanish' fails the same way. See enrnn.decay.corrected.",
     notes="The asymptotic part is rigorous only for patterns the inputs can repeat, hence the full-row-rank "

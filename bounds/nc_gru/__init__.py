@@ -72,9 +72,9 @@ CLAIMS = (sec2_1, sec2_1_corrected, eq2, scaling_d, eq4, eq5, eq7, eq7_corrected
           sec4_1, sec4_1_corrected, sec4_2, sec4_2_corrected, sec4_3, sec4_3_corrected, copy_baseline, sec4_4,
           sec4_data, sec4_lm, sec5_3, eq36, eq37, eq37_corrected, eq47, eq47_corrected)
 
-__all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "scaling_d", "eq4", "eq5", "eq7",
-           "eq7_corrected", "theorem1", "theorem1_corrected", "theorem1_torch", "corollary1", "corollary1_corrected",
-           "corollary2", "corollary2_corrected", "eq18", "eq18_corrected", "alg1_skew", "sec3_3", "sec3_3_corrected", "corollary3",
+__all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "scaling_d", "eq4", "eq5", "eq7", "eq7_corrected",
+           "theorem1", "theorem1_corrected", "theorem1_torch", "corollary1", "corollary1_corrected", "corollary2",
+           "corollary2_corrected", "eq18", "eq18_corrected", "alg1_skew", "sec3_3", "sec3_3_corrected", "corollary3",
            "corollary3_corrected", "param_match", "param_match_corrected", "sec4_1", "sec4_1_corrected", "sec4_2",
            "sec4_2_corrected", "sec4_3", "sec4_3_corrected", "copy_baseline", "sec4_4", "sec4_data", "sec4_lm",
            "sec5_3", "eq36", "eq37", "eq37_corrected", "eq47", "eq47_corrected"]

@@ -92,7 +92,8 @@ corollary2 = Claim(
                 "‖U_u‖₂ = ‖U_r‖₂ = κ, α + β = ε(1 − ε)κ(H + C) + ε + (1 − ε)(ε(1 − ε)κH + 1 − ε) with H = C ≈ 1, "
                 "linear in κ: at ε = 0.001 it is 3.995 against 2(1 + ε) = 2.002 (ratio 2.0) at κ = 1000 and 2,997 "
                 "(ratio 1,497) at κ = 10⁶; at ε = 0.1, κ = 1000, 262 against 2.2 (ratio 119). The asymptotic reading "
-                "holds: for fixed weights the dropped term vanishes with ε. See nc_gru.corollary2.corrected for the explicit bound.",
+                "holds: for fixed weights the dropped term vanishes with ε. See nc_gru.corollary2.corrected for the "
+                "explicit bound.",
     notes=EPS_NOTE + " h_{t−1} ranges over [−1, 1]^h, which contains every state of eq. 1 from h_0 = 0. Readings: "
           "'uniform' parts (named with their ε) read ≲ as ≤ y(1 + ε) for every weight; the 'asymptotic' parts take "
           "the limit ε → 0 at the case's own weights (every gate pre-activation moved to |z| ≥ 60, where "

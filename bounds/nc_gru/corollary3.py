@@ -110,7 +110,8 @@ corollary3 = Claim(
                 "not orthogonal either, so ‖U_r‖₂ = 1 fails. The uniform reading fails without bound: the Jacobian "
                 "term diag(c_t − h_{t−1})diag(u(1 − u))U_u has norm up to ε(1 − ε)(H + C)‖U_u‖₂, linear in ‖U_u‖₂ at "
                 "every ε (≈ 2.0 at ε = 0.001 and ≈ 2,000 at ‖U_u‖₂ = 10⁶, against 2(1 + ε) = 2.002, with H + C = 2; "
-                "≈ 261 against 2.2 at ε = 0.1, ‖U_u‖₂ = 1000 on the scalar NC-GRU start), and with every U orthogonal it "
+                "≈ 261 against 2.2 at ε = 0.1, ‖U_u‖₂ = 1000 on the scalar NC-GRU start), and with every U orthogonal "
+                "it "
                 "still grows with the state H (modReLU). The asymptotic reading holds. See "
                 "nc_gru.corollary3.corrected.",
     notes=EPS_NOTE + " Theorem 1 applies to modReLU since |Φ'| ≤ 1 (modReLU jumps at z = 0 when b > 0, where no "

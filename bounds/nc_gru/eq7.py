@@ -160,7 +160,8 @@ eq7 = Claim(
                 "hypothesis is 'L = ℓ(h_T)'. See nc_gru.eq7.corrected.",
     notes="Reading of ∏: factors in decreasing t (∂L/∂h_T ∂h_T/∂h_(T−1) ⋯ ∂h_(i+1)/∂h_i, row-vector gradients), the "
           "only order in which the chain rule composes them; the loss is linear-quadratic in each h_t, which covers "
-          "every loss through its gradient. Half the cases use L = ℓ_T(h_T), on which eq. 7 holds to rounding. The paper "
+          "every loss through its gradient. Half the cases use L = ℓ_T(h_T), on which eq. 7 holds to rounding. The "
+          "paper "
           "says only 'a loss function L' and that every gradient 'can be found from … the final hidden state h_T'; "
           "the restriction L = ℓ(h_T) is the usual simplification (Arjovsky et al. write the same) and costs little: "
           "the per-step gradient is a sum of the same Jacobian products, so Theorem 1's motivation is unaffected. "

@@ -39,7 +39,8 @@ sec4_1 = Claim(
                 "the single-orthogonal model is better there; the sentence holds only at T = 100 (0.188 against "
                 "0.267). See nc_gru.sec4_1.corrected.",
     notes="Reading: 'performs better' = smaller mean minimum loss in Table 1 (the table the paragraph cites), at "
-          "each sequence length it reports; 'significant gap' is not tested (three seeds, no test statistic). The reversal "
+          "each sequence length it reports; 'significant gap' is not tested (three seeds, no test statistic). The "
+          "reversal "
           "at T = 200 is within about one standard deviation (0.221 ± 0.003 against 0.217 ± 0.003): what Table 1 "
           "supports is 'better at T = 100, tied at T = 200'.",
     exact=lambda: exact_comparisons(SEC4_1),

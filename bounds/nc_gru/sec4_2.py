@@ -44,7 +44,8 @@ sec4_2 = Claim(
                 "nc_gru.sec4_2.corrected.",
     notes="Readings of 'better results': smaller mean minimum loss (Table 2, the table of the paragraph and of "
           "Figure 2) and higher accuracy (Table 8, SM 8, the paragraph's 'ACCURACY REFERENCE' placeholder); each "
-          "is a part. The claim is violated under the loss reading and holds under the accuracy reading. The loss reading "
+          "is a part. The claim is violated under the loss reading and holds under the accuracy reading. The loss "
+          "reading "
           "is the natural one (the paragraph says 'similar to the parenthesis task', reported by loss only, and cites "
           "Table 2); its failure rests on T = 400 (1.294 ± 0.004 against 0.952 ± 0.001, far outside the spread), "
           "while T = 200 is a tie within the printed ± 0.272.",

@@ -58,7 +58,8 @@ sec4_3 = Claim(
           "against GRU's 2.1927539 and GORU's 2.927 (×10⁻⁵), 2.47 times the best, so under any factor below 2.47 "
           "(e.g. 'comparable' = within 2×) the sentence fails; at T = 200 it is within 1.30 of GRU (4.086 against "
           "3.137). These losses are 3,000 times or more below the trivial MSE ≈ 0.167 (which scoRNN, 16301.960 × 10⁻⁵ "
-          "at T = 400, does not beat), so calling them comparable is defensible; 'marginally better' is not what Table 3 "
+          "at T = 400, does not beat), so calling them comparable is defensible; 'marginally better' is not what Table "
+          "3 "
           "shows at T = 400. nc_gru.sec4_3.corrected states what the table supports.",
     exact=lambda: exact_comparisons(SEC4_3),
 )

@@ -148,8 +148,8 @@ _CONVERGENT = CaseSpace(case_type=NeumannCase, sample=sample_convergent_case, fr
 sec5_3 = Claim(
     id="nc_gru.sec5_3",
     source="nc_gru.md, Sec. 5.3 ('Necessary Conditions for the Neumann Series Method'), with Sec. 3.2 after eq. 18",
-    statement="The condition ‖(I + A^(k−1))^{-1}δA^(k)‖ < 1 in a submultiplicative norm, recorded in the spectral norm: "
-              "ρ(M_k) ≤ ‖M_k‖₂, so ‖M_k‖₂ < 1 makes eq. 18's series converge, with order-p error exactly "
+    statement="The condition ‖(I + A^(k−1))^{-1}δA^(k)‖ < 1 in a submultiplicative norm, recorded in the spectral "
+              "norm: ρ(M_k) ≤ ‖M_k‖₂, so ‖M_k‖₂ < 1 makes eq. 18's series converge, with order-p error exactly "
               "M_k^{p+1}(I + A^(k))^{-1}",
     assumptions=(A_SKEW_K,),
     measure="ρ(M_k) against ‖M_k‖₂, M_k = (I + A^(k−1))^{-1}δA^(k), and ‖E_p − M^{p+1}(I + A^(k))^{-1}‖_F for "

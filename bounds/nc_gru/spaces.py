@@ -274,7 +274,8 @@ def trajectory_cases_from_model(view) -> list[GRUCase]:
     """
     if not isinstance(view.cell, (GRU, NCGRU)):
         raise NotApplicable(f"nc_gru.md's gate claims are about the GRU of eq. 1, whose reset gate multiplies h_(t−1) "
-                            f"before U_c; the model's cell is {type(view.cell).__name__} (for torch.nn.GRU, whose reset gate "
+                            f"before U_c; the model's cell is {type(view.cell).__name__} (for torch.nn.GRU, whose "
+                            "reset gate "
                             f"multiplies W_hn h after the product, see nc_gru.theorem1_torch)")
     cell = copy.deepcopy(view.cell).double()
     zero = torch.zeros(cell.hidden_size, dtype=torch.float64)

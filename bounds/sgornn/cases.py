@@ -25,8 +25,8 @@ from rnnaudit.cells.orthogonal import VPRNNRotations
 from rnnaudit.tasks.synthetic import addition_problem
 
 __all__ = ["GatedCase", "sample_gated_case", "project_gates", "logit", "GATED_1_ALPHA", "QUICK_SIZES",
-           "FULL_GRADIENT_SIZES", "GATED_1_ALPHA_LONG", "F_T_ASSUMPTIONS", "A_RELU", "A_NO_BIAS", "A_ORTHOGONAL", "A_W", "A_X", "A_V",
-           "A_GATES_OPEN", "A_BETA_1_ALPHA", "A_BETA_1_2ALPHA", "A_VPRNN", "R_NOTE", "loss_and_states",
+           "FULL_GRADIENT_SIZES", "GATED_1_ALPHA_LONG", "F_T_ASSUMPTIONS", "A_RELU", "A_NO_BIAS", "A_ORTHOGONAL", "A_W",
+           "A_X", "A_V", "A_GATES_OPEN", "A_BETA_1_ALPHA", "A_BETA_1_2ALPHA", "A_VPRNN", "R_NOTE", "loss_and_states",
            "parameter_gradients", "C", "gated_cases_from_model"]
 
 

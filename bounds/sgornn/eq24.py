@@ -38,7 +38,9 @@ class GapCase:
 
 def _sample(gen, h, T, device, dtype) -> GapCase:
     """m log-uniform in [1, 10⁶], δ in [10⁻⁶, 0.999], B_L and C in [10⁻², 10²], α in [10⁻³, 0.5) (log-uniform)."""
-    lu = lambda lo, hi: math.exp(math.log(lo) + float(torch.rand((), generator=gen)) * (math.log(hi) - math.log(lo)))  # noqa: E731
+    def lu(lo: float, hi: float) -> float:
+        return math.exp(math.log(lo) + float(torch.rand((), generator=gen)) * (math.log(hi) - math.log(lo)))
+
     return GapCase(max(1, round(lu(1, 1e6))), lu(1e-6, 0.999), lu(1e-2, 1e2), lu(1e-2, 1e2), lu(1e-3, 0.499), T)
 
 

@@ -9,8 +9,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum
-from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, MATRIX_SIZES, SpectralCellCase, draw, gauss, randint,
-                                                t64)
+from rnnaudit.bounds.spectral_rnn.cases import A_F64, F64, MATRIX_SIZES, SpectralCellCase, draw, gauss, randint, t64
 from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64
 from rnnaudit.cells import SpectralRNN
 

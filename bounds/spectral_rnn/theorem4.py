@@ -14,8 +14,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.spectral_rnn.cases import A_F64, MATRIX_SIZES, MatrixCase, draw, randint, sample_matrix, to_case
-from rnnaudit.bounds.spectral_rnn.reflectors import (RECON_C, U64, measure_svd_reconstruction,
-                                                     proposition1_reflectors)
+from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64, measure_svd_reconstruction, proposition1_reflectors
 from rnnaudit.cells import reflector_product
 
 __all__ = ["theorem4", "A_THM4_K"]

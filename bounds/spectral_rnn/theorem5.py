@@ -128,7 +128,8 @@ def _measure(case: GeneralizationCase) -> dict[str, tuple[Tensor, Tensor]]:
         gap = (L_0 - L_hat).to(F64)
         nums = _theorem5_numbers(case, W)
         parts = {
-            "L_0 − L̂_γ ≤ 4√((KL + ln(6m√m/(eδ)))/(m − 1)) (App. A.6's constants)": (gap, t64(nums["bound_proof"], gap)),
+            "L_0 − L̂_γ ≤ 4√((KL + ln(6m√m/(eδ)))/(m − 1)) (App. A.6's constants)":
+                (gap, t64(nums["bound_proof"], gap)),
             "L_0 − L̂_γ ≤ √((G(w) + ln(m/δ))/m) (Theorem 5 with O-constant 1)": (gap, t64(nums["bound_O1"], gap)),
             "Corollary 1: G(w) ≤ G with (1 + r)^{2T−2}": (t64(nums["G"], gap), t64(nums["G_corollary"], gap)),
         }

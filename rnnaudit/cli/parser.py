@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"where the files of {', '.join(names.DATA_DIR_TASKS)} are; nothing is downloaded "
                          "(default: none)")
     for flag, kind, default, what in (
-            ("--T", _count, "the task's own length, else 100", "sequence length"), ("--steps", _count, "1000", "optimizer steps"),
+            ("--T", _count, "the task's own length, else 100", "sequence length"),
+            ("--steps", _count, "1000", "optimizer steps"),
             ("--batch", _count, "64", "batch size"), ("--hidden", _count, "128", "state width h"),
             ("--record-every", _count, "100", "steps between trajectory records"),
             ("--checkpoint-every", _count, "500", "steps between checkpoints"),

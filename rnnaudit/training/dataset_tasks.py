@@ -35,8 +35,7 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.tasks.datasets import (MNIST_FILES, PTB_CHAR_FILES, load_har_splits, load_ptb_char,
-                                     sequential_mnist)
+from rnnaudit.tasks.datasets import MNIST_FILES, PTB_CHAR_FILES, load_har_splits, load_ptb_char, sequential_mnist
 from rnnaudit.tasks.digits import DIGITS_T, digits_splits
 
 __all__ = ["CLASSIFICATION_TASKS", "FILES_NEEDED", "classification_splits", "text_corpus", "draw_batch",

@@ -28,8 +28,8 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.tasks.synthetic import (ADDITION_BASELINE_MSE, COPY_N_CLASSES, COPY_N_TOKENS, DENOISE_N_CLASSES,
-                                      DENOISE_N_TOKENS, PARENTHESIS_TOKENS, addition_problem, copy_task,
-                                      denoise_task, parenthesis_task, task_baseline)
+                                      DENOISE_N_TOKENS, PARENTHESIS_TOKENS, addition_problem, copy_task, denoise_task,
+                                      parenthesis_task, task_baseline)
 from rnnaudit.training.dataset_tasks import (CLASSIFICATION_TASKS, FILES_NEEDED, accuracy, chance_accuracy,
                                              class_baseline, draw_batch, ptb_sizes, ptb_validation, ptb_windows,
                                              token_baseline, token_chance_accuracy, validation_batches)
@@ -45,7 +45,8 @@ class TaskSpec:
         input_size / output_size: widths with the default ``task_kwargs``.
         generate: ``(batch, T, generator, **task_kwargs) -> (x, y)``, x float (batch, L, input_size).
         loss: ``(prediction, y) -> scalar``.
-        baseline: ``(T, **task_kwargs) ->`` loss of the trivial predictor (:func:`rnnaudit.tasks.synthetic.task_baseline`).
+        baseline: ``(T, **task_kwargs) ->`` loss of the trivial predictor
+            (:func:`rnnaudit.tasks.synthetic.task_baseline`).
         per_step: the readout is applied to every hidden state, prediction (batch, L, output_size);
             otherwise to h_T only, prediction (batch, output_size).
         kwargs: names of generator arguments ``TrainConfig.task_kwargs`` may set.

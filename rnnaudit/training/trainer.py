@@ -12,9 +12,9 @@
   (:mod:`rnnaudit.tensorboard_log`; the JSONL stays the source of truth).
 
 A record holds the loss, the validation loss (and ``val_accuracy`` for classification tasks, on the
-data set's held-out split) and the float64 probes. ``resume=True`` restores the latest checkpoint, drops trajectory records written after it and
-continues; on the CPU with the same seed the result is the same trajectory as an uninterrupted
-run (deterministic algorithms are switched on for the run).
+data set's held-out split) and the float64 probes. ``resume=True`` restores the latest checkpoint, drops trajectory
+records written after it and continues; on the CPU with the same seed the result is the same trajectory as an
+uninterrupted run (deterministic algorithms are switched on for the run).
 
 Probes always run in float64 on a copy of the parameters, whatever precision training uses.
 """

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from rnnaudit.analysis.capacity import (KIND, MAX_ENUMERATED, RANK_ONE_KIND, capacity_records, cell_rademacher,
-                                       maximize_over_balls, rademacher_lower_estimate, rank_one_directions,
-                                       rank_one_rademacher, rank_one_values, sgornn_rademacher_bound, sign_vectors)
+                                        maximize_over_balls, rademacher_lower_estimate, rank_one_directions,
+                                        rank_one_rademacher, rank_one_values, sgornn_rademacher_bound, sign_vectors)
 from rnnaudit.cells import SGORNN
 
 F64 = torch.float64

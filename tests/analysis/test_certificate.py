@@ -11,8 +11,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from rnnaudit.analysis import certificate, lapack
-from rnnaudit.analysis.certificate import (arrowhead_upper, gram_top, krylov, krylov_top, rayleigh_ritz,
-                                           trace_bounds)
+from rnnaudit.analysis.certificate import arrowhead_upper, gram_top, krylov, krylov_top, rayleigh_ritz, trace_bounds
 from tests.conftest import DEVICES
 
 F64 = torch.float64

@@ -12,8 +12,8 @@ import scipy.linalg
 import scipy.optimize
 import torch
 
-from rnnaudit.analysis.pseudospectra import (NORMAL_TOL, kreiss_constant, pseudospectrum, sigma_min,
-                                             sigma_min_dense, transient_growth)
+from rnnaudit.analysis.pseudospectra import (NORMAL_TOL, kreiss_constant, pseudospectrum, sigma_min, sigma_min_dense,
+                                             transient_growth)
 from rnnaudit.cells import ScoRNN
 from tests.conftest import DEVICES
 

@@ -9,9 +9,9 @@ import pytest
 import torch
 from scipy.spatial import ConvexHull
 
-from rnnaudit.analysis.spectra import (as_square_matrix, condition_number, eigenvalues, henrici_departure, numerical_radius,
-                              numerical_range, orthogonality_distance, schur_departure, singular_values,
-                              spectral_radius, spectral_summary)
+from rnnaudit.analysis.spectra import (as_square_matrix, condition_number, eigenvalues, henrici_departure,
+                                       numerical_radius, numerical_range, orthogonality_distance, schur_departure,
+                                       singular_values, spectral_radius, spectral_summary)
 from rnnaudit.cells import ENRNN, ScoRNN
 from tests.conftest import DEVICES
 

@@ -63,7 +63,8 @@ def test_cli_train_then_audit(tmp_path, capsys):
     assert doc["latest"]["step"] == 10 and "first_failure" in doc
     assert "## Claims that apply to this model" in (tmp_path / "audit" / "report.md").read_text()
     page = (tmp_path / "audit" / "report.html").read_text()
-    assert "<h2>Claims that apply to this model</h2>" in page and page.count("data:image/png;base64,") == 1  # the trajectory
+    assert "<h2>Claims that apply to this model</h2>" in page
+    assert page.count("data:image/png;base64,") == 1  # the trajectory
     # the same --out twice without --resume
     assert cli_status(["train", "--cell", "sgornn", "--T", "10", "--steps", "10", "--out", str(run)]) == 2
 
@@ -104,7 +105,12 @@ def test_audit_and_figure_sources_use_the_runs_adding_variant(tmp_path, monkeypa
     from rnnaudit.bounds.sgornn.cases import GatedCase
 
     seen, absorb = [], GatedCase.from_cell.__func__
-    monkeypatch.setattr(GatedCase, "from_cell", classmethod(lambda cls, cell, v, x: seen.append(x) or absorb(cls, cell, v, x)))
+
+    def spy(cls, cell, v, x):
+        seen.append(x)
+        return absorb(cls, cell, v, x)
+
+    monkeypatch.setattr(GatedCase, "from_cell", classmethod(spy))
     doc = audit_checkpoint(tmp_path / "run")
     assert doc["config"]["task_kwargs"] == {"variant": "nc_gru"} and _claims(doc)["sgornn.theorem2"]["verdict"]
     assert seen and all(torch.equal(torch.stack(seen[i:i + 4]), draw(4, 0, "nc_gru")) for i in range(0, len(seen), 4))

@@ -43,7 +43,8 @@ def mutations(data: bytes):
         st.integers(0, n).map(lambda k: data[:k]),
         st.lists(st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, 255)), min_size=1, max_size=8).map(
             lambda flips: bytes(b if i not in dict(flips) else dict(flips)[i] for i, b in enumerate(data))),
-        st.tuples(st.integers(0, n), st.binary(min_size=1, max_size=64)).map(lambda t: data[:t[0]] + t[1] + data[t[0]:]),
+        st.tuples(st.integers(0, n), st.binary(min_size=1, max_size=64)).map(
+            lambda t: data[:t[0]] + t[1] + data[t[0]:]),
         st.binary(max_size=512),
     )
 

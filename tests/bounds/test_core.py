@@ -8,9 +8,8 @@ import pytest
 import torch
 
 from rnnaudit.bounds import (FLOAT32_TRAINED, FLOAT64_CASES, Assumption, CaseSpace, Claim, ExactVerdict, Profile,
-                             Statement, Supremum,
-                             assumption_tolerances, check_claim, evaluate_cases, load_counterexample, tolerances,
-                             within, worst_pair)
+                             Statement, Supremum, assumption_tolerances, check_claim, evaluate_cases,
+                             load_counterexample, tolerances, within, worst_pair)
 from rnnaudit.bounds.core import safe_ratio
 from rnnaudit.bounds.search import save_counterexample
 
@@ -89,7 +88,8 @@ def test_a_sampled_case_outside_the_assumptions_is_excluded_and_reported():
 
 
 def test_hand_fed_cases_outside_the_assumptions_are_measured_and_listed():
-    result = evaluate_cases(toy_claim(constant(1.0, 1.0)), [ToyCase(torch.tensor(3.0), torch.tensor(1.0), inside=False)])
+    case = ToyCase(torch.tensor(3.0), torch.tensor(1.0), inside=False)
+    result = evaluate_cases(toy_claim(constant(1.0, 1.0)), [case])
     assert result.verdict == "violated" and result.records[0].failed_assumptions == ["inside (inside = False)"]
 
 

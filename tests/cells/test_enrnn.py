@@ -10,7 +10,7 @@ from scipy.stats import kstest
 from rnnaudit.cells.base import parameter_count
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.enrnn import (ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient,
-                         spectral_radius)
+                                  spectral_radius)
 from rnnaudit.cells.orthogonal import orthogonality_defect
 from tests.conftest import DEVICES
 

@@ -11,8 +11,8 @@ from rnnaudit.cells.base import parameter_count
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.nc_gru import GRU, NCGRU, NeumannCayley, NeumannCayleyUpdater
 from rnnaudit.cells.orthogonal import ScaledCayley, orthogonality_defect
-from rnnaudit.cells.scornn import (ScoRNN, ScoRNNCayley, modrelu, scaled_cayley, scaled_cayley_gradient, scaling_diagonal,
-                          scornn_skew_init)
+from rnnaudit.cells.scornn import (ScoRNN, ScoRNNCayley, modrelu, scaled_cayley, scaled_cayley_gradient,
+                                   scaling_diagonal, scornn_skew_init)
 from tests.conftest import DEVICES
 
 F64 = torch.float64

@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from rnnaudit.cells import (LSTM, FastRNN, MatrixExponential, SGORNN, ScaledCayley, VPRNN, VPRNNRotations, orthogonality_defect,
-                   parameter_count, vprnn_max_sublayers)
+from rnnaudit.cells import (LSTM, FastRNN, MatrixExponential, SGORNN, ScaledCayley, VPRNN, VPRNNRotations,
+                            orthogonality_defect, parameter_count, vprnn_max_sublayers)
 from tests.conftest import DEVICES
 
 F64 = torch.float64

@@ -15,9 +15,9 @@ from rnnaudit.cells.orthogonal import orthogonality_defect
 from torch.utils.flop_counter import FlopCounterMode
 
 from rnnaudit.cells.spectral import (ORNN, SpectralLinear, SpectralRNN, WYFactors, compact_wy, householder_backward,
-                            householder_forward, householder_matrix, ornn_parameter_count, pack_reflectors, reflect,
-                            reflect_grad, reflector_product, spectral_rnn_parameter_count, unpack_reflectors,
-                            wy_apply, wy_factors, wy_recurrence)
+                                     householder_forward, householder_matrix, ornn_parameter_count, pack_reflectors,
+                                     reflect, reflect_grad, reflector_product, spectral_rnn_parameter_count,
+                                     unpack_reflectors, wy_apply, wy_factors, wy_recurrence)
 from tests.conftest import DEVICES
 
 F64 = torch.float64

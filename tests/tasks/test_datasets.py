@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from rnnaudit.tasks.datasets import (HAR2_POSITIVE, HAR_ACTIVITIES, HAR_SIGNALS, MNIST_FILES, PTB_CHAR_FILES,
-                               PTB_WORD_FILES, batchify, bptt_windows, channel_stats, load_har, load_har_splits,
-                               load_mnist, load_ptb_char, load_ptb_word, mnist_permutation, read_idx,
-                               sequential_mnist)
+                                     PTB_WORD_FILES, batchify, bptt_windows, channel_stats, load_har, load_har_splits,
+                                     load_mnist, load_ptb_char, load_ptb_word, mnist_permutation, read_idx,
+                                     sequential_mnist)
 
 # ------------------------------------------------------------------------------------------- idx
 

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from rnnaudit.tasks.synthetic import (ADDITION_BASELINE_MSE, COPY_N_CLASSES, COPY_N_TOKENS, DENOISE_N_CLASSES,
-                            DENOISE_N_TOKENS, PARENTHESIS_TOKENS, TASKS, addition_problem, copy_task,
-                            denoise_task, parenthesis_count_distribution, parenthesis_task, task_baseline)
+                                      DENOISE_N_TOKENS, PARENTHESIS_TOKENS, TASKS, addition_problem, copy_task,
+                                      denoise_task, parenthesis_count_distribution, parenthesis_task, task_baseline)
 
 
 def gen(seed=0):

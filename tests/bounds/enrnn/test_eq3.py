@@ -6,8 +6,7 @@ import dataclasses
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.enrnn import eq3
 from rnnaudit.bounds.enrnn.eq3 import _measure
-from tests.bounds.enrnn.cases import (assert_exact_agrees, assert_holds_inside_its_assumptions, case_of, hand_cell,
-                                      small)
+from tests.bounds.enrnn.cases import assert_exact_agrees, assert_holds_inside_its_assumptions, case_of, hand_cell, small
 from tests.bounds.helpers import TINY
 
 

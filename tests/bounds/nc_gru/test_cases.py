@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from rnnaudit.bounds import case_from_state, case_state, measure_case
 from rnnaudit.bounds.nc_gru import (corollary1_corrected, corollary2_corrected, corollary3_corrected, eq5,
-                                   eq18_corrected, theorem1_corrected)
+                                    eq18_corrected, theorem1_corrected)
 from rnnaudit.bounds.nc_gru.cases import sample_saturated_case, sample_trajectory_case
 from rnnaudit.bounds.nc_gru.eq5 import sample_cayley_gradient_case
 from rnnaudit.bounds.nc_gru.eq18 import neumann_algorithm1, sample_neumann_case

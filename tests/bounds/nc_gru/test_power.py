@@ -11,7 +11,7 @@ import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.nc_gru import (CLAIMS, alg1_skew, copy_baseline, eq4, eq5, eq7, eq7_corrected, eq36,
-                                   sec2_1_corrected, sec5_3)
+                                    sec2_1_corrected, sec5_3)
 from tests.bounds.helpers import TINY, assert_has_power, with_sizes
 from tests.bounds.nc_gru.cases import small
 

@@ -6,7 +6,7 @@ import sympy
 
 from rnnaudit.bounds import measure_case
 from rnnaudit.bounds.nc_gru import (copy_baseline, sec3_3, sec3_3_corrected, sec4_1, sec4_1_corrected, sec4_2,
-                                   sec4_2_corrected, sec4_3, sec4_3_corrected, sec4_4, sec4_data, sec4_lm)
+                                    sec4_2_corrected, sec4_3, sec4_3_corrected, sec4_4, sec4_data, sec4_lm)
 from rnnaudit.bounds.nc_gru.copy_baseline import memoryless_cross_entropy
 from rnnaudit.bounds.nc_gru.tables import TABLES, TableCase, value
 from tests.bounds.nc_gru.cases import assert_holds_inside_assumptions, assert_violated_inside_assumptions

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from rnnaudit.bounds import check_claim
-from rnnaudit.bounds.spectral_rnn import (CLAIMS, eq7, eq24, lemma3, param_count_corrected, proposition1, sec42,
-                                          table1, table1_corrected, theorem1, theorem2, theorem3, theorem4, theorem5,
+from rnnaudit.bounds.spectral_rnn import (CLAIMS, eq7, eq24, lemma3, param_count_corrected, proposition1, sec42, table1,
+                                          table1_corrected, theorem1, theorem2, theorem3, theorem4, theorem5,
                                           assumption1_corrected)
 from rnnaudit.bounds.spectral_rnn.reflectors import proposition1_reflectors, svd_reflectors
 from rnnaudit.bounds.spectral_rnn.table1 import TABLE1_CORRECTED

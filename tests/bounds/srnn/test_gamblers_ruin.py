@@ -10,7 +10,7 @@ import torch
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.srnn import gamblers_ruin, gamblers_ruin_corrected
 from rnnaudit.bounds.srnn.gamblers_ruin import (CONDITIONAL, DURATION, RUIN, WalkCase, ruin_formulas,
-                                               simulate_gamblers_ruin, walk_parts)
+                                                simulate_gamblers_ruin, walk_parts)
 from tests.bounds.helpers import TINY, assert_reproducible_violation
 from tests.bounds.srnn.cases import assert_exact_agrees, small, with_evaluate
 
