@@ -12,7 +12,7 @@ How it is computed
    (t·h, h) matrix, and X(t, ·) = X(t − 1, ·) J_tᵀ is **one GEMM per t** (BLAS-3 speed). Input
    maps are the same with start blocks K_tᵀ (n × h) instead of I.
 3. Norms of every block (:mod:`analysis.products`, :mod:`analysis.certificate`).
-   * Frobenius: exact (a sum of squares of the formed product).
+   * Frobenius: exact (a sum of squares of the formed product, scaled as below).
    * Spectral: each value is a Ritz value of B = PᵀP with a **certificate** that ‖P‖₂ is within
      ``rtol`` above it: block Krylov iteration warm-started from the same s at t − 1 (for fixed s the
      top right singular vectors of ∂h_t/∂h_s settle as t grows, the forward Oseledets directions) with
@@ -38,7 +38,10 @@ backward stable factor by factor: ‖P̂ − P‖₂ ≲ (t − s)·γ_h·∏‖
 multiplies the per-step Jacobians (autograd included). ``smallest`` is 1/(certified lower bound of
 ‖P̂⁻¹‖₂), so σ_min ≤ σ̂_min ≤ σ_min (1 + rtol) for the product of the computed inverse factors (each
 J_k⁻¹ carries relative error ~κ(J_k)·u); it is 0 where a factor is numerically singular
-(σ_min(J_k) ≤ h·u·‖J_k‖), since then the product is singular too.
+(σ_min(J_k) ≤ h·u·‖J_k‖), since then the product is singular too. These hold at any magnitude: the
+engine keeps every product scaled by an exact power of two, so norms of 1e-200 (long gaps of a contracting
+cell) or 1e200 are certified like norms near 1; only the value written to the float64 map is rounded
+outside float64's normal range (to 0 below about 4.9e-324, inf above 1.8e308).
 """
 
 from __future__ import annotations
