@@ -3,7 +3,7 @@ spectral probes by role of every recurrent matrix, the Lyapunov spectrum and the
 (uses ``rnnaudit.cells`` only). Every cell argument also takes a model :func:`rnnaudit.cells.wrap`
 accepts."""
 
-from rnnaudit.analysis.gradients import gradient_norms, max_norm, parameter_gradients
+from rnnaudit.analysis.gradients import euclidean_norm, gradient_norms, max_norm, parameter_gradients
 from rnnaudit.analysis.capacity import RademacherEstimate, capacity_records, cell_rademacher, sgornn_rademacher_bound
 from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps,
                                         hidden_jacobian_norms, input_jacobian_maps, input_jacobians,
@@ -17,7 +17,7 @@ from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenv
                                        numerical_radius, numerical_range, orthogonality_distance, schur_departure,
                                        singular_values, spectral_summary)
 
-__all__ = ["gradient_norms", "max_norm", "LyapunovSpectrum", "lyapunov_spectrum", "RecurrentMatrixProbes",
+__all__ = ["gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum", "RecurrentMatrixProbes",
            "recurrent_matrix_probes",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",

@@ -16,7 +16,7 @@ from typing import Callable
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.analysis.gradients import _view_of_gradient
+from rnnaudit.analysis.gradients import _view_of_gradient, euclidean_norm
 from rnnaudit.analysis.jacobian import hidden_jacobian_maps
 from rnnaudit.analysis.lyapunov import lyapunov_spectrum
 
@@ -50,7 +50,7 @@ def gradient_norms_from_grad(roles: dict[str, Tensor]) -> dict[str, float]:
             continue
         g = grad.detach() if base is tensor else _same_view(tensor, base, grad.detach())
         out[f"grad/{role}/max"] = float(g.abs().max())
-        out[f"grad/{role}/fro"] = float(torch.linalg.vector_norm(g))
+        out[f"grad/{role}/fro"] = euclidean_norm(g)
     return out
 
 
@@ -163,7 +163,7 @@ def _norm_of_start_gradient(states: Tensor, starts: list[Tensor], loss_fn, targe
     if not isinstance(loss, Tensor) or loss.dim() != 0:
         raise ValueError(f"loss_fn must return a scalar tensor, got {getattr(loss, 'shape', type(loss).__name__)}")
     grads = torch.autograd.grad(loss, starts)
-    return float(torch.linalg.vector_norm(torch.cat([g.reshape(-1) for g in grads])))
+    return euclidean_norm(torch.cat([g.reshape(-1) for g in grads]))
 
 
 def jacobian_summary(cell, x: Tensor) -> tuple[dict[str, float], Tensor]:

@@ -35,6 +35,7 @@ import torch
 from torch import Tensor, nn
 from tqdm import tqdm
 
+from rnnaudit.analysis.gradients import euclidean_norm
 from rnnaudit.analysis.jacobian import hidden_jacobian_norms
 from rnnaudit.atomic import atomic_path, write_json_atomic
 from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
@@ -83,11 +84,11 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
     loss = spec.loss(probe(x, h0), y)
     roles = cell.parameters_by_role()
     grads = torch.autograd.grad(loss, [h0, *roles.values()], allow_unused=True)
-    record = {"grad_h0": float(torch.linalg.vector_norm(grads[0]))}
+    record = {"grad_h0": euclidean_norm(grads[0])}
     for role, g in zip(roles, grads[1:]):
         if g is not None:
             record[f"grad/{role}/max"] = float(g.abs().max())
-            record[f"grad/{role}/fro"] = float(torch.linalg.vector_norm(g))
+            record[f"grad/{role}/fro"] = euclidean_norm(g)
     with torch.no_grad():
         W = cell.recurrent_matrix().detach()
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
@@ -294,7 +295,7 @@ def _loop(run: _Run, progress: bool) -> dict:
             return _diverged(config, run_dir, step, float(loss.detach()), model, optimizer, scheduler, data_gen,
                              updater, (x, y), spec, val, writer)
         if config.clip_grad_norm is not None:
-            nn.utils.clip_grad_norm_(model.parameters(), config.clip_grad_norm)
+            _clip_gradients(model, config.clip_grad_norm)
         optimizer.step()
         scheduler.step()
         if updater is not None:
@@ -350,10 +351,25 @@ def _validation(model: nn.Module, spec: TaskSpec, val: list) -> tuple[float, flo
 
 
 def _finite(loss: Tensor, model: nn.Module) -> bool:
-    """Whether the loss and every gradient are finite (one reduction per tensor, one sync)."""
-    sums = [loss.detach().float().reshape(())] + [p.grad.detach().float().sum() for p in model.parameters()
-                                                  if p.grad is not None]
-    return bool(torch.isfinite(torch.stack(sums)).all())
+    """Whether the loss and every gradient are finite (one reduction per tensor, one sync). Not by summing
+    the entries: float32 gradients of an exploding run (entries of 1e35 and more) overflow a sum while
+    every entry is finite."""
+    flags = [torch.isfinite(loss.detach()).all()] + [torch.isfinite(p.grad).all() for p in model.parameters()
+                                                     if p.grad is not None]
+    return bool(torch.stack(flags).all())
+
+
+def _clip_gradients(model: nn.Module, max_norm: float) -> None:
+    """``torch.nn.utils.clip_grad_norm_`` with a total norm that cannot overflow: torch's sums squares in the
+    gradients' dtype, which for float32 entries above about 1.8e19 gives inf and then scales every gradient
+    to 0 (a silently wasted step). There the norm is taken by :func:`rnnaudit.analysis.euclidean_norm`."""
+    params = [p for p in model.parameters() if p.grad is not None]
+    if not params:
+        return
+    total = nn.utils.get_total_norm([p.grad for p in params])
+    if not torch.isfinite(total):  # the gradients themselves are finite (_finite ran first)
+        total = torch.tensor(euclidean_norm(torch.cat([p.grad.reshape(-1) for p in params])), dtype=torch.float64)
+    nn.utils.clip_grads_with_norm_(params, max_norm, total)
 
 
 def _diverged(config: TrainConfig, run_dir: Path, step: int, loss_value: float, model, optimizer, scheduler,

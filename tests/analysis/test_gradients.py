@@ -1,12 +1,14 @@
 """Parameter gradients by role (analysis/gradients.py), including roles that are gate blocks (views) of
 torch's stacked parameters and the trainable originals of parametrized weights."""
 
+import math
+
 import pytest
 import torch
 from torch import nn
 from torch.nn.utils import parametrizations
 
-from rnnaudit.analysis.gradients import gradient_norms, parameter_gradients
+from rnnaudit.analysis.gradients import euclidean_norm, gradient_norms, parameter_gradients
 from rnnaudit.cells import SGORNN, wrap
 
 F64 = torch.float64
@@ -63,3 +65,30 @@ def test_our_cells_roles_are_unchanged():
     assert set(grads) == set(cell.parameters_by_role())
     with pytest.raises(ValueError, match="not among the cell's roles"):
         parameter_gradients(cell, torch.randn(2, 5, 2, dtype=F64), _loss, roles=("W_hz",))
+
+
+@pytest.mark.parametrize("scale, dtype", [(1e-200, F64), (1e200, F64), (1e-30, torch.float32), (1e30, torch.float32)])
+def test_euclidean_norm_at_magnitudes_where_vector_norm_under_or_overflows(scale, dtype):
+    """Entries (3, 0, −4)·scale: the norm is 5·scale (up to the dtype's rounding of the entries, which
+    math.hypot sees too). torch.linalg.vector_norm sums unscaled squares
+    and gives 0 or inf at these magnitudes (asserted, so the test keeps meaning what it says)."""
+    x = (torch.tensor([3.0, 0.0, -4.0], dtype=F64) * scale).to(dtype)
+    plain = float(torch.linalg.vector_norm(x))
+    assert plain == 0 or math.isinf(plain)
+    assert euclidean_norm(x) == pytest.approx(math.hypot(*x.tolist()), rel=1e-15, abs=0)  # hypot: scaled, exact to ~1 ulp
+    assert euclidean_norm(x.reshape(3, 1)) == euclidean_norm(x)  # every entry, whatever the shape
+
+
+def test_euclidean_norm_of_empty_zero_and_non_finite_entries():
+    assert euclidean_norm(torch.zeros(0)) == 0.0 and euclidean_norm(torch.zeros(4, 2)) == 0.0
+    assert euclidean_norm(torch.tensor([1.0, float("inf")])) == math.inf
+    assert math.isnan(euclidean_norm(torch.tensor([float("inf"), float("nan")])))
+
+
+def test_gradient_norms_of_a_vanishing_gradient_are_not_zero():
+    """A 1-D gradient of norm 5e-200: its "fro" and "spectral" entries (the vector's 2-norm) keep it."""
+    g = torch.tensor([3e-200, 4e-200], dtype=F64)
+    norms = gradient_norms({"b": g, "W": torch.diag(g)})
+    assert norms["b"]["fro"] == pytest.approx(5e-200, rel=1e-15, abs=0) and norms["b"]["spectral"] == norms["b"]["fro"]
+    assert norms["W"]["fro"] == pytest.approx(5e-200, rel=1e-15, abs=0)
+    assert norms["W"]["spectral"] == pytest.approx(4e-200, rel=1e-14, abs=0)

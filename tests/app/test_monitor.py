@@ -119,7 +119,8 @@ def test_gradient_norms_are_those_of_the_users_backward(tmp_path):
         record = mon.record(0, loss)
     grad = rnn.weight_hh_l0.grad.chunk(3, 0)  # torch stacks W_hr, W_hz, W_hn
     assert record["grad/W_hz/max"] == float(grad[1].abs().max())
-    assert record["grad/W_hn/fro"] == float(torch.linalg.vector_norm(grad[2]))
+    # the norm of the user's float32 gradient, summed in float64 (as rnnaudit.analysis.euclidean_norm does)
+    assert record["grad/W_hn/fro"] == pytest.approx(float(torch.linalg.vector_norm(grad[2].double())), rel=1e-14, abs=0)
     assert record["loss"] == loss.item()
 
 
@@ -518,3 +519,25 @@ def test_fused_initial_state_gradient_is_the_wrapped_cells(build, per_step, read
     assert slow > 0 and fast == pytest.approx(slow, rel=1e-12)
     with pytest.raises(ValueError, match="^module: a bidirectional"):
         initial_state_gradient_fused(nn.GRU(3, 5, bidirectional=True).double(), x, loss_fn, **kwargs)
+
+
+def test_a_vanishing_initial_state_gradient_is_measured_not_zero():
+    """tanh RNN with W_hh = 0.1·Q (Q orthogonal), no biases, x = 0: every state is 0, so ∂h_T/∂h_0 = (0.1·Q)^T
+    and L = c·h_T has ‖∂L/∂h_0‖ = 0.1^T‖c‖ = 5e-200 at T = 200, whose square underflows (a plain vector_norm
+    gives 0). Both the fused and the wrapped-cell route must return it."""
+    from rnnaudit import wrap
+    from rnnaudit.monitor_probes import initial_state_gradient, initial_state_gradient_fused
+
+    module = nn.RNN(2, 8, bias=False, batch_first=True).double()
+    with torch.no_grad():
+        Q = torch.linalg.qr(torch.randn(8, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(1)))[0]
+        module.weight_hh_l0.copy_(0.1 * Q)
+    c = torch.zeros(1, 8, dtype=torch.float64)
+    c[0, :2] = torch.tensor([3.0, 4.0])
+
+    def loss_fn(out):
+        return (out * c).sum()
+
+    x = torch.zeros(1, 200, 2, dtype=torch.float64)
+    for value in (initial_state_gradient_fused(module, x, loss_fn), initial_state_gradient(wrap(module), x, loss_fn)):
+        assert value == pytest.approx(5e-200, rel=1e-12, abs=0)

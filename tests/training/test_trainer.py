@@ -268,3 +268,26 @@ def test_train_cli_reports_divergence(tmp_path, monkeypatch, capsys):
                      "--batch", "4", "--val-batches", "1", "--out", str(tmp_path / "run")])
     assert code == 0
     assert "DIVERGED at step 1" in capsys.readouterr().out
+
+
+def test_exploding_but_finite_float32_gradients_are_neither_divergence_nor_clipped_to_zero():
+    """Entries of 3e38 (finite float32) overflow a float32 sum, and entries of 1e30 overflow torch's float32
+    sum of squares in clip_grad_norm_, which then scales every gradient to 0. The trainer's finiteness test
+    must pass them and its clipping must leave a total norm of max_norm."""
+    from rnnaudit.training.trainer import _clip_gradients, _finite
+
+    model = torch.nn.Linear(3, 2)
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 3e38)
+    assert _finite(torch.tensor(1.0), model)
+    model.weight.grad[0, 0] = float("inf")
+    assert not _finite(torch.tensor(1.0), model)
+    for p in model.parameters():
+        p.grad = torch.full_like(p, 1e30)
+    _clip_gradients(model, 0.5)
+    total = torch.linalg.vector_norm(torch.cat([p.grad.double().reshape(-1) for p in model.parameters()]))
+    assert float(total) == pytest.approx(0.5, rel=1e-6)
+    for p in model.parameters():  # an ordinary step: torch's own norm, the same clipping
+        p.grad = torch.full_like(p, 2.0)
+    _clip_gradients(model, 1.0)
+    assert float(model.bias.grad[0]) == pytest.approx(2.0 / (2.0 * 8 ** 0.5), rel=1e-6)
