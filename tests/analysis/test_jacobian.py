@@ -95,7 +95,7 @@ def test_smallest_singular_value_far_below_rounding_of_the_product():
                                 method="products")
     for t in range(T + 1):
         for s in range(t + 1):
-            assert float(maps.smallest[t, s]) == pytest.approx(0.3 ** (t - s), rel=1e-10)
+            assert float(maps.smallest[t, s]) == pytest.approx(0.3 ** (t - s), rel=1e-10, abs=0)
             assert float(maps.spectral[t, s]) == pytest.approx(1.0, rel=1e-10)
 
 
@@ -174,7 +174,7 @@ def test_nonlinear_cells_match_one_autograd_call_per_pair(make, method):
         assert float(maps.spectral[t, s]) == pytest.approx(float(sv[0]), rel=1e-9)
         assert float(maps.frobenius[t, s]) == pytest.approx(float(sv.square().sum().sqrt()), rel=1e-9)
         # σ_min of the autograd product is only good to ~u·σ_max absolutely; these are ≥ 1e-6 σ_max
-        assert float(maps.smallest[t, s]) == pytest.approx(float(sv[-1]), rel=1e-8)
+        assert float(maps.smallest[t, s]) == pytest.approx(float(sv[-1]), rel=1e-8, abs=0)
 
 
 def test_rtol_brackets_every_value_from_below():
