@@ -303,7 +303,8 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024
     the 400 sampled points of benchmarks/bench_pseudospectra.py, n = 256). The absolute error is
     ≈ u·‖A‖₂ as for the dense SVD, so the relative error grows where σ_min ≪ u·‖A‖₂.
     A point equal to an eigenvalue of the Schur factor gets 0; points whose iteration
-    overflows (σ_min ≲ 1e-150) fall back to a dense SVD.
+    overflows (σ_min ≲ 1e-77: the Lanczos vectors grow like 1/σ_min² and their norms are taken through
+    squares) fall back to a dense SVD.
 
     Args:
         A: (n, n) real or complex matrix (tensor, array, or RecurrentCell).
