@@ -103,6 +103,28 @@ def _keep_in_range(X: Tensor, f2: Tensor, expo: Tensor, lam: Tensor | None = Non
         lam[idx] = torch.where(k.abs() < e, _ldexp(lam[idx], -2 * k), float("nan"))
 
 
+def _power_of_two_out(X: Tensor) -> tuple[Tensor, Tensor]:
+    """(X_i·2^−k_i, k) for blocks X (n, p, q), k_i the exponent of the largest |entry| (which then lies in
+    [1/2, 1)); k = 0 for a zero block. Exact: a new tensor."""
+    k = torch.frexp(X.abs().amax((1, 2))).exponent.to(torch.int64)
+    return _ldexp(X, -k[:, None, None]), k
+
+
+def _keep_near_top(X: Tensor, expo: Tensor) -> None:
+    """For the ``rows`` case: keep the largest |entry| of each block X (n, p, q) within [2^(top − 64), 2^top],
+    top = the largest exponent for which one GEMM with a factor of entries below 1 cannot overflow, by exact
+    powers of two added to ``expo`` (n,). In place. The block's own squares are never formed there (only the
+    kept columns' copy is certified, scaled on its own), so placing it high leaves the most room below it
+    for kept columns much smaller than the rest (a decaying block beside a growing one)."""
+    top = int(math.log2(torch.finfo(X.dtype).max)) - X.shape[2].bit_length() - 1  # a GEMM sums q products
+    big = X.abs().amax((1, 2))
+    idx = (~((big >= 2.0 ** (top - 64)) & (big <= 2.0 ** top)) & (big > 0)).nonzero()[:, 0]
+    if idx.numel():
+        k = torch.frexp(big[idx]).exponent.to(expo.dtype) - top
+        X[idx] = _ldexp(X[idx], -k[:, None, None])
+        expo[idx] += k
+
+
 def _take(X: Tensor, idx: Tensor) -> Tensor:
     """X[idx] for a sorted 1-D index; a view (no copy of the blocks) when idx is a range, the common
     case: the pairs of one mode form runs of consecutive s."""
@@ -236,10 +258,13 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T (see the module docstring for the method).
 
-    Each block is kept scaled by an exact power of two (:func:`_keep_in_range`), so products far below or
-    above 1 (‖X‖ down to the smallest and up to the largest float) are certified to the same relative
-    tolerance; a value outside float64's normal range is rounded when it is written to the map (to 0 below
-    about 4.9e-324, to inf above 1.8e308).
+    Each factor and each block is kept scaled by an exact power of two (:func:`_power_of_two_out`,
+    :func:`_keep_in_range`; with ``rows``, :func:`_keep_near_top` and a scaled copy of the kept columns), so
+    products far below or above 1 are certified to the same relative tolerance; a value outside float64's
+    normal range is rounded when it is written to the map (to 0 below about 4.9e-324, to inf above 1.8e308).
+    What a block cannot hold is a part more than about 1e-285 below its own largest entry (1e-600 with
+    ``rows``): that part is lost as in any floating-point product, within the forming error
+    (t − s)·γ_h·∏‖M_k‖ of :mod:`analysis.jacobian`'s accuracy statement.
 
     The work is tiled in time and in s: a tile is a chunk of consecutive s advanced through ``window``
     time steps (the blocks of different s never interact), so that its blocks stay in cache across those
@@ -264,6 +289,9 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     """
     T, h = M.shape[0], M.shape[1]
     S, p = starts.shape[0], starts.shape[1]
+    # each factor scaled to a largest entry in [1/2, 1) (its power of two goes to the blocks' exponents): a
+    # factor of 1e-290 or 1e160 neither underflows a block in one GEMM nor overflows ‖M_t‖₂² below
+    M, m_exp = _power_of_two_out(M)
     q = h if rows is None else rows.numel()
     kw = {"dtype": M.dtype, "device": M.device}
     outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
@@ -298,6 +326,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
         if t and lo < old:
             m_hi = min(hi, old)
             torch.mm(src[lo:m_hi].view(-1, h), M[t - 1], out=dst[lo:m_hi].view(-1, h))
+            expo[lo:m_hi] += m_exp[t - 1]
         if hi > old:
             dst[max(lo, old):hi] = starts[max(lo, old):hi]
             expo[max(lo, old):hi] = 0
@@ -306,15 +335,15 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
                 mode[max(lo, old):hi] = GRAM
                 since[max(lo, old):hi] = 0
         X = dst[lo:hi]
-        f2 = torch.linalg.vector_norm(X.reshape(hi - lo, -1), dim=1).square()
-        _keep_in_range(X, f2, expo[lo:hi], lam[lo:hi])
-        scale = expo[lo:hi]
-        A = X
-        if rows is not None:  # the kept columns can be far smaller than the block: scaled on their own
-            A = X.index_select(2, rows)
+        if rows is None:
+            A, scale = X, expo[lo:hi]
+            f2 = torch.linalg.vector_norm(X.reshape(hi - lo, -1), dim=1).square()
+            _keep_in_range(X, f2, scale, lam[lo:hi])
+        else:  # the kept columns can be far smaller than the rest of the block: a copy scaled on its own
+            _keep_near_top(X, expo[lo:hi])
+            A, k = _power_of_two_out(X.index_select(2, rows))
+            scale = expo[lo:hi] + k
             f2 = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()
-            scale = scale.clone()
-            _keep_in_range(A, f2, scale)
         if iterative:
             # ‖X(t, s)‖₂ ≤ ‖X(t − 1, s)‖₂ ‖M_t‖₂: the previous value (still in lam) times ‖M_t‖₂² estimates
             # λ_max from above, the first shift of the Gram path (newborns: none)
