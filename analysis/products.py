@@ -110,13 +110,37 @@ def _power_of_two_out(X: Tensor) -> tuple[Tensor, Tensor]:
     return _ldexp(X, -k[:, None, None]), k
 
 
-def _keep_near_top(X: Tensor, expo: Tensor) -> None:
+def _scale_factors(M: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(M_t·2^−k_t, k, m) for factors M (T, h, h): k_t the exponent of the largest |entry| of M_t, which then
+    lies in [1/2, 1), unless that would push the smallest nonzero |entry| below 2^−L; then k_t is lowered to
+    keep it at 2^−L, but never so far that the largest exceeds 2^(R − 1). m (T,) is the exponent of the
+    largest |entry| after scaling (≤ R; 0 for most factors). Exact: a new tensor. k, m: int64.
+
+    L and R come from the blocks' range (:func:`_keep_in_range`: ‖X‖_F within 2^±127.5 for float64): a
+    block's largest entry, at least 2^−128/h, times any nonzero factor entry ≥ 2^−L is a normal float with
+    all its digits (L = 969 − 128 − bits(h) for float64), and h products of a block entry ≤ 2^128 and a factor
+    entry < 2^R cannot overflow (R = 1023 − 128 − bits(h) − 1). So a factor whose own entries span less than
+    L + R bits (about 1e500 at h = 128) is multiplied into any block without loss: a factor of 1e-290 or 1e160,
+    and diag(1e300, 1e-30) whose small entry carries the product of a block started on it."""
+    fi = torch.finfo(M.dtype)
+    e = int(math.log2(fi.max))
+    bits = M.shape[-1].bit_length()
+    L = -int(math.log2(fi.tiny)) - (round(-math.log2(fi.eps)) + 1) - (e // 8 + 1) - bits
+    R = e - (e // 8 + 1) - bits - 1
+    a = M.abs()
+    big = torch.frexp(a.amax((1, 2))).exponent.to(torch.int64)  # 0 for a zero factor
+    small = torch.frexp(torch.where(a > 0, a, a.amax((1, 2), keepdim=True)).amin((1, 2))).exponent.to(torch.int64)
+    k = torch.maximum(torch.minimum(big, small + L), big - R)
+    return _ldexp(M, -k[:, None, None]), k, big - k
+
+
+def _keep_near_top(X: Tensor, expo: Tensor, room: int = 0) -> None:
     """For the ``rows`` case: keep the largest |entry| of each block X (n, p, q) within [2^(top − 64), 2^top],
-    top = the largest exponent for which one GEMM with a factor of entries below 1 cannot overflow, by exact
-    powers of two added to ``expo`` (n,). In place. The block's own squares are never formed there (only the
-    kept columns' copy is certified, scaled on its own), so placing it high leaves the most room below it
+    top = the largest exponent for which one GEMM with a factor of entries below 2^room cannot overflow, by
+    exact powers of two added to ``expo`` (n,). In place. The block's own squares are never formed there (only
+    the kept columns' copy is certified, scaled on its own), so placing it high leaves the most room below it
     for kept columns much smaller than the rest (a decaying block beside a growing one)."""
-    top = int(math.log2(torch.finfo(X.dtype).max)) - X.shape[2].bit_length() - 1  # a GEMM sums q products
+    top = int(math.log2(torch.finfo(X.dtype).max)) - X.shape[2].bit_length() - 1 - room  # a GEMM sums q products
     big = X.abs().amax((1, 2))
     idx = (~((big >= 2.0 ** (top - 64)) & (big <= 2.0 ** top)) & (big > 0)).nonzero()[:, 0]
     if idx.numel():
@@ -258,7 +282,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T (see the module docstring for the method).
 
-    Each factor and each block is kept scaled by an exact power of two (:func:`_power_of_two_out`,
+    Each factor and each block is kept scaled by an exact power of two (:func:`_scale_factors`,
     :func:`_keep_in_range`; with ``rows``, :func:`_keep_near_top` and a scaled copy of the kept columns), so
     products far below or above 1 are certified to the same relative tolerance; a value outside float64's
     normal range is rounded when it is written to the map (to 0 below about 4.9e-324, to inf above 1.8e308).
@@ -289,9 +313,10 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     """
     T, h = M.shape[0], M.shape[1]
     S, p = starts.shape[0], starts.shape[1]
-    # each factor scaled to a largest entry in [1/2, 1) (its power of two goes to the blocks' exponents): a
-    # factor of 1e-290 or 1e160 neither underflows a block in one GEMM nor overflows ‖M_t‖₂² below
-    M, m_exp = _power_of_two_out(M)
+    # each factor scaled by a power of two (which goes to the blocks' exponents) so that no GEMM of a block
+    # with it under- or overflows (_scale_factors)
+    M, m_exp, m_top = _scale_factors(M)
+    room = m_top.clamp_min(0).tolist()  # the next factor's headroom for _keep_near_top
     q = h if rows is None else rows.numel()
     kw = {"dtype": M.dtype, "device": M.device}
     outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
@@ -307,7 +332,12 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
         since = torch.zeros(S, dtype=torch.int32, device=M.device)
         werr = torch.full((S, 2), float("nan"), **kw)  # the Gram path's history (certificate.gram_top)
         # ‖M_t‖₂² (to rounding) for the shift hints; with ``rows`` the restricted norms are no product bound
-        step_norm2 = torch.linalg.eigvalsh(M.mT @ M)[:, -1] * (1 + 1e-12) if rows is None else None
+        # (on a copy scaled to entries below 1, whose squares cannot overflow; inf where ‖M_t‖₂² does: no hint)
+        if rows is None:
+            Mn, kn = _power_of_two_out(M)
+            step_norm2 = _ldexp(torch.linalg.eigvalsh(Mn.mT @ Mn)[:, -1] * (1 + 1e-12), 2 * kn)
+        else:
+            step_norm2 = None
     born = torch.bincount(birth, minlength=T + 1).cumsum(0).tolist()  # born[t]: blocks with birth ≤ t
     birth_list = birth.tolist()
     # CPU: one Python thread per torch thread, each running torch single-threaded; a GPU runs one stream
@@ -340,7 +370,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             f2 = torch.linalg.vector_norm(X.reshape(hi - lo, -1), dim=1).square()
             _keep_in_range(X, f2, scale, lam[lo:hi])
         else:  # the kept columns can be far smaller than the rest of the block: a copy scaled on its own
-            _keep_near_top(X, expo[lo:hi])
+            _keep_near_top(X, expo[lo:hi], room[t] if t < T else 0)
             A, k = _power_of_two_out(X.index_select(2, rows))
             scale = expo[lo:hi] + k
             f2 = torch.linalg.vector_norm(A.reshape(hi - lo, -1), dim=1).square()

@@ -51,3 +51,23 @@ def test_kept_columns_far_below_the_rest_of_the_block():
     want = torch.exp(g * math.log(0.6))
     assert float((out["spectral"][:, 0] / want - 1).abs().max()) < 1e-12
     assert float((out["frobenius"][:, 0] / (2 * want) - 1).abs().max()) < 1e-12
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_factor_entries_far_below_the_factors_largest_entry(exact):
+    """Blocks started on the small coordinate of factors whose own entries span a wide range. diag(1e300, 1e-30):
+    X(t, s) = 1e-30^(t − s)·e₂ exactly, and scaling the factor to its largest entry would flush 1e-30·2^−997 to
+    0. diag(2^126, 1), diag(1, 1e-290), diag(1, 1e280): the products of e₂ are 1, 1e-290, 1e-10, and a block
+    left anywhere in its range (down to 2^−128) times 1e-290 underflows in the GEMM unless the factor is
+    scaled up first."""
+    for diagonals, want in [([[1e300, 1e-30]] * 3, [1.0, 1e-30, 1e-60, 1e-90]),
+                            ([[2.0 ** 126, 1.0], [1.0, 1e-290], [1.0, 1e280]], [1.0, 1.0, 1e-290, 1e-10])]:
+        M = torch.stack([torch.diag(torch.tensor(d, dtype=F64)) for d in diagonals])
+        T = M.shape[0]
+        starts = torch.tensor([[[0.0, 1.0]]], dtype=F64).expand(T + 1, 1, 2).contiguous()
+        for rows in (None, torch.tensor([1])):
+            out = product_norm_maps(M, starts, torch.arange(T + 1), rows=rows, want=("spectral", "frobenius"),
+                                    rtol=1e-10, block=2, max_iter=4, stats=new_stats(), exact=exact)
+            for name in ("spectral", "frobenius"):
+                got = out[name][:, 0].tolist()
+                assert got == pytest.approx(want, rel=1e-14, abs=0), (diagonals, rows, name)
