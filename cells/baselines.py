@@ -60,12 +60,10 @@ class LSTM(RecurrentCell):
         """
         state = self.initial_state(x, h0)
         h, c = self._split(state)
-        if fused and fused_path_applies():
+        if fused and fused_path_applies(x.device.type):
             p, order = self.lstm, lstm_order(self.units, x.device)
             bias = (p.bias_ih_l0 + p.bias_hh_l0)[order]
-            g = torch.nn.functional.linear(x.transpose(0, 1), p.weight_ih_l0[order], bias)
-            hs, cs = lstm(g, h, c, p.weight_hh_l0[order])
-            return torch.cat([hs, cs], dim=-1).transpose(0, 1).contiguous()
+            return lstm(x, p.weight_ih_l0[order], bias, h, c, p.weight_hh_l0[order])
         hs, cs = [], []
         # torch.nn.LSTM returns only the last c; stepping keeps every c_t for the probes
         for x_t in x.unbind(1):  # unbind: slicing costs O(T) per step in backward (cells/base.py)

@@ -219,13 +219,11 @@ class _GatedRecurrence(RecurrentCell):
         """
         h = self.initial_state(x, h0)
         U = self.recurrent_matrices()
-        if fused and fused_path_applies():
-            xt = x.transpose(0, 1)  # time-major (T, batch, n)
-            g = torch.nn.functional.linear(xt, torch.cat([self.W_r, self.W_u]), torch.cat([self.b_r, self.b_u]))
+        if fused and fused_path_applies(x.device.type):
             into_a, modrelu_b = self._scan_biases()
-            a = torch.nn.functional.linear(xt, self.W_c, into_a)
-            H = gated_recurrence(g, a, h, torch.cat([U["U_r"], U["U_u"]]), U["U_c"], modrelu_b)
-            return H.transpose(0, 1).contiguous()
+            b_in = torch.cat([self.b_r, self.b_u, torch.zeros_like(self.b_r) if into_a is None else into_a])
+            return gated_recurrence(x, torch.cat([self.W_r, self.W_u, self.W_c]), b_in, h,
+                                    torch.cat([U["U_r"], U["U_u"]]), U["U_c"], modrelu_b)
         wx = self._input_part(x)
         states = []
         # unbind: slicing costs O(T) per step in backward (cells/base.py)
