@@ -205,6 +205,9 @@ def gated_recurrence(x: Tensor, W_in: Tensor, b_in: Tensor, h0: Tensor, U_ru: Te
 
     Returns:
         (B, T, h) hidden states h_1..h_T, contiguous. Differentiable once in every argument.
+
+    Raises:
+        RuntimeError: in backward, when it is asked to build a graph (``create_graph=True``).
     """
     return _GatedRecurrence.apply(x, W_in, b_in, h0.contiguous(), U_ru, U_c, b)
 
@@ -293,5 +296,8 @@ def lstm(x: Tensor, W_ih: Tensor, b: Tensor, h0: Tensor, c0: Tensor, W_hh: Tenso
 
     Returns:
         (B, T, 2H) = [h_t, c_t] for t = 1..T, contiguous, differentiable once in every argument.
+
+    Raises:
+        RuntimeError: in backward, when it is asked to build a graph (``create_graph=True``).
     """
     return _LSTM.apply(x, W_ih, b, h0.contiguous(), c0.contiguous(), W_hh)
