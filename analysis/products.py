@@ -93,9 +93,7 @@ def _keep_in_range(X: Tensor, f2: Tensor, expo: Tensor, lam: Tensor | None = Non
     idx = out.nonzero()[:, 0]
     if not idx.numel():
         return
-    Xi = X[idx]
-    k = torch.frexp(Xi.abs().amax((1, 2))).exponent.to(expo.dtype)  # 0 for a zero block: left as it is
-    Xi = _ldexp(Xi, -k[:, None, None])
+    Xi, k = _power_of_two_out(X[idx])  # k = 0 for a zero block: left as it is
     X[idx] = Xi
     expo[idx] += k
     f2[idx] = torch.linalg.vector_norm(Xi.reshape(idx.numel(), -1), dim=1).square()
