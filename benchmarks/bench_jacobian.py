@@ -14,7 +14,7 @@ n = 2, float64, one addition-problem sequence, sgornn.md Sec. 3.1): SGORNN (k = 
 RNN with orthogonal recurrence (VPRNN with tanh: h_t = tanh(Wx_t + Uh_{t−1} + b), U orthogonal, as
 ``torch.nn.RNN`` with an orthogonal ``weight_hh``) and the GRU of nc_gru.md eq. 1; where
 ``rnnaudit.cells.adapters.wrap`` exists, also ``torch.nn.RNN`` (orthogonal ``weight_hh``) and
-``torch.nn.GRU`` through it. Spectral and Frobenius maps at rtol 1e-10, 1e-6 and 1e-3; every spectral
+``torch.nn.GRU`` through it (every weight drawn from ``--seed``). Spectral and Frobenius maps at rtol 1e-10, 1e-6 and 1e-3; every spectral
 value is certified to rtol. A few pairs are checked against products of the per-step Jacobians.
 
 **Grid** (``--grid``): time of :func:`analysis.jacobian.hidden_jacobian_maps` (``method="auto"``, rtol
@@ -60,8 +60,19 @@ GRID_H = (8, 16, 32, 64, 128, 256)
 GRID_T = (30, 100, 300)
 
 
+def _seeded(module: torch.nn.Module, gen: torch.Generator) -> torch.nn.Module:
+    """``module`` with every parameter drawn again from torch's default RNN initialisation U(−1/√h, 1/√h),
+    h = hidden_size, but from ``gen``: torch's own initialisation uses the global generator, so the wrapped
+    cells would otherwise change with whatever ran before them."""
+    k = module.hidden_size ** -0.5
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_((2 * torch.rand(p.shape, generator=gen, dtype=p.dtype) - 1) * k)
+    return module
+
+
 def _orthogonal_torch_rnn(n: int, h: int, gen: torch.Generator):
-    rnn = torch.nn.RNN(n, h, batch_first=True, dtype=F64)
+    rnn = _seeded(torch.nn.RNN(n, h, batch_first=True, dtype=F64), gen)
     with torch.no_grad():
         rnn.weight_hh_l0.copy_(torch.linalg.qr(torch.randn(h, h, generator=gen, dtype=F64))[0])
     return wrap(rnn)
@@ -77,7 +88,7 @@ def cells(h: int = 128, n: int = 2) -> dict:
     }
     if wrap is not None:
         out["torch.nn.RNN orthogonal (wrapped)"] = lambda g: _orthogonal_torch_rnn(n, h, g)
-        out["torch.nn.GRU (wrapped)"] = lambda g: wrap(torch.nn.GRU(n, h, batch_first=True, dtype=F64))
+        out["torch.nn.GRU (wrapped)"] = lambda g: wrap(_seeded(torch.nn.GRU(n, h, batch_first=True, dtype=F64), g))
     return out
 
 
@@ -200,7 +211,7 @@ def naive_time(cell, x, limit: float, device: str) -> tuple[float, bool]:
 
 
 def grid(hs, Ts, repeats: int, limit: float, device: str, seed: int, rtol: float) -> None:
-    build = ((lambda n, h, g: wrap(torch.nn.GRU(n, h, batch_first=True, dtype=F64))) if wrap is not None
+    build = ((lambda n, h, g: wrap(_seeded(torch.nn.GRU(n, h, batch_first=True, dtype=F64), g))) if wrap is not None
              else (lambda n, h, g: GRU(n, h, generator=g, dtype=F64)))
     label = "torch.nn.GRU (wrapped)" if wrap is not None else "GRU (nc_gru eq. 1)"
     print(f"\nRatio naive / fast for {label}, rtol {rtol:.0e}, float64, {device}; min of {repeats} interleaved runs"
