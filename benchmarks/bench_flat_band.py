@@ -17,13 +17,14 @@ classes by what the engine of :mod:`analysis.products` must spend on it beyond t
   costing about as much.
 
 With the per-matrix kernel times measured in the same run (one thread, h = 128: ``mm``, ``dsyrk``,
-``dpotrf``, ``dsyevr`` for the top eigenvalue), the classes give an optimistic cap on the engine's
+``dpotrf``, ``dsyevr`` for the top eigenvalue), the classes give an optimistic model of the engine's
 efficiency: GEMM / mean cost per pair, every other cost (Krylov steps, bookkeeping, threads) left out
 and every warm start as good as the exact singular vectors of the step before. A pair at gap 1 has no
-previous step; it is counted as an eigensolve where its spectrum is flat. The cap is a model of this
-engine's paths, not a bound on every method.
+previous step; it is counted as an eigensolve where its spectrum is flat. The model follows this
+engine's paths; it is no bound on every method, nor a strict one on the engine (shift-invert refinement
+can settle a pair for less than ``dsyevr``).
 
-The result is the fractions and caps; absolute kernel times depend on the machine.
+The result is the fractions and model efficiencies; absolute kernel times depend on the machine.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def classify(J: torch.Tensor, starts: list[int], rtols) -> dict:
 
 
 def main(argv=None) -> None:
-    """Print, per cell, the classes' fractions and the efficiency caps they imply, and the warm starts'
+    """Print, per cell, the classes' fractions and the model efficiencies they imply, and the warm starts'
     errors by gap."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--T", type=int, default=300)
@@ -143,7 +144,7 @@ def main(argv=None) -> None:
         J, _ = step_jacobians(cell, x)
         res = classify(J, starts, RTOLS)
         print(f"\n## {name}")
-        print("| rtol | decaying | flat, warm start within rtol | flat, eigensolve | efficiency cap |")
+        print("| rtol | decaying | flat, warm start within rtol | flat, eigensolve | model efficiency |")
         print("|---|---|---|---|---|")
         for r, c in res["counts"].items():
             n = sum(c.values())
