@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 import rnnaudit.cells as cells
+from rnnaudit.cli.argtypes import count
 
 
 class _TorchBaseline(nn.Module):
@@ -194,23 +195,27 @@ def run_srnn_slope(args) -> None:
               f"SRNN {res[key]['srnn']:.2f}, dense {res[key]['dense']:.2f} (linear is 1, matmul is 2)")
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--T", type=int, default=1000)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[128, 1024])
+    parser.add_argument("--T", type=count, default=1000)
+    parser.add_argument("--batch", type=count, default=64)
+    parser.add_argument("--sizes", type=count, nargs="+", default=[128, 1024])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds over all cells; the best is kept")
+    parser.add_argument("--repeats", type=count, default=3, help="interleaved rounds over all cells; the best is kept")
     parser.add_argument("--cells", nargs="+", default=None,
                         help="only rows whose name contains one of these strings (torch.nn.GRU is always kept)")
     parser.add_argument("--srnn-slope", action="store_true",
                         help="only time SRNN against a dense-W RNN over --slope-widths and fit the exponents")
-    parser.add_argument("--slope-widths", type=int, nargs="+", default=[128 * 2 ** k for k in range(7)],
+    parser.add_argument("--slope-widths", type=count, nargs="+", default=[128 * 2 ** k for k in range(7)],
                         help="d_h values for --srnn-slope (default 128, 256, ..., 8192)")
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--threads", type=count, default=None,
                         help="torch.set_num_threads for CPU runs (default: torch's own); 1 avoids the long "
                              "stalls of a thread pool on a machine whose cores are busy with other work")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.device.split(":")[0] not in ("cpu", "cuda") or (args.device != "cpu" and not torch.cuda.is_available()):
+        parser.error(f"--device: {args.device!r} is not cpu or an available cuda device")
+    if args.cells and not any(c in name for name in builders(2, 8) for c in args.cells):
+        parser.error(f"--cells: no cell name contains any of {args.cells}")
     if args.threads is not None:
         torch.set_num_threads(args.threads)
     torch.manual_seed(0)

@@ -22,15 +22,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
+
+from rnnaudit.cli.argtypes import count
 
 
-def _parse() -> argparse.Namespace:
+def _parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--results", default=None, help="results.json of a check (default: none, the tightness plot "
+    p.add_argument("--results", type=Path, default=None, help="results.json of a check (default: none, the tightness plot "
                                                    "and report of a results.json are skipped)")
-    p.add_argument("--threads", type=int, default=1, help="BLAS/torch threads (default 1)")
+    p.add_argument("--threads", type=count, default=1, help="BLAS/torch threads (default 1)")
     p.add_argument("--stage-only", action="store_true", help="only part 3 (runs on older versions too)")
-    return p.parse_args()
+    args = p.parse_args(argv)
+    if args.results is not None and not args.results.is_file():
+        p.error(f"--results: {str(args.results)!r} is not a file")
+    return args
 
 
 def _timed(fn):
@@ -41,8 +47,8 @@ def _timed(fn):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def main() -> int:
-    args = _parse()
+def main(argv=None) -> int:
+    args = _parse(argv)
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
 

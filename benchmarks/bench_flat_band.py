@@ -49,6 +49,7 @@ from bench_jacobian import F64, _sequence, cells, machine  # noqa: E402
 from rnnaudit.analysis import lapack  # noqa: E402
 from rnnaudit.analysis.certificate import krylov, krylov_top  # noqa: E402
 from rnnaudit.analysis.jacobian import step_jacobians  # noqa: E402
+from rnnaudit.cli.argtypes import count, seed  # noqa: E402
 
 BLOCK, MAX_ITER = 8, 4  # analysis.jacobian.hidden_jacobian_maps' defaults
 RTOLS = (1e-10, 1e-6, 1e-3)
@@ -142,12 +143,18 @@ def main(argv=None) -> None:
     """Print, per cell, the classes' fractions and the model efficiencies they imply, and the warm starts'
     errors by gap."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--T", type=int, default=300)
-    ap.add_argument("--starts", type=int, default=8, help="sampled start times s, evenly spaced")
+    ap.add_argument("--T", type=count, default=300)
+    ap.add_argument("--starts", type=count, default=8, help="sampled start times s, evenly spaced (at most T)")
     ap.add_argument("--cells", nargs="+", default=["SGORNN", "torch.nn.RNN"],
                     help="cells whose name contains one of these words")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=seed, default=0)
     args = ap.parse_args(argv)
+    if args.T < 2:
+        ap.error(f"--T: at least 2 steps, got {args.T}")
+    if args.starts > args.T:
+        ap.error(f"--starts: at most --T = {args.T} start times, got {args.starts}")
+    if not any(w in name for name in cells(8) for w in args.cells):
+        ap.error(f"--cells: no cell name contains any of {args.cells}")
     h = 128
     print(f"# {machine('cpu')}; T = {args.T}, h = {h}, {args.starts} start times")
     times = kernel_times(h)

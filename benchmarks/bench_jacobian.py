@@ -48,6 +48,8 @@ from rnnaudit.analysis.jacobian import hidden_jacobian_maps, naive_hidden_jacobi
 from rnnaudit.analysis.map_methods import choose_method  # noqa: E402
 from rnnaudit.cells import GRU, SGORNN, VPRNN, FastRNN  # noqa: E402
 from rnnaudit.tasks.synthetic import addition_problem  # noqa: E402
+from rnnaudit.cli.argtypes import count, positive_float  # noqa: E402
+from rnnaudit.cli.argtypes import rtol as rtol_option  # noqa: E402
 
 try:  # the adapter for torch.nn modules, where this checkout has it
     from rnnaudit.cells.adapters import wrap
@@ -236,20 +238,22 @@ def grid(hs, Ts, repeats: int, limit: float, device: str, seed: int, rtol: float
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="T = 300 only (efficiency) / T ∈ {30, 100} (grid)")
-    ap.add_argument("--T", type=int, nargs="+", default=None, help="override the lengths of the efficiency table")
-    ap.add_argument("--rtol", type=float, nargs="+", default=list(RTOLS))
+    ap.add_argument("--T", type=count, nargs="+", default=None, help="override the lengths of the efficiency table")
+    ap.add_argument("--rtol", type=rtol_option, nargs="+", default=list(RTOLS))
     ap.add_argument("--cells", nargs="+", default=None, help="only cells whose name contains one of these words")
     ap.add_argument("--grid", action="store_true", help="the h × T grid against the naive method instead")
-    ap.add_argument("--grid-h", type=int, nargs="+", default=list(GRID_H))
-    ap.add_argument("--grid-T", type=int, nargs="+", default=None)
-    ap.add_argument("--grid-rtol", type=float, default=1e-10)
-    ap.add_argument("--naive-limit", type=float, default=60.0, help="seconds; longer naive runs are extrapolated")
-    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--grid-h", type=count, nargs="+", default=list(GRID_H))
+    ap.add_argument("--grid-T", type=count, nargs="+", default=None)
+    ap.add_argument("--grid-rtol", type=rtol_option, default=1e-10)
+    ap.add_argument("--naive-limit", type=positive_float, default=60.0, help="seconds; longer naive runs are extrapolated")
+    ap.add_argument("--repeats", type=count, default=1)
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     if args.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: no CUDA device")
+    if args.cells and not any(w in name for name in cells(8) for w in args.cells):
+        ap.error(f"--cells: no cell name contains any of {args.cells}")
     print("machine:", machine(args.device))
     if args.grid:
         Ts = args.grid_T or ([30, 100] if args.quick else list(GRID_T))

@@ -31,6 +31,7 @@ from torch import nn
 
 import rnnaudit
 from rnnaudit.tasks.digits import digits_splits
+from rnnaudit.cli.argtypes import count
 
 
 def models(h: int) -> dict:
@@ -92,16 +93,16 @@ def run(build, data, args, run_dir: Path | None) -> tuple[float, TimedMonitor | 
     return time.perf_counter() - start, mon
 
 
-def main() -> None:
+def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--steps", type=int, default=300)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--every", type=int, default=10)
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--hidden", type=count, default=64)
+    p.add_argument("--steps", type=count, default=300)
+    p.add_argument("--batch", type=count, default=64)
+    p.add_argument("--every", type=count, default=10)
+    p.add_argument("--repeats", type=count, default=3)
+    p.add_argument("--threads", type=count, default=2)
     p.add_argument("--no-tensorboard", action="store_true", help="leave TensorBoard out of the monitored loop")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     data = digits_splits(permute=True)
     print(f"{platform.platform()}, {platform.processor() or platform.machine()}, torch {torch.__version__}, "

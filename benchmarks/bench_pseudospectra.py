@@ -21,19 +21,24 @@ import argparse
 import os
 import sys
 
+from rnnaudit.cli.argtypes import count
 
-def _parse() -> argparse.Namespace:
+
+def _parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--n", type=int, default=256, help="matrix size (default 256)")
-    p.add_argument("--grid", type=int, default=200, help="grid points per axis (default 200)")
-    p.add_argument("--sample", type=int, default=400, help="grid points for the dense baseline (default 400)")
-    p.add_argument("--threads", type=int, default=1, help="BLAS/torch threads for both methods (default 1)")
+    p.add_argument("--n", type=count, default=256, help="matrix size (default 256)")
+    p.add_argument("--grid", type=count, default=200, help="grid points per axis (default 200)")
+    p.add_argument("--sample", type=count, default=400, help="grid points for the dense baseline (default 400)")
+    p.add_argument("--threads", type=count, default=1, help="BLAS/torch threads for both methods (default 1)")
     p.add_argument("--seed", type=int, default=0)
-    return p.parse_args()
+    args = p.parse_args(argv)
+    if min(args.n, args.grid) < 2:
+        p.error(f"--n and --grid must be at least 2, got {args.n} and {args.grid}")
+    return args
 
 
-def main() -> int:
-    args = _parse()
+def main(argv=None) -> int:
+    args = _parse(argv)
     # Thread counts must be fixed before NumPy/SciPy/torch load their BLAS.
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)

@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from rnnaudit.cells.spectral import ORNN, SpectralRNN
+from rnnaudit.cli.argtypes import count
 
 
 class _TorchRNN(nn.Module):
@@ -80,19 +81,23 @@ def time_models(models: dict, x: torch.Tensor, repeats: int, clock=time.perf_cou
     return {name: sec / x.shape[0] for name, sec in best.items()}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--T", type=int, default=1000)
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--input-size", type=int, default=2)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[128, 1024])
+    parser.add_argument("--T", type=count, default=1000)
+    parser.add_argument("--batch", type=count, default=64)
+    parser.add_argument("--input-size", type=count, default=2)
+    parser.add_argument("--sizes", type=count, nargs="+", default=[128, 1024])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=count, default=3)
     parser.add_argument("--methods", nargs="+", default=["wy", "wy_autograd", "reflectors"],
                         choices=SpectralRNN.METHODS)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
-    parser.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (CPU)")
-    args = parser.parse_args()
+    parser.add_argument("--threads", type=count, default=None, help="torch.set_num_threads (CPU)")
+    args = parser.parse_args(argv)
+    if args.device.split(":")[0] not in ("cpu", "cuda") or (args.device != "cpu" and not torch.cuda.is_available()):
+        parser.error(f"--device: {args.device!r} is not cpu or an available cuda device")
+    if min(args.sizes) < 16:
+        parser.error(f"--sizes: the cells use 16 reflectors, so every width must be at least 16, got {min(args.sizes)}")
     device = torch.device(args.device)
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -32,6 +32,7 @@ import torch  # noqa: E402
 from rnnaudit.analysis import hidden_jacobian_maps, step_jacobians  # noqa: E402
 from rnnaudit.cells import GRU, wrap  # noqa: E402
 from rnnaudit.tasks.synthetic import addition_problem  # noqa: E402
+from rnnaudit.cli.argtypes import count  # noqa: E402
 
 try:
     from bench_jacobian import machine  # noqa: E402
@@ -99,14 +100,14 @@ def bench(hidden: int, T: int, rounds: int, seed: int, independent: bool = False
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--T", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--repeat", type=int, default=1, help="timings per stage and round (the best is kept)")
+    ap.add_argument("--hidden", type=count, default=128)
+    ap.add_argument("--T", type=count, default=200)
+    ap.add_argument("--rounds", type=count, default=3)
+    ap.add_argument("--repeat", type=count, default=1, help="timings per stage and round (the best is kept)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--independent", action="store_true", help="draw the two cells independently")
     args = ap.parse_args(argv)
-    print("machine:", machine())
+    print("machine:", machine("cpu"))
     rows, max_diff = bench(args.hidden, args.T, args.rounds, args.seed, args.independent, args.repeat)
     print(f"states of the two cells differ by at most {max_diff:.1e}"
           + (" (independent draws)" if args.independent else " (same dynamics)"))
@@ -120,7 +121,7 @@ def main(argv=None) -> None:
     med = {k: statistics.median(r[f"ratio_{k}"] for r in rows) for k in ("maps_s", "maps_cpu", "steps_s", "steps_cpu")}
     print(f"median ratio wrapped/ours: Jacobian map {med['maps_s']:.2f} wall, {med['maps_cpu']:.2f} CPU; "
           f"per-step Jacobians {med['steps_s']:.2f} wall, {med['steps_cpu']:.2f} CPU")
-    print("machine after:", machine())
+    print("machine after:", machine("cpu"))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from rnnaudit import names
+from rnnaudit.cli.argtypes import count, figure_file, learning_rate, rtol, seed
 
 __all__ = ["build_parser", "Parser"]
 
@@ -19,60 +20,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D401 - argparse API
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _count(text: str) -> int:
-    """A positive integer below 2⁶³ (what torch and numpy can hold)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if not 1 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected a positive integer below 2^63, got {text}")
-    return value
-
-
-def _seed(text: str) -> int:
-    """A seed: 0 ≤ seed < 2⁶³."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2^63), got {text}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    """A finite positive float."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not (0 < value < float("inf")):
-        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text}")
-    return value
-
-
-def _learning_rate(text: str) -> float:
-    value = _positive_float(text)
-    if value > 1e3:
-        raise argparse.ArgumentTypeError(f"expected a learning rate in (0, 1000], got {text}")
-    return value
-
-
-def _rtol(text: str) -> float:
-    value = _positive_float(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 1), got {text}")
-    return value
-
-
-def _figure_file(text: str) -> Path:
-    path = Path(text)
-    if path.suffix.lower() not in names.FIGURE_SUFFIXES:
-        raise argparse.ArgumentTypeError(f"expected a file ending in {', '.join(names.FIGURE_SUFFIXES)}, got {text!r}")
-    return path
 
 
 def _common() -> argparse.ArgumentParser:
@@ -98,11 +45,11 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                    help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
     p.add_argument("--task", choices=[t for t in names.TASKS if t not in names.DATA_DIR_TASKS], default=None,
                    help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
-    p.add_argument("--T", type=_count, help="sequence length (default: the run's T, else 100)")
-    p.add_argument("--hidden", type=_count, default=64, help="width when SOURCE is a cell name (default: 64)")
-    p.add_argument("--step", type=_count, help="for a run directory: the checkpoint of this training step "
+    p.add_argument("--T", type=count, help="sequence length (default: the run's T, else 100)")
+    p.add_argument("--hidden", type=count, default=64, help="width when SOURCE is a cell name (default: 64)")
+    p.add_argument("--step", type=count, help="for a run directory: the checkpoint of this training step "
                                                "(default: the latest)")
-    p.add_argument("--seed", type=_seed, default=0, help="seeds the initialisation of a cell name and the input "
+    p.add_argument("--seed", type=seed, default=0, help="seeds the initialisation of a cell name and the input "
                                                          "sequence (default: 0)")
     p.add_argument("--allow-large", action="store_true",
                    help="lift the limits on sizes read from files and flags (default: off)")
@@ -131,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the papers' full sizes (T up to 5000, h = 128) and a longer adversarial search "
                              "(default: off)")
     check.set_defaults(profile="quick")
-    check.add_argument("--seed", type=_seed, default=0, help="base seed of every claim's search (default: 0)")
+    check.add_argument("--seed", type=seed, default=0, help="base seed of every claim's search (default: 0)")
     check.add_argument("--strict", action="store_true", help="exit 1 if any claim is violated (default: off)")
 
     rep = sub.add_parser("reproduce", parents=[common], help="re-measure a saved counterexample", epilog=EPILOG)
@@ -151,15 +98,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"where the files of {', '.join(names.DATA_DIR_TASKS)} are; nothing is downloaded "
                          "(default: none)")
     for flag, kind, default, what in (
-            ("--T", _count, "the task's own length, else 100", "sequence length"),
-            ("--steps", _count, "1000", "optimizer steps"),
-            ("--batch", _count, "64", "batch size"), ("--hidden", _count, "128", "state width h"),
-            ("--record-every", _count, "100", "steps between trajectory records"),
-            ("--checkpoint-every", _count, "500", "steps between checkpoints"),
-            ("--val-batches", _count, "10", "fixed validation batches")):
+            ("--T", count, "the task's own length, else 100", "sequence length"),
+            ("--steps", count, "1000", "optimizer steps"),
+            ("--batch", count, "64", "batch size"), ("--hidden", count, "128", "state width h"),
+            ("--record-every", count, "100", "steps between trajectory records"),
+            ("--checkpoint-every", count, "500", "steps between checkpoints"),
+            ("--val-batches", count, "10", "fixed validation batches")):
         tr.add_argument(flag, type=kind, help=f"{what} (default: the preset's, else {default})")
-    tr.add_argument("--seed", type=_seed, help="seeds the initialisation and the data (default: the preset's, else 0)")
-    tr.add_argument("--lr", type=_learning_rate, help="initial learning rate (default: the preset's, else 1e-3)")
+    tr.add_argument("--seed", type=seed, help="seeds the initialisation and the data (default: the preset's, else 0)")
+    tr.add_argument("--lr", type=learning_rate, help="initial learning rate (default: the preset's, else 1e-3)")
     tr.add_argument("--optimizer", choices=names.OPTIMIZERS, help="(default: the preset's, else rmsprop)")
     tr.add_argument("--schedule", choices=names.SCHEDULES, help="learning-rate schedule (default: the preset's, "
                                                                 "else linear)")
@@ -186,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    ("lyapunov", "the Lyapunov spectrum along a trajectory", "lyapunov.png")):
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
         _model_source(p)
-        p.add_argument("--out", type=_figure_file, default=Path(default),
+        p.add_argument("--out", type=figure_file, default=Path(default),
                        help=f"figure file, .png, .pdf or .svg (default: {default})")
         if name == "heatmap":
             p.add_argument("--kind", choices=("hidden", "input"), default="hidden",
@@ -195,12 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
             tol = p.add_mutually_exclusive_group()
             tol.add_argument("--certified", action="store_true",
                              help="certify every value to rtol 1e-10 (default: off, a heatmap-grade tolerance)")
-            tol.add_argument("--rtol", type=_rtol, help="relative tolerance of the spectral norms "
+            tol.add_argument("--rtol", type=rtol, help="relative tolerance of the spectral norms "
                                                        "(default: heatmap grade)")
         if name == "spectrum":
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":
-            p.add_argument("--k", type=_count, help="how many exponents (default: all)")
+            p.add_argument("--k", type=count, help="how many exponents (default: all)")
 
     sw = sub.add_parser("sweep", parents=[common], help="run every point of a run-spec grid", epilog=EPILOG)
     sw.add_argument("spec", type=Path, help="sweep spec .json or .toml (see rnnaudit/training/sweep.py)")
@@ -216,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("runs", nargs="+", type=Path, help="run directories")
     cp.add_argument("--key", default="val_loss", help="trajectory key, e.g. val_loss, grad/W/max, grad_h0 "
                                                       "(default: val_loss)")
-    cp.add_argument("--out", type=_figure_file, default=Path("compare.png"),
+    cp.add_argument("--out", type=figure_file, default=Path("compare.png"),
                     help="figure file, .png, .pdf or .svg (default: compare.png)")
     _completion(parser)
     return parser

@@ -1,0 +1,67 @@
+"""argparse types of the ``rnnaudit`` command line, also used by the scripts in ``benchmarks/``: a bad value
+ends in argparse's one-line error and exit status 2. Light: no torch (``rnnaudit --help`` stays fast)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rnnaudit import names
+
+__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file"]
+
+
+def _integer(text: str, low: int, what: str) -> int:
+    """An int in [low, 2⁶³) (what torch and numpy can hold); ``what`` names the range in the error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not low <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected {what} below 2^63, got {text}")
+    return value
+
+
+def count(text: str) -> int:
+    """A positive integer below 2⁶³."""
+    return _integer(text, 1, "a positive integer")
+
+
+def seed(text: str) -> int:
+    """A seed: 0 ≤ seed < 2⁶³."""
+    return _integer(text, 0, "a non-negative integer")
+
+
+def positive_float(text: str) -> float:
+    """A finite positive float."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (0 < value < float("inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text}")
+    return value
+
+
+def learning_rate(text: str) -> float:
+    """A learning rate in (0, 1000]."""
+    value = positive_float(text)
+    if value > 1e3:
+        raise argparse.ArgumentTypeError(f"expected a learning rate in (0, 1000], got {text}")
+    return value
+
+
+def rtol(text: str) -> float:
+    """A relative tolerance in the open interval (0, 1)."""
+    value = positive_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 1), got {text}")
+    return value
+
+
+def figure_file(text: str) -> Path:
+    """A path whose suffix is one of :data:`rnnaudit.names.FIGURE_SUFFIXES` (the file need not exist)."""
+    path = Path(text)
+    if path.suffix.lower() not in names.FIGURE_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"expected a file ending in {', '.join(names.FIGURE_SUFFIXES)}, got {text!r}")
+    return path
