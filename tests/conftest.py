@@ -1,6 +1,10 @@
 """Shared test options: slow tests run with --runslow; GPU tests skip cleanly without CUDA."""
 
+import functools
+import importlib.util
 import os
+import sys
+from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as rnnaudit/__init__.py does; must precede importing torch
 
@@ -47,3 +51,18 @@ def report_dir(tmp_path_factory):
     check(["sgornn"], profile=Profile("quick", n_random=6, restarts=1, ascent_steps=4), seed=7, out_dir=out,
           progress=False)
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def load_benchmark(name: str):
+    """The script ``benchmarks/NAME.py`` as a module, loaded once per session. The scripts import their
+    shared pieces (``bench_jacobian``) by name, as they do when run from their folder."""
+    folder = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, folder)
+    try:
+        spec = importlib.util.spec_from_file_location(name, Path(folder) / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(folder)

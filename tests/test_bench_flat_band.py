@@ -1,25 +1,14 @@
 """The pair classes of benchmarks/bench_flat_band.py on products whose spectra are known."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 import torch
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.conftest import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def flat_band():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_flat_band", BENCH / "bench_flat_band.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.path.remove(str(BENCH))
+    return load_benchmark("bench_flat_band")
 
 
 def test_decaying_spectrum_is_left_to_krylov(flat_band):

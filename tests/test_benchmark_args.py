@@ -1,13 +1,9 @@
 """Every benchmark script refuses bad options with argparse's one-line error and exit status 2, before any
 work starts (a run that went ahead would take minutes; these take milliseconds)."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.conftest import load_benchmark
 
 CASES = [
     ("bench_cells", ["--T", "0"]),
@@ -37,20 +33,9 @@ CASES = [
 ]
 
 
-def _load(name: str):
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
-
 @pytest.mark.parametrize("name,argv", CASES, ids=[f"{n}:{' '.join(a)}" for n, a in CASES])
 def test_bad_option_exits_2_with_one_line(name, argv, capsys):
-    module = _load(name)
+    module = load_benchmark(name)
     with pytest.raises(SystemExit) as exit_info:
         module.main(argv)
     assert exit_info.value.code == 2
