@@ -60,7 +60,7 @@ def _model_line(doc: dict) -> tuple[str, dict]:
 
 
 def _model_of(doc: dict) -> dict | None:
-    """The model summary (:func:`rnnaudit.model_summary.model_summary`) of the document, if it has one."""
+    """The model summary (:func:`rnnaudit.auditing.summary.model_summary`) of the document, if it has one."""
     model = doc.get("model") or doc["latest"].get("model")
     return model if isinstance(model, dict) else None
 

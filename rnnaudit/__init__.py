@@ -49,7 +49,7 @@ _LAZY = {
     "transient_growth": "rnnaudit.analysis", "kreiss_constant": "rnnaudit.analysis",
     "lyapunov_spectrum": "rnnaudit.analysis", "recurrent_matrix_probes": "rnnaudit.analysis",
     "wrap": "rnnaudit.cells",
-    "Monitor": "rnnaudit.monitor",
+    "Monitor": "rnnaudit.monitoring",
 }
 _SUBPACKAGES = {"cells", "analysis", "bounds", "figures", "training", "tasks"}
 

@@ -70,7 +70,7 @@ class MonitorCallback(_Base):
         self._loss = None
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        from rnnaudit.monitor import Monitor
+        from rnnaudit.monitoring import Monitor
 
         if not getattr(trainer, "is_global_zero", True):
             return

@@ -80,7 +80,7 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
     gen = torch.Generator().manual_seed(seed)
     path = Path(source)
     if path.exists():
-        from rnnaudit.monitor_audit import monitored_run_of
+        from rnnaudit.monitoring.runs import monitored_run_of
 
         if monitored_run_of(path) is not None:
             return monitored_source(path, step=step, T=T, task=task, seed=seed, n_sequences=n_sequences,
@@ -166,13 +166,13 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
     ``n_sequences``, cut to ``T`` steps) or, with ``task``, sequences of that task.
 
     Raises:
-        rnnaudit.untrusted.InputError: as :func:`rnnaudit.monitor_audit.audit_monitored_checkpoint`; T
+        rnnaudit.untrusted.InputError: as :func:`rnnaudit.auditing.monitored.audit_monitored_checkpoint`; T
             longer than the stored sequences; a task whose inputs do not fit the model.
         rnnaudit.limits.TooLargeError: sizes above the limits.
     """
     from rnnaudit.cells.adapters import wrap
-    from rnnaudit.monitor_audit import monitored_run_of
-    from rnnaudit.monitored_runs import load_monitored_checkpoint, monitored_inputs, read_monitored_run, rebuild_model
+    from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of, read_monitored_run,
+                                         rebuild_model)
 
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)

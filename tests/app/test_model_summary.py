@@ -10,7 +10,7 @@ from torch import nn
 
 import rnnaudit
 from rnnaudit.figures.audit_report import render_audit_html, render_audit_markdown
-from rnnaudit.model_summary import model_summary
+from rnnaudit.auditing.summary import model_summary
 
 
 def _rnn_with(W: torch.Tensor) -> nn.RNN:

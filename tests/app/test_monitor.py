@@ -19,8 +19,8 @@ from torch import nn
 
 from rnnaudit import Monitor
 from rnnaudit.lightning import MonitorCallback
-from rnnaudit.monitor_probes import SUMMARY_RTOL
-from rnnaudit.monitored_runs import load_monitored_checkpoint, rebuild_model
+from rnnaudit.monitoring.probes import SUMMARY_RTOL
+from rnnaudit.monitoring.runs import load_monitored_checkpoint, rebuild_model
 from rnnaudit.outputs import LockedError
 from rnnaudit.training import read_trajectory
 from rnnaudit.training.runs import checkpoint_steps
@@ -477,7 +477,7 @@ def test_orthogonality_defect_from_singular_values_matches_the_definition():
     """‖WᵀW − I‖₂ = max_i |σ_i² − 1| (WᵀW = VΣ²Vᵀ): the record's value agrees with
     rnnaudit.cells.orthogonality_defect to float64 rounding, for contractive, expansive and mixed W."""
     from rnnaudit.cells import orthogonality_defect
-    from rnnaudit.monitor_probes import matrix_record
+    from rnnaudit.monitoring.probes import matrix_record
 
     gen = torch.Generator().manual_seed(0)
     for scale in (0.3, 1.0, 3.0):
@@ -498,7 +498,7 @@ def test_fused_initial_state_gradient_is_the_wrapped_cells(build, per_step, read
     an LSTM's c) to float64 rounding of T = 12 steps (rel 1e-12), for batch_first either way, projections,
     several layers, a per-step loss and none with no readout."""
     from rnnaudit import wrap
-    from rnnaudit.monitor_probes import initial_state_gradient, initial_state_gradient_fused
+    from rnnaudit.monitoring.probes import initial_state_gradient, initial_state_gradient_fused
 
     torch.manual_seed(0)
     module = build().double()
@@ -526,7 +526,7 @@ def test_a_vanishing_initial_state_gradient_is_measured_not_zero():
     and L = c·h_T has ‖∂L/∂h_0‖ = 0.1^T‖c‖ = 5e-200 at T = 200, whose square underflows (a plain vector_norm
     gives 0). Both the fused and the wrapped-cell route must return it."""
     from rnnaudit import wrap
-    from rnnaudit.monitor_probes import initial_state_gradient, initial_state_gradient_fused
+    from rnnaudit.monitoring.probes import initial_state_gradient, initial_state_gradient_fused
 
     module = nn.RNN(2, 8, bias=False, batch_first=True).double()
     with torch.no_grad():

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.monitor_probes import matrix_record
+from rnnaudit.monitoring.probes import matrix_record
 
 __all__ = ["model_summary", "type_name"]
 

@@ -12,12 +12,12 @@
 
 Every ``every`` steps the monitor appends one record to ``RUN_DIR/trajectory.jsonl`` (fsync'ed: a
 kill or Ctrl-C keeps every record written before it) with what :func:`rnnaudit.train` records
-(:mod:`rnnaudit.monitor_probes`): the loss, the gradient norms by role from the ``.grad`` the user's
+(:mod:`rnnaudit.monitoring.probes`): the loss, the gradient norms by role from the ``.grad`` the user's
 backward left, ‖∂L/∂h_0‖ on the probe inputs, and per recurrent matrix the spectral radius and
 norm, the orthogonality defect and the σ range; at summary steps also a Jacobian-norm summary and
 the top Lyapunov exponent. It checkpoints the model's ``state_dict`` at chosen steps and at close,
 and writes TensorBoard events where tensorboard is installed. The directory is a run directory
-(:mod:`rnnaudit.monitored_runs`): ``rnnaudit audit RUN_DIR``, ``rnnaudit compare`` and the
+(:mod:`rnnaudit.monitoring.runs`): ``rnnaudit audit RUN_DIR``, ``rnnaudit compare`` and the
 trajectory figures read it.
 
 The user's model and its gradients are only read: every probe runs in float64 on the monitor's own
@@ -39,10 +39,10 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
-from rnnaudit.monitor_probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
+from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
                                      initial_state_gradient_fused, jacobian_summary, matrix_record,
                                      top_lyapunov_exponent)
-from rnnaudit.monitored_runs import CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module, describe_model, plain_weights
+from rnnaudit.monitoring.runs import CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module, describe_model, plain_weights
 from rnnaudit.outputs import DirectoryLock
 from rnnaudit.provenance import provenance
 from rnnaudit.tensorboard_log import event_writer, write_scalars

@@ -9,23 +9,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import torch
+
+from rnnaudit.auditing.failures import first_failures, recorded_failures
+from rnnaudit.auditing.model import audit
+from rnnaudit.auditing.summary import type_name
 from rnnaudit.limits import check_sizes
-from rnnaudit.model_summary import type_name
-from rnnaudit.monitored_runs import (is_monitored_run, load_monitored_checkpoint, monitored_inputs, read_monitored_run,
+from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of, read_monitored_run,
                                      rebuild_model)
 from rnnaudit.training.runs import checkpoint_steps, read_trajectory
 from rnnaudit.untrusted import InputError
 
-__all__ = ["monitored_run_of", "audit_monitored_checkpoint", "audit_monitored_run"]
-
-
-def monitored_run_of(path: str | os.PathLike) -> Path | None:
-    """The monitored run directory ``path`` is, or whose ``checkpoints/`` holds the file ``path``; else None."""
-    path = Path(path)
-    if path.is_dir():
-        return path if is_monitored_run(path) else None
-    run_dir = path.parent.parent
-    return run_dir if path.parent.name == "checkpoints" and is_monitored_run(run_dir) else None
+__all__ = ["audit_monitored_checkpoint", "audit_monitored_run"]
 
 
 def _label(description: dict, factory: str | None) -> str:
@@ -49,7 +44,6 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
             rebuilt (no factory for a module other than torch's), no stored inputs.
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
-    from rnnaudit.auditing import audit
     from rnnaudit.cells.adapters import wrap
 
     run_dir = monitored_run_of(path)
@@ -83,10 +77,6 @@ def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False
     Raises:
         rnnaudit.untrusted.InputError: as :func:`audit_monitored_checkpoint`; a run without checkpoints.
     """
-    import torch
-
-    from rnnaudit.auditing import _recorded_failures, first_failures
-
     run_dir = Path(run_dir)
     steps = checkpoint_steps(run_dir)
     if not steps:
@@ -97,6 +87,6 @@ def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False
     latest = audit_monitored_checkpoint(run_dir, step=steps[-1], allow_large=allow_large)
     audits.append(latest)
     dtype = getattr(torch, latest["model"]["trained_dtype"])
-    first = first_failures(audits, _recorded_failures(latest["claims"], read_trajectory(run_dir), dtype))
+    first = first_failures(audits, recorded_failures(latest["claims"], read_trajectory(run_dir), dtype))
     return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
             "latest": latest, "model": latest["model"]}

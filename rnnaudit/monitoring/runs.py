@@ -38,7 +38,7 @@ from torch.nn.utils import parametrize
 
 from rnnaudit.untrusted import InputError, load_torch_file, read_json_file
 
-__all__ = ["RUN_FORMAT", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model", "plain_weights",
+__all__ = ["monitored_run_of", "RUN_FORMAT", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model", "plain_weights",
            "build_torch_module", "is_monitored_run", "read_monitored_run", "load_monitored_checkpoint",
            "rebuild_model", "monitored_inputs"]
 
@@ -146,6 +146,15 @@ def is_monitored_run(path: str | os.PathLike) -> bool:
         return read_json_file(run_json, "run.json").get("kind") == "monitor"
     except InputError:
         return False
+
+
+def monitored_run_of(path: str | os.PathLike) -> Path | None:
+    """The monitored run directory ``path`` is, or whose ``checkpoints/`` holds the file ``path``; else None."""
+    path = Path(path)
+    if path.is_dir():
+        return path if is_monitored_run(path) else None
+    run_dir = path.parent.parent
+    return run_dir if path.parent.name == "checkpoints" and is_monitored_run(run_dir) else None
 
 
 def read_monitored_run(run_dir: str | os.PathLike) -> dict:

@@ -1,0 +1,81 @@
+"""The audit of run directories and checkpoints: every checkpoint put to every claim, the latest with its
+bounds measured, and the step at which each assumption first fails. Runs of the trainer
+(:mod:`rnnaudit.training.runs`) are read here; runs of :class:`rnnaudit.Monitor` go to
+:mod:`rnnaudit.auditing.monitored`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+from rnnaudit.auditing.failures import first_failures, recorded_failures
+from rnnaudit.auditing.model import audit_model, model_view
+from rnnaudit.auditing.monitored import audit_monitored_checkpoint, audit_monitored_run
+from rnnaudit.auditing.summary import model_summary
+from rnnaudit.bounds.on_model import ModelView
+from rnnaudit.monitoring.runs import monitored_run_of
+from rnnaudit.training import read_trajectory
+from rnnaudit.training.runs import checkpoint_steps, load_trained_model
+from rnnaudit.untrusted import InputError
+
+__all__ = ["audit_checkpoint", "audit_run"]
+
+
+def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: bool = False
+           ) -> tuple[dict, ModelView]:
+    ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
+    config = ckpt["config"]
+    view = model_view(model, config)
+    doc = {"step": int(ckpt["step"]), "config": asdict(config),
+           "model": model_summary(model.cell, model.cell, view.parameter_dtype),
+           "claims": audit_model(view, measure_bounds=measure_bounds)}
+    return doc, view
+
+
+def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
+                     allow_large: bool = False) -> dict:
+    """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``);
+    a run of :class:`rnnaudit.Monitor` goes to :func:`rnnaudit.auditing.monitored.audit_monitored_checkpoint`.
+
+    Returns:
+        {"step", "config", "model" (:func:`rnnaudit.auditing.summary.model_summary`), "claims": [per claim: id,
+        applies, reason, assumptions, verdict, ...]}.
+
+    Raises:
+        rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
+            its config (see :func:`rnnaudit.training.runs.load_trained_model`).
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
+    """
+    if monitored_run_of(path) is not None:
+        return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large)
+    return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
+
+
+def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
+    """Audit every checkpoint of a run and every trajectory record; report when each assumption
+    first fails (those that need the parameters at every checkpoint, those that read recorded
+    scalars at every record). A run of :class:`rnnaudit.Monitor` goes to
+    :func:`rnnaudit.auditing.monitored.audit_monitored_run`.
+
+    Returns:
+        {"checkpoints": [{"step", "claims"} per checkpoint, assumptions only], "first_failure":
+        {"<claim id>: <assumption>": step or None}, "latest": the full audit of the latest
+        checkpoint (bounds measured), "model": its summary}.
+
+    Raises:
+        ValueError: not a run directory.
+    """
+    run_dir = Path(run_dir)
+    if monitored_run_of(run_dir) is not None:
+        return audit_monitored_run(run_dir, allow_large=allow_large)
+    steps = checkpoint_steps(run_dir)
+    if not steps:
+        raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")
+    audits = [audit_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large) for s in steps[:-1]]
+    latest, view = _audit(run_dir, True, step=steps[-1], allow_large=allow_large)
+    audits.append({"step": latest["step"], "claims": latest["claims"]})
+    first = first_failures(audits, recorded_failures(latest["claims"], read_trajectory(run_dir),
+                                                      view.parameter_dtype))
+    return {"checkpoints": [{"step": a["step"], "claims": a["claims"]} for a in audits], "first_failure": first,
+            "latest": latest, "model": latest["model"]}
