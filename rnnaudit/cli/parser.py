@@ -156,7 +156,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "(separate processes, the code path SLURM takes); slurm: one SLURM job per run "
                          "(default: inline)")
     sw.add_argument("--folder", type=Path, default=Path("submitit-logs"),
-                    help="submitit's log folder for --executor local|slurm (default: submitit-logs)")
+                    help="submitit's folder for --executor local|slurm: each job's <job id>_<task>_log.out and "
+                         ".err (default: submitit-logs)")
+    sw.add_argument("--wait", action="store_true",
+                    help="stay until every job has ended, printing each job's id and state as it changes, then "
+                         "each run's result (default: on for local, off for slurm)")
+    slurm = sw.add_argument_group("Slurm (--executor slurm; each overrides the spec's \"slurm\" table)")
+    slurm.add_argument("--partition", help="partition, or several joined by ',' (default: the cluster's default)")
+    slurm.add_argument("--time", help="time limit per job, minutes or [D-]HH:MM:SS (default: 1440)")
+    slurm.add_argument("--mem", help="memory per job, megabytes or with a unit: 500M, 4G (default: the "
+                                     "cluster's default)")
+    slurm.add_argument("--cpus-per-task", help="CPUs per job; torch uses as many threads (default: 1)")
+    slurm.add_argument("--array-parallelism", help="most runs of the job array running at once (default: 256)")
 
     cp = sub.add_parser("compare", parents=[common], help="one recorded quantity over training for several runs",
                         epilog=EPILOG)
