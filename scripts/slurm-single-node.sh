@@ -129,10 +129,10 @@ slurm_single_node_start() {
   return 1
 }
 
-slurm_single_node_stop() {
-  local pidfile i
+slurm_single_node_stop() {  # never fails: it runs from `trap ... EXIT` in scripts under set -e
+  local pidfile pid i
   if command -v squeue >/dev/null && squeue -h -o %i >/dev/null 2>&1; then
-    squeue -h -o %A | sort -u | xargs -r scancel 2>/dev/null
+    squeue -h -o %A | sort -u | xargs -r scancel 2>/dev/null || true
     for i in $(seq 40); do  # let slurmd end the job steps it started
       [ -z "$(squeue -h -o %A 2>/dev/null)" ] && break
       sleep 0.25
@@ -140,9 +140,8 @@ slurm_single_node_stop() {
   fi
   for pidfile in /run/slurmd.pid /run/slurmctld.pid /run/munge/munged.pid; do
     if _slurm_single_node_pid_alive "$pidfile"; then
-      local pid
       pid=$(cat "$pidfile")
-      kill "$pid" 2>/dev/null
+      kill "$pid" 2>/dev/null || true
       for i in $(seq 50); do
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
@@ -150,6 +149,7 @@ slurm_single_node_stop() {
     fi
   done
   _slurm_single_node_log "stopped"
+  return 0
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -37,7 +37,8 @@ def _slurm_down_reason() -> str | None:
         if shutil.which(command) is None:
             return f"{command} is not on PATH"
     try:
-        done = subprocess.run(["sinfo", "--noheader", "--format=%t"], check=False, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["sinfo", "--noheader", "--format=%t"], check=False, capture_output=True, text=True,
+                              timeout=30)
     except subprocess.SubprocessError as err:
         return f"sinfo did not answer ({err})"
     states = done.stdout.split()
