@@ -301,8 +301,9 @@ class _TrainJob:
     """
 
     def __call__(self, config: TrainConfig, run_dir: str) -> dict:
-        cpus = os.environ.get("SLURM_CPUS_PER_TASK")
-        if cpus and cpus.isdigit():  # torch would otherwise start one thread per core of the whole node
+        # the CPUs Slurm gave the job: torch would otherwise start one thread per core of the whole node
+        cpus = os.environ.get("SLURM_CPUS_PER_TASK") or os.environ.get("SLURM_CPUS_ON_NODE")
+        if cpus and cpus.isdigit() and int(cpus) > 0:
             torch.set_num_threads(int(cpus))
         path = Path(run_dir)
         return {"run": run_dir, **train(config, path, resume=_resume(path), progress=False)}
