@@ -11,10 +11,11 @@
 #   source scripts/slurm-single-node.sh && slurm_single_node_start && trap slurm_single_node_stop EXIT
 #
 # The configuration is the one that worked by hand with Debian's Slurm 22.05: this host is the controller and
-# its only node; root runs the daemons (SlurmUser=root) and the jobs; proctrack/linuxproc and task/none need no
-# cgroups (containers and CI runners often have none); select/cons_tres with CR_CPU_Memory runs one job per
-# requested CPU. There is no accounting storage (no slurmdbd), so `sacct` does not work here: rnnaudit reads job
-# states with `squeue` (rnnaudit/training/sweep.py). KillWait is short so that a cancelled job ends within
+# its only node, both reached at 127.0.0.1 (a CI runner's hostname may not resolve); root runs the daemons
+# (SlurmUser=root) and the jobs; proctrack/linuxproc and task/none need no cgroups (containers and CI runners
+# often have none); select/cons_tres with CR_CPU_Memory runs one job per requested CPU. There is no accounting
+# storage (no slurmdbd), so `sacct` does not work here: rnnaudit reads job states with `squeue`
+# (rnnaudit/training/sweep.py). KillWait is short so that a cancelled job ends within
 # seconds. An existing /etc/slurm/slurm.conf that this script did not write is never overwritten.
 
 SLURM_SINGLE_NODE_CONF=/etc/slurm/slurm.conf
@@ -74,7 +75,7 @@ _slurm_single_node_conf() {
   cat >"$SLURM_SINGLE_NODE_CONF" <<EOF
 $SLURM_SINGLE_NODE_MARK
 ClusterName=rnnaudit
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -96,7 +97,7 @@ SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
-NodeName=$host CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=$SLURM_SINGLE_NODE_PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
   _slurm_single_node_log "wrote $SLURM_SINGLE_NODE_CONF (node $host, $cpus CPUs, RealMemory=$mem_mb MB)"
