@@ -1,6 +1,7 @@
 """Run-spec sweeps: grid expansion, sequential runs, skipping finished runs."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,46 @@ def test_a_failed_local_job_is_named_by_its_run_and_the_others_finish(tmp_path, 
     assert Path(line.rsplit("; log: ", 1)[1]).is_file()
     for run in ("cell=sgornn", "cell=fastrnn"):  # --wait printed each job's states with its run
         assert f"({tmp_path / 'runs' / run}): " in out
+
+
+def test_waiting_on_slurm_reads_states_from_squeue(tmp_path, monkeypatch):
+    """wait_for_jobs against a stand-in squeue (a script printing one listing per call): each change of state
+    reported once, with the pending reason; a job that squeue stops listing counts as ended, and one without a
+    result file is reported failed with its log (without waiting on sacct, which needs accounting storage)."""
+    import time
+    from types import SimpleNamespace
+
+    from rnnaudit.training.sweep import GONE, wait_for_jobs
+
+    listings = [["7_0|PENDING|Resources", "7_1|PENDING|Priority"], ["7_0|RUNNING|None", "7_1|RUNNING|None"],
+                ["7_0|RUNNING|None", "7_1|RUNNING|None"], ["7_0|COMPLETED|None", "7_1|RUNNING|None"],
+                ["7_0|COMPLETED|None"]]
+    for i, lines in enumerate(listings):
+        (tmp_path / f"listing{i}").write_text("\n".join(lines) + "\n")
+    fake = tmp_path / "bin" / "squeue"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ncd {tmp_path}\nn=$(cat calls 2>/dev/null || echo 0)\necho $((n + 1)) > calls\n"
+                    f"cat listing$(( n < {len(listings) - 1} ? n : {len(listings) - 1} ))\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    polls = iter(range(50))  # a wait that never ends fails here (StopIteration) instead of hanging
+    monkeypatch.setattr("rnnaudit.training.sweep.time", SimpleNamespace(sleep=lambda s: next(polls),
+                                                                         monotonic=time.monotonic))
+
+    class Job:
+        def __init__(self, job_id, result):
+            self.job_id, self._result = job_id, result
+            self.paths = SimpleNamespace(result_pickle=tmp_path / f"{job_id}.pkl", stderr=tmp_path / f"{job_id}.err")
+
+        def result(self):
+            return self._result
+
+    jobs = [Job("7_0", {"run": "a", "steps": 3}), Job("7_1", None)]
+    jobs[0].paths.result_pickle.write_text("done")
+    seen = []
+    out = wait_for_jobs(jobs, ["a", "b"], "slurm", on_state=lambda run, job_id, state: seen.append((run, state)))
+    assert seen == [("a", "PENDING (Resources)"), ("b", "PENDING (Priority)"), ("a", "RUNNING"), ("b", "RUNNING"),
+                    ("a", "COMPLETED"), ("b", GONE)]
+    assert out[0] == {"run": "a", "job_id": "7_0", "steps": 3}
+    assert out[1] == {"run": "b", "job_id": "7_1", "failed": f"ended as {GONE} without a result",
+                      "log": str(tmp_path / "7_1.err")}
