@@ -153,10 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("spec", type=Path, help="sweep spec .json or .toml (see rnnaudit/training/sweep.py)")
     sw.add_argument("--executor", choices=("inline", "local", "slurm"), default="inline",
                     help="inline: one run after another in this process; local: submitit's local executor "
-                         "(separate processes, the code path SLURM takes); slurm: one SLURM job per run "
-                         "(default: inline)")
+                         "(separate processes, the code path Slurm takes); slurm: the grid as one Slurm job "
+                         "array, see docs/sweeps.md (default: inline)")
     sw.add_argument("--folder", type=Path, default=Path("submitit-logs"),
-                    help="submitit's log folder for --executor local|slurm (default: submitit-logs)")
+                    help="submitit's folder for --executor local|slurm: each job's <job id>_<task>_log.out and "
+                         ".err (default: submitit-logs)")
+    sw.add_argument("--wait", action="store_true",
+                    help="stay until every job has ended, printing each job's id and state as it changes, then "
+                         "each run's result (default: on for local, off for slurm)")
+    slurm = sw.add_argument_group("Slurm (--executor slurm; each overrides the spec's \"slurm\" table)")
+    slurm.add_argument("--partition", help="partition, or several joined by ',' (default: the cluster's default)")
+    slurm.add_argument("--time", help="time limit per job, minutes or [D-]HH:MM:SS (default: 1440)")
+    slurm.add_argument("--mem", help="memory per job, megabytes or with a unit: 500M, 4G (default: the "
+                                     "cluster's default)")
+    slurm.add_argument("--cpus-per-task", help="CPUs per job; torch uses as many threads (default: Slurm's, 1)")
+    slurm.add_argument("--array-parallelism", help="most runs of the job array running at once (default: 256)")
 
     cp = sub.add_parser("compare", parents=[common], help="one recorded quantity over training for several runs",
                         epilog=EPILOG)

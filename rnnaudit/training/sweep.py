@@ -11,14 +11,30 @@ Spec (JSON, or TOML with the same structure)::
 
 Each run's directory is ``out/<key>=<value>_...`` in grid order; a run whose directory already
 holds a final checkpoint is skipped, one with a partial run (killed, at any moment) is resumed, so
-running a sweep again after a kill completes it to the results of an uninterrupted one.
+running a sweep again after a kill completes it to the results of an uninterrupted one. Two entries
+of an axis that are the same run (``"lr": [0.01, 1e-2]``) are refused before anything runs.
+
+An optional ``"slurm"`` table (:data:`SLURM_FIELDS`: partition, time, mem, cpus_per_task,
+array_parallelism) sets the jobs' resources on Slurm. There a grid goes out as one job array
+(submitit's ``map_array``), job states are read with ``squeue`` (no accounting storage needed),
+and a job that reaches its time limit or is preempted is requeued and resumes from its run's
+latest checkpoint (submitit's checkpointing). docs/sweeps.md is the user's guide.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
+import os
+import re
+import shutil
+import subprocess
+import time
 from dataclasses import fields
 from pathlib import Path
+
+import torch
 
 from rnnaudit.limits import check_sizes
 from rnnaudit.outputs import DirectoryLock
@@ -30,7 +46,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-__all__ = ["load_spec", "expand", "run_sweep", "submit_sweep", "MAX_RUNS"]
+__all__ = ["DEFAULT_TIME_MIN", "MAX_RUNS", "SLURM_FIELDS", "expand", "load_spec", "run_sweep", "slurm_parameters",
+           "slurm_states", "submit_sweep", "wait_for_jobs"]
 
 #: Largest grid a spec may expand to (a typo such as a 10⁶-long list should fail fast, not queue jobs).
 MAX_RUNS = 10_000
@@ -42,7 +59,8 @@ def load_spec(path: str | Path) -> dict:
     Raises:
         rnnaudit.untrusted.InputError: unreadable; other suffix; not JSON/TOML (with the position);
             missing ``out``/``grid``; ``base`` or ``grid`` not a table; an empty or non-list grid axis;
-            more than :data:`MAX_RUNS` runs; a run :func:`expand` rejects.
+            more than :data:`MAX_RUNS` runs; a run :func:`expand` rejects (repeated grid values included);
+            an invalid ``slurm`` table (:func:`slurm_parameters`).
     """
     path = Path(path)
     if path.suffix == ".json":
@@ -59,6 +77,9 @@ def load_spec(path: str | Path) -> dict:
                          "optionally 'base'")
     if not isinstance(spec.get("base", {}), dict):
         raise InputError(f"{path}: 'base' must be a table of run fields")
+    if not isinstance(spec.get("slurm", {}), dict):
+        raise InputError(f"{path}: 'slurm' must be a table with some of {list(SLURM_FIELDS)}")
+    slurm_parameters(spec.get("slurm", {}), label=lambda key: f"{path}: slurm.{key}")
     runs = 1
     for key, values in spec["grid"].items():
         if not isinstance(values, list) or not values:
@@ -94,7 +115,9 @@ def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
     for name in list(base) + keys:
         if name not in known:
             raise InputError(f"unknown run field {name!r}; TrainConfig fields are {sorted(known)}")
-    runs = []
+    for key in keys:
+        _refuse_repeats(key, spec["grid"][key])
+    runs, seen = [], {}
     for values in itertools.product(*(spec["grid"][k] for k in keys)):
         overrides = {**base, **dict(zip(keys, values))}
         name = "_".join(f"{k}={v}" for k, v in zip(keys, values)) or "run"
@@ -108,8 +131,40 @@ def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
             raise InputError(f"run {name}: {err}") from None
         if "/" in name or name.startswith("."):
             raise InputError(f"run {name!r}: grid values must not make directory names with '/' or a leading '.'")
+        same = seen.setdefault(repr(config), name)
+        if same != name:
+            raise InputError(f"runs {same} and {name} are the same run (equal configs); every grid point must differ")
         runs.append((Path(spec["out"]) / name, config))
     return runs
+
+
+def _canonical(value):
+    """A key equal for grid values that are the same run field: 1 and 1.0, 0.01 and 1e-2 (one float once
+    parsed); True stays apart from 1, and integers are compared exactly (seeds above 2⁵³)."""
+    if isinstance(value, float) and value.is_integer():
+        return ("number", int(value))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", value)
+    if isinstance(value, list):
+        return ("list", tuple(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("table", tuple(sorted((str(k), _canonical(v)) for k, v in value.items())))
+    return (type(value).__name__, value)
+
+
+def _refuse_repeats(key: str, values: list) -> None:
+    """One line naming the axis and both entries when two values of a grid axis are one run (equal values, or
+    values that name the same run directory, such as 1 and "1")."""
+    by_value, by_name = {}, {}
+    for i, value in enumerate(values, 1):
+        try:
+            first = by_value.setdefault(_canonical(value), i)
+        except TypeError:  # an unhashable value inside (the run's own validation names it)
+            first = i
+        first = first if first != i else by_name.setdefault(f"{key}={value}", i)
+        if first != i:
+            raise InputError(f"grid axis {key!r} repeats a value: entries {first} and {i} ({values[first - 1]!r} "
+                             f"and {value!r}) are the same run '{key}={value}'; every grid point must differ")
 
 
 def _finished(run_dir: Path, config: TrainConfig) -> bool:
@@ -143,53 +198,316 @@ def run_sweep(spec: dict, *, progress: bool = True) -> list[dict]:
     return out
 
 
-def _train_job(config: TrainConfig, run_dir: str) -> dict:
-    """One run as a submitit job (a module-level function: the job process imports it by name)."""
-    path = Path(run_dir)
-    return {"run": run_dir, **train(config, path, resume=_resume(path), progress=False)}
 
 
-def submit_sweep(spec: dict, *, executor: str = "local", folder: str | Path = "submitit-logs",
-                 parameters: dict | None = None, wait: bool | None = None) -> list[dict]:
-    """Hand every unfinished run to submitit, one job per run.
+# --- submitit: separate processes here, or Slurm jobs -----------------------------------------------------------
+
+#: The fields of a spec's ``"slurm"`` table (and of ``rnnaudit sweep``'s flags of the same names): submitit's
+#: SlurmExecutor parameters, which become ``#SBATCH`` lines.
+SLURM_FIELDS = ("partition", "time", "mem", "cpus_per_task", "array_parallelism")
+
+#: Time limit of a Slurm job when neither the spec nor the command line gives one, in minutes (submitit's own
+#: default, 5 minutes, is shorter than most runs).
+DEFAULT_TIME_MIN = 24 * 60
+
+_MAX_TIME_MIN = 366 * 24 * 60  # a year: a larger limit is a typo, and Slurm's own maximum is "UNLIMITED"
+_MAX_COUNT = 2**31 - 1  # Slurm stores CPU counts and array throttles as 32-bit integers
+_PARTITION = re.compile(r"[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*")  # a partition, or a comma-separated list
+_MEM = re.compile(r"([0-9]+)([KMGT]?)", re.IGNORECASE)  # sbatch --mem: megabytes, or with a K/M/G/T suffix
+_TIME = re.compile(r"(?:([0-9]+)-)?([0-9]+)(?::([0-9]+))?(?::([0-9]+))?")
+
+
+def _slurm_minutes(value, name: str) -> int:
+    """A time limit in whole minutes (rounded up) from minutes or one of sbatch's formats: M, M:S, H:M:S, D-H,
+    D-H:M, D-H:M:S."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        minutes = value
+    elif isinstance(value, str) and (m := _TIME.fullmatch(value.strip())):
+        days, parts = m.group(1), [int(x) for x in m.groups()[1:] if x is not None]
+        if days is not None:  # D-H, D-H:M, D-H:M:S
+            hours, mins, secs = (parts + [0, 0])[:3]
+            seconds = ((int(days) * 24 + hours) * 60 + mins) * 60 + secs
+        else:  # M, M:S, H:M:S
+            seconds = (parts[0] * 60 if len(parts) == 1 else parts[0] * 60 + parts[1] if len(parts) == 2
+                       else (parts[0] * 60 + parts[1]) * 60 + parts[2])
+        minutes = -(-seconds // 60)
+    else:
+        raise InputError(f"{name}: expected a time limit in minutes or as [D-]HH:MM:SS, got {value!r}")
+    if not 1 <= minutes <= _MAX_TIME_MIN:
+        raise InputError(f"{name}: expected a time limit from 1 minute to 366 days, got {value!r}")
+    return minutes
+
+
+def _slurm_mem(value, name: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    m = _MEM.fullmatch(value.strip()) if isinstance(value, str) else None
+    if m is None or int(m.group(1)) == 0:  # --mem=0 would mean "all of the node's memory": say it explicitly
+        raise InputError(f"{name}: expected memory per node as a positive number of megabytes or with a unit "
+                         f"(500M, 4G), got {value!r}")
+    return f"{int(m.group(1))}{m.group(2).upper() or 'M'}"
+
+
+def _slurm_count(value, name: str) -> int:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_COUNT:
+        raise InputError(f"{name}: expected a positive integer, got {value!r}")
+    return value
+
+
+def _slurm_partition(value, name: str) -> str:
+    if not isinstance(value, str) or not _PARTITION.fullmatch(value):
+        raise InputError(f"{name}: expected a partition name (letters, digits, '_', '.', '-'; several joined by "
+                         f"','), got {value!r}")
+    return value
+
+
+_SLURM_CHECKS = {"partition": _slurm_partition, "time": _slurm_minutes, "mem": _slurm_mem,
+                 "cpus_per_task": _slurm_count, "array_parallelism": _slurm_count}
+
+
+def slurm_parameters(section, label=lambda key: f"slurm.{key}") -> dict:
+    """Validate a ``"slurm"`` table into submitit ``SlurmExecutor`` parameters.
 
     Args:
-        spec: a loaded spec. executor: ``"local"`` (submitit's LocalExecutor: separate processes on
-            this machine, the code path SLURM takes) or ``"slurm"``. folder: submitit's log folder.
-        parameters: passed to ``executor.update_parameters`` (e.g. ``{"timeout_min": 60}``, SLURM
-            partition and resources).
-        wait: wait for the jobs and return their results (default: for ``"local"`` only).
+        section: a dict with some of :data:`SLURM_FIELDS`: ``partition`` (str), ``time`` (minutes, or
+            sbatch's ``[D-]HH:MM:SS`` forms), ``mem`` (megabytes per node, or with a unit: ``"4G"``),
+            ``cpus_per_task`` and ``array_parallelism`` (the most array tasks running at once) as
+            positive integers. label: names a field in messages (the spec file's field, or the CLI flag).
 
     Returns:
-        one dict per run: ``{"run", "skipped": True}``, ``{"run", "job_id"}`` (not waited for), or the
-        run's summary with its ``job_id``.
+        the same keys with ``time`` in whole minutes (rounded up) and ``mem`` as sbatch's ``--mem``.
 
     Raises:
-        ValueError: unknown executor; submitit is not installed (the ``cluster`` extra).
+        rnnaudit.untrusted.InputError: not a table; an unknown field; a value out of range (one line naming it).
     """
+    if not isinstance(section, dict):
+        raise InputError(f"the 'slurm' table must be a table with some of {list(SLURM_FIELDS)}, got {section!r}")
+    for key in section:
+        if key not in _SLURM_CHECKS:
+            raise InputError(f"{label(key)}: unknown Slurm field; known: {list(SLURM_FIELDS)}")
+    return {key: _SLURM_CHECKS[key](value, label(key)) for key, value in section.items()}
+
+
+class _TrainJob:
+    """One run as a submitit job: a module-level class, which the job process imports by name.
+
+    On a time limit or a preemption, Slurm sends SIGUSR2 (submitit asks for it ``signal_delay_s`` before the
+    limit: 90 s, or a quarter of a limit under 6 minutes); submitit then calls :meth:`checkpoint` and requeues the job with what it returns,
+    up to 3 times for time limits (preemptions without limit). The requeued job resumes the run from its latest
+    checkpoint file, so the steps since that checkpoint are taken again, to the same values (the trainer's
+    resume is exact on the CPU).
+    """
+
+    def __call__(self, config: TrainConfig, run_dir: str) -> dict:
+        # the CPUs Slurm gave the job: torch would otherwise start one thread per core of the whole node
+        cpus = os.environ.get("SLURM_CPUS_PER_TASK") or os.environ.get("SLURM_CPUS_ON_NODE")
+        if cpus and cpus.isdigit() and int(cpus) > 0:
+            torch.set_num_threads(int(cpus))
+        path = Path(run_dir)
+        return {"run": run_dir, **train(config, path, resume=_resume(path), progress=False)}
+
+    def checkpoint(self, config: TrainConfig, run_dir: str):
+        """The same call again: :meth:`__call__` resumes from the run's checkpoint file (submitit's
+        checkpointing protocol; the model state is in the run directory, not in this object)."""
+        import submitit
+
+        return submitit.helpers.DelayedSubmission(self, config, run_dir)
+
+
+_SLURM_ACTIVE = frozenset({"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "REQUEUED", "REQUEUE_FED",
+                           "REQUEUE_HOLD", "RESIZING", "SUSPENDED", "STOPPED", "SIGNALING", "STAGE_OUT",
+                           "SPECIAL_EXIT", "PREEMPTED", "RESV_DEL_HOLD", "POWER_UP_NODE", "UPDATE_DB"})
+#: The state shown for a job that squeue no longer lists: it ended at least MinJobAge (300 s by default) ago.
+GONE = "ENDED (no longer in squeue)"
+
+
+def slurm_states() -> dict[str, str]:
+    """The state of every job of this user that the Slurm controller still lists, by job id (``123`` or, for
+    an array task, ``123_4``), read with ``squeue``: it works without accounting storage, where ``sacct``
+    does not. A pending job's state carries its reason: ``PENDING (Resources)``.
+
+    Raises:
+        OSError: squeue is missing or failed (its message).
+    """
+    done = subprocess.run(["squeue", "--me", "--states=all", "--array", "--noheader", "--format=%i|%T|%r"],
+                          check=False, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise OSError(f"squeue failed: {' '.join(done.stderr.split())}")
+    states = {}
+    for line in done.stdout.splitlines():
+        job_id, state, reason = (line.split("|") + ["", ""])[:3]
+        states[job_id.strip()] = f"{state} ({reason})" if state == "PENDING" and reason not in ("", "None") else state
+    return states
+
+
+def _max_array_size() -> int:
+    """Slurm's MaxArraySize (array indices run from 0 to MaxArraySize - 1); its default where unreadable."""
+    try:
+        out = subprocess.run(["scontrol", "show", "config"], check=False, capture_output=True, text=True,
+                             timeout=60).stdout
+        return max(1, int(re.search(r"^MaxArraySize\s*=\s*(\d+)", out, re.MULTILINE).group(1)))
+    except (OSError, subprocess.SubprocessError, AttributeError, ValueError):
+        return 1001
+
+
+def _executor(executor: str, folder: Path, slurm: dict, job_name: str):
     try:
         import submitit
     except ImportError:
         raise ValueError("--executor local|slurm needs submitit: pip install 'rnnaudit[cluster]'") from None
     if executor == "local":
         ex = submitit.LocalExecutor(folder=str(folder))
-    elif executor == "slurm":
-        ex = submitit.AutoExecutor(folder=str(folder), cluster="slurm")
-    else:
+        ex.update_parameters(timeout_min=DEFAULT_TIME_MIN)
+        return ex
+    if executor != "slurm":
         raise ValueError(f"executor must be 'local' or 'slurm', got {executor!r}")
-    ex.update_parameters(**({"timeout_min": 24 * 60} | (parameters or {})))
-    wait = executor == "local" if wait is None else wait
-    out, jobs = [], []
+    for command in ("sbatch", "srun", "squeue"):
+        if shutil.which(command) is None:
+            raise ValueError(f"--executor slurm: {command} is not on PATH; run the sweep on a Slurm login node (or "
+                             "start a single-node Slurm: scripts/slurm-single-node.sh start, see docs/sweeps.md)")
+    ex = submitit.SlurmExecutor(folder=str(folder))
+    parameters = {"time": DEFAULT_TIME_MIN, "job_name": job_name} | slurm
+    # SIGUSR2 (checkpoint and requeue) comes signal_delay_s before the limit: submitit's 90 s, but at most a
+    # quarter of a short limit, so that it never arrives before the job has started
+    parameters["signal_delay_s"] = min(90, parameters["time"] * 60 // 4)
+    ex.update_parameters(**parameters)
+    return ex
+
+
+def _submit(ex, executor: str, todo: list) -> list:
+    """One job per run, as job arrays on Slurm (one array per MaxArraySize runs); sbatch's refusal (an
+    unknown partition, a time above the partition's limit) becomes one ValueError."""
+    import submitit
+
+    chunk = _max_array_size() if executor == "slurm" else max(len(todo), 1)
+    jobs = []
+    for start in range(0, len(todo), chunk):
+        part = todo[start:start + chunk]
+        stderr = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(stderr):  # submitit prints sbatch's error before raising it
+                jobs += ex.map_array(_TrainJob(), [c for _, c in part], [str(d) for d, _ in part])
+        except submitit.core.utils.FailedJobError as err:
+            message = " ".join(str(err).split()) or " ".join(stderr.getvalue().split())
+            raise ValueError(f"sbatch refused the sweep's jobs: {message}") from None
+    return jobs
+
+
+_RESULT_WAIT_S = 30.0  # how long a completed job's result file may take to appear (NFS attribute caching)
+
+
+def _outcome(job, run: str, state: str) -> dict:
+    """The run's summary from its finished job, or ``failed`` (the error's last line, or how the job ended)
+    and ``log`` (the job's stderr file)."""
+    import submitit
+
+    entry = {"run": run, "job_id": job.job_id}
+    log = str(job.paths.stderr)
+    deadline = time.monotonic() + _RESULT_WAIT_S
+    while state == "COMPLETED" and not job.paths.result_pickle.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)  # a shared file system can show the result file after the job has ended
+    if not job.paths.result_pickle.exists():
+        # cancelled, killed, out of time or memory: submitit never wrote a result (and job.result() would wait
+        # on sacct, which a cluster without accounting storage cannot answer)
+        return {**entry, "failed": f"ended as {state} without a result", "log": log}
+    try:
+        return {**entry, **job.result()}
+    except submitit.core.utils.UncompletedJobError as err:
+        trace = str(err).split("-" * 22)  # FailedJobError: the job's traceback between two lines of dashes
+        lines = [x for x in (trace[1] if len(trace) > 2 else str(err)).splitlines() if x.strip()]
+        return {**entry, "failed": lines[-1].strip() if lines else type(err).__name__, "log": log}
+
+
+def wait_for_jobs(jobs: list, runs: list[str], executor: str, *, on_state=None, poll_s: float = 1.0,
+                  max_poll_s: float = 30.0) -> list[dict]:
+    """Poll until every job has ended; report each change of state; return each run's outcome.
+
+    Args:
+        jobs: submitit jobs, one per run. runs: their run directories. executor: ``"local"`` or ``"slurm"``.
+        on_state: called as ``on_state(run, job_id, state)`` whenever a job's state changes (Slurm's states
+            from squeue, see :func:`slurm_states`; submitit's for local jobs).
+        poll_s: shortest polling interval in seconds; the interval is a tenth of the time waited so far, up to
+            ``max_poll_s``, so that a long sweep asks the controller about twice a minute.
+
+    Returns:
+        per run, in order: its summary with ``job_id``, or ``{"run", "job_id", "failed", "log"}`` for a job that
+        raised (``failed`` is the error's last line) or ended without a result (cancelled, out of time).
+    """
+    last: dict[str, str] = {}
+    ended: dict[str, str] = {}
+    started = time.monotonic()
+    while len(ended) < len(jobs):
+        if executor == "slurm":
+            try:
+                listed = slurm_states()
+            except (OSError, subprocess.SubprocessError):
+                listed = None  # the controller did not answer this time: ask again at the next poll
+        for job, run in zip(jobs, runs):
+            if job.job_id in ended:
+                continue
+            if executor == "slurm":
+                if listed is None:
+                    continue
+                state = listed.get(job.job_id, GONE)
+                done = state == GONE or state.split(" ")[0] not in _SLURM_ACTIVE
+            else:
+                done = job.done()
+                state = job.state
+            if last.get(job.job_id) != state:
+                last[job.job_id] = state
+                if on_state is not None:
+                    on_state(run, job.job_id, state)
+            if done:
+                ended[job.job_id] = state
+        if len(ended) < len(jobs):
+            time.sleep(min(max(poll_s, (time.monotonic() - started) / 10), max_poll_s))
+    return [_outcome(job, run, ended[job.job_id]) for job, run in zip(jobs, runs)]
+
+
+def submit_sweep(spec: dict, *, executor: str = "local", folder: str | Path = "submitit-logs",
+                 slurm: dict | None = None, wait: bool | None = None, on_state=None,
+                 poll_s: float = 1.0) -> list[dict]:
+    """Hand every unfinished run to submitit: one job per run, a grid as one job array on Slurm.
+
+    Args:
+        spec: a loaded spec. executor: ``"local"`` (submitit's LocalExecutor: separate processes on
+            this machine, the code path Slurm takes) or ``"slurm"`` (``sbatch``; job states from ``squeue``).
+            folder: submitit's folder: the jobs' logs ``<job id>_<task>_log.out`` and ``.err``.
+        slurm: Slurm fields (:func:`slurm_parameters`) over the spec's ``"slurm"`` table; the time limit
+            defaults to :data:`DEFAULT_TIME_MIN`.
+        wait: poll until every job has ended (:func:`wait_for_jobs`) and return the outcomes (default: for
+            ``"local"`` only). on_state, poll_s: see :func:`wait_for_jobs`.
+
+    Returns:
+        one dict per run: ``{"run", "skipped": True}``, ``{"run", "job_id"}`` (not waited for), the run's
+        summary with its ``job_id``, or ``{"run", "job_id", "failed", "log"}``.
+
+    Raises:
+        ValueError: unknown executor; submitit is not installed (the ``cluster`` extra); Slurm fields with the
+            local executor, or invalid ones (names the field); no sbatch/srun/squeue; sbatch refused the jobs.
+        rnnaudit.outputs.LockedError: another sweep is submitting or waiting on the same ``out``.
+    """
+    if slurm and executor != "slurm":
+        raise ValueError(f"Slurm fields {sorted(slurm)} apply to executor 'slurm', not {executor!r}")
+    section = slurm_parameters(spec.get("slurm", {})) | slurm_parameters(slurm or {})
     runs = expand(spec)
+    out, jobs, todo = [], [], []
     with DirectoryLock(spec["out"]):
         for run_dir, config in runs:
             if _finished(run_dir, config):
                 out.append({"run": str(run_dir), "skipped": True})
-                continue
-            job = ex.submit(_train_job, config, str(run_dir))
-            jobs.append(job)
-            out.append({"run": str(run_dir), "job_id": job.job_id})
-        if wait:
-            results = {r["run"]: r for r in (job.result() for job in jobs)}
-            out = [{**s, **results.get(s["run"], {})} for s in out]
-    return out
+            else:
+                todo.append((run_dir, config))
+        if todo:
+            ex = _executor(executor, Path(folder), section, f"rnnaudit-{Path(spec['out']).name}")
+            jobs = _submit(ex, executor, todo)
+        submitted = {str(d): job for (d, _), job in zip(todo, jobs)}
+        out += [{"run": run, "job_id": job.job_id} for run, job in submitted.items()]
+        wait = executor == "local" if wait is None else wait
+        if wait and jobs:
+            outcomes = wait_for_jobs(jobs, list(submitted), executor, on_state=on_state, poll_s=poll_s)
+            out = [s for s in out if s.get("skipped")] + outcomes
+    order = {str(d): i for i, (d, _) in enumerate(runs)}
+    return sorted(out, key=lambda s: order[s["run"]])

@@ -1,6 +1,8 @@
 """Run-spec sweeps: grid expansion, sequential runs, skipping finished runs."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +79,133 @@ def test_grid_over_cell_follows_the_preset_override_rule_of_the_cli(tmp_path):
                                               "cell_kwargs": {"num_negative": 2}}, "grid": {"cell": ["scornn"]}})
     assert kept.cell_kwargs == {"num_negative": 2} and kept.param_lr == {}
     build_model(kept)
+
+
+@pytest.mark.parametrize("values, entries", [("[0.01, 1e-2]", "entries 1 and 2"), ("[1, 2, 1.0]", "entries 1 and 3"),
+                                             ('[1, "1"]', "entries 1 and 2")])
+def test_a_grid_axis_that_repeats_a_run_is_refused_with_one_line(tmp_path, capsys, values, entries):
+    """0.01 and 1e-2 are one learning rate (one float once parsed): the two grid points would train into the
+    same directory. 1 and "1" differ as values but name the same directory."""
+    path = tmp_path / "spec.json"
+    path.write_text(f'{{"out": "{tmp_path / "runs"}", "grid": {{"lr": {values}}}}}')  # as written, not dumped
+    with pytest.raises(ValueError, match=f"grid axis 'lr' repeats a value: {entries}"):
+        load_spec(path)
+    assert cli_status(["sweep", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "repeats a value" in err and not (tmp_path / "runs").exists()
+
+
+def test_distinct_grid_values_are_kept_apart():
+    # the negative control of the refusal: neighbouring floats and seeds above 2^53 stay distinct runs
+    assert len(expand({"out": "x", "grid": {"lr": [0.01, 0.010000000000000002]}})) == 2
+    assert len(expand({"out": "x", "grid": {"seed": [2**60, 2**60 + 1]}})) == 2
+    assert len(expand({"out": "x", "grid": {"clip_grad_norm": [1.0, 2.0], "seed": [1, 2]}})) == 4
+
+
+def test_the_slurm_table_and_flags_are_validated(tmp_path, capsys):
+    from rnnaudit.training.sweep import slurm_parameters
+
+    assert slurm_parameters({"partition": "gpu,cpu", "time": "1-2:30", "mem": "4g", "cpus_per_task": 2,
+                             "array_parallelism": "8"}) == {"partition": "gpu,cpu", "time": 1590, "mem": "4G",
+                                                            "cpus_per_task": 2, "array_parallelism": 8}
+    assert slurm_parameters({"time": 90, "mem": 512}) == {"time": 90, "mem": "512M"}
+    assert slurm_parameters({"time": "0:59"}) == {"time": 1} and slurm_parameters({"time": "2:00:00"}) == {"time": 120}
+    for bad, field in [({"time": "soon"}, "slurm.time"), ({"time": 0}, "slurm.time"), ({"mem": "0"}, "slurm.mem"),
+                       ({"mem": "4 GB"}, "slurm.mem"), ({"cpus_per_task": 0}, "slurm.cpus_per_task"),
+                       ({"cpus_per_task": True}, "slurm.cpus_per_task"), ({"partition": "a b"}, "slurm.partition"),
+                       ({"array_parallelism": 1.5}, "slurm.array_parallelism"), ({"qos": "high"}, "slurm.qos")]:
+        with pytest.raises(ValueError, match=field.replace(".", r"\.")):
+            slurm_parameters(bad)
+    spec = _spec(tmp_path, cell=["sgornn"])
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({**spec, "slurm": {"time": "never"}}))
+    with pytest.raises(ValueError, match=r"spec\.json: slurm\.time: expected a time limit"):
+        load_spec(path)
+    path.write_text(json.dumps({**spec, "slurm": ["time", 5]}))
+    with pytest.raises(ValueError, match="'slurm' must be a table"):
+        load_spec(path)
+    path.write_text(json.dumps(spec))
+    capsys.readouterr()
+    for argv, message in [(["--executor", "slurm", "--mem", "lots"], "--mem: expected memory"),
+                          (["--executor", "slurm", "--cpus-per-task", "-1"], "--cpus-per-task: expected a positive"),
+                          (["--executor", "local", "--time", "5"], "--time applies to --executor slurm only")]:
+        assert cli_status(["sweep", str(path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_executor_slurm_without_slurm_is_one_line(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("submitit")
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(_spec(tmp_path, cell=["sgornn"])))
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch, srun or squeue
+    assert cli_status(["sweep", str(path), "--executor", "slurm"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sbatch is not on PATH" in err and "docs/sweeps.md" in err
+
+
+def test_a_failed_local_job_is_named_by_its_run_and_the_others_finish(tmp_path, capsys):
+    """The local executor takes the code path of Slurm's jobs: one run's job raises, the sweep reports that run
+    with its log and the error's last line, exit status 1, and the other run finishes."""
+    pytest.importorskip("submitit")
+    from rnnaudit.training import train
+
+    spec = _spec(tmp_path, cell=["sgornn", "fastrnn"])
+    (_, config), = expand({**spec, "base": {**spec["base"], "hidden_size": 5, "steps": 1},
+                           "grid": {"cell": ["fastrnn"]}})
+    train(config, tmp_path / "runs" / "cell=fastrnn", progress=False)  # another run there: its job refuses it
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    assert cli_status(["sweep", str(path), "--executor", "local", "--wait", "--folder", str(tmp_path / "logs")]) == 1
+    out, err = capsys.readouterr()
+    assert f"{tmp_path / 'runs' / 'cell=sgornn'}: val loss" in out
+    (line,) = [x for x in err.splitlines() if "FAILED" in x]
+    assert line.startswith(f"{tmp_path / 'runs' / 'cell=fastrnn'}: FAILED (job ")
+    assert "ValueError: --resume: the config differs from the run's in ['hidden_size']" in line
+    assert Path(line.rsplit("; log: ", 1)[1]).is_file()
+    for run in ("cell=sgornn", "cell=fastrnn"):  # --wait printed each job's states with its run
+        assert f"({tmp_path / 'runs' / run}): " in out
+
+
+def test_waiting_on_slurm_reads_states_from_squeue(tmp_path, monkeypatch):
+    """wait_for_jobs against a stand-in squeue (a script printing one listing per call): each change of state
+    reported once, with the pending reason; a job that squeue stops listing counts as ended, and one without a
+    result file is reported failed with its log (without waiting on sacct, which needs accounting storage)."""
+    import time
+    from types import SimpleNamespace
+
+    from rnnaudit.training.sweep import GONE, wait_for_jobs
+
+    listings = [["7_0|PENDING|Resources", "7_1|PENDING|Priority"], ["7_0|RUNNING|None", "7_1|RUNNING|None"],
+                ["7_0|RUNNING|None", "7_1|RUNNING|None"], ["7_0|COMPLETED|None", "7_1|RUNNING|None"],
+                ["7_0|COMPLETED|None"]]
+    for i, lines in enumerate(listings):
+        (tmp_path / f"listing{i}").write_text("\n".join(lines) + "\n")
+    fake = tmp_path / "bin" / "squeue"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\ncd {tmp_path}\nn=$(cat calls 2>/dev/null || echo 0)\necho $((n + 1)) > calls\n"
+                    f"cat listing$(( n < {len(listings) - 1} ? n : {len(listings) - 1} ))\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    polls = iter(range(50))  # a wait that never ends fails here (StopIteration) instead of hanging
+    monkeypatch.setattr("rnnaudit.training.sweep.time", SimpleNamespace(sleep=lambda s: next(polls),
+                                                                         monotonic=time.monotonic))
+
+    class Job:
+        def __init__(self, job_id, result):
+            self.job_id, self._result = job_id, result
+            self.paths = SimpleNamespace(result_pickle=tmp_path / f"{job_id}.pkl", stderr=tmp_path / f"{job_id}.err")
+
+        def result(self):
+            return self._result
+
+    jobs = [Job("7_0", {"run": "a", "steps": 3}), Job("7_1", None)]
+    jobs[0].paths.result_pickle.write_text("done")
+    seen = []
+    out = wait_for_jobs(jobs, ["a", "b"], "slurm", on_state=lambda run, job_id, state: seen.append((run, state)))
+    assert seen == [("a", "PENDING (Resources)"), ("b", "PENDING (Priority)"), ("a", "RUNNING"), ("b", "RUNNING"),
+                    ("a", "COMPLETED"), ("b", GONE)]
+    assert out[0] == {"run": "a", "job_id": "7_0", "steps": 3}
+    assert out[1] == {"run": "b", "job_id": "7_1", "failed": f"ended as {GONE} without a result",
+                      "log": str(tmp_path / "7_1.err")}
