@@ -19,7 +19,7 @@ from torch import Tensor
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
-__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "pseudospectrum_levels", "GRID_NORMAL",
+__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "default_grid", "pseudospectrum_levels", "GRID_NORMAL",
            "GRID_NONNORMAL"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
@@ -48,6 +48,23 @@ def _window(M: Tensor) -> float:
     return max(1.25, float(torch.linalg.matrix_norm(M.to(torch.complex128), ord=2)) * 1.08)
 
 
+def default_grid(matrix: Tensor) -> int:
+    """Points per axis :func:`spectrum_grid` uses by default: :data:`GRID_NORMAL` for a matrix normal to
+    within :data:`analysis.pseudospectra.NORMAL_TOL`, else :data:`GRID_NONNORMAL` (so a progress bar can
+    know the work, grid² points per matrix, before it starts).
+
+    Raises:
+        TypeError: not a tensor. ValueError: not square or not finite.
+    """
+    from rnnaudit.analysis import schur_departure
+    from rnnaudit.analysis.pseudospectra import NORMAL_TOL
+
+    M = _as_matrix(matrix)
+    M = M.to(torch.complex128) if M.is_complex() else M.double()
+    normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
+    return GRID_NORMAL if normal else GRID_NONNORMAL
+
+
 def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
     """σ_min(zI − A) on the square grid a spectrum figure draws (:func:`analysis.pseudospectrum`).
 
@@ -64,14 +81,12 @@ def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
     Raises:
         TypeError: matrix not a tensor. ValueError: not square or not finite, grid < 16.
     """
-    from rnnaudit.analysis import pseudospectrum, schur_departure
-    from rnnaudit.analysis.pseudospectra import NORMAL_TOL
+    from rnnaudit.analysis import pseudospectrum
 
     M = _as_matrix(matrix)
     M = M.to(torch.complex128) if M.is_complex() else M.double()
     if grid is None:
-        normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
-        grid = GRID_NORMAL if normal else GRID_NONNORMAL
+        grid = default_grid(M)
     if isinstance(grid, bool) or not isinstance(grid, int) or grid < 16:
         raise ValueError(f"grid must be an integer >= 16, got {grid!r}")
     r = _window(M)

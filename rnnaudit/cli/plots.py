@@ -43,7 +43,7 @@ def _heatmap(args, src):
 
 def _spectra(args, src):
     """One figure, one row per square recurrent matrix (a GRU's W_hr, W_hz, W_hn), or that of --role."""
-    from rnnaudit.figures.spectrum import GRID_NONNORMAL, plot_spectra
+    from rnnaudit.figures.spectrum import default_grid, plot_spectra
     from rnnaudit.progress import progress_bar
     from rnnaudit.untrusted import InputError
 
@@ -55,9 +55,8 @@ def _spectra(args, src):
     square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
-    # the bar counts grid points; a normal matrix takes the finer grid but costs far less per point, so the
-    # non-normal count is the total whose ETA is meaningful (the bar may end early)
-    with progress_bar(len(square) * GRID_NONNORMAL ** 2, "spectrum", unit="point") as bar:
+    grids = {r: default_grid(W) for r, W in square.items()}
+    with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
         return plot_spectra(square, role=src.label, progress=bar.update)
 
 

@@ -66,3 +66,22 @@ def test_audit_command_counts_every_claim_on_a_terminal(tmp_path, monkeypatch):
                        "--out", str(tmp_path / "a")]) == 0
     n = len(all_claims())
     assert f"/{n} [" in tty.getvalue() and "claim" in tty.getvalue()
+
+
+def test_spectrum_bar_counts_the_grid_points_of_every_matrix(tmp_path, monkeypatch):
+    from rnnaudit.figures.spectrum import default_grid
+
+    gru = torch.nn.GRU(3, 6, batch_first=True)
+    torch.save(gru.state_dict(), tmp_path / "w.pt")
+    total = sum(default_grid(W.detach().double()) ** 2 for W in gru.weight_hh_l0.chunk(3))
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out",
+                       str(tmp_path / "s.png")]) == 0
+    assert f"/{total} [" in tty.getvalue() and "point" in tty.getvalue()
+
+
+def test_check_and_train_draw_no_bar_into_a_log(tmp_path, capsys):
+    assert cli_status(["train", "--cell", "fastrnn", "--hidden", "4", "--T", "5", "--steps", "3", "--record-every", "1",
+                       "--out", str(tmp_path / "run")]) == 0
+    assert "fastrnn/adding" not in capsys.readouterr().err  # the trainer's bar, were it drawn
