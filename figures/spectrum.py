@@ -19,8 +19,8 @@ from torch import Tensor
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
-__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "default_grid", "pseudospectrum_levels", "GRID_NORMAL",
-           "GRID_NONNORMAL"]
+__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "default_grid",
+           "pseudospectrum_levels", "GRID_NORMAL", "GRID_NONNORMAL"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
 #: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.

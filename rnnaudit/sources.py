@@ -91,7 +91,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
         config = ckpt["config"]
         length = T or config.T
         own = task is None or task == config.task
-        x = None if not with_inputs else _task_inputs(config.task if own else task, n_sequences, length, gen, config.task_kwargs if own else None)
+        x = None if not with_inputs else _task_inputs(config.task if own else task, n_sequences, length, gen,
+                                                      config.task_kwargs if own else None)
         if x is not None and x.shape[-1] != config_input_size(model):
             raise InputError(f"task {task!r} draws inputs of width {x.shape[-1]}, the model takes "
                              f"{config_input_size(model)}")

@@ -1,5 +1,5 @@
-"""The walk-through of docs/monitoring.md (examples/walkthrough.py) at a small size: a torch.nn.GRU and an orthogonal torch.nn.RNN
-(parametrizations.orthogonal) trained on permuted-digits in a plain PyTorch loop with rnnaudit.Monitor,
+"""The walk-through of docs/monitoring.md (examples/walkthrough.py) at a small size: a torch.nn.GRU and an orthogonal
+torch.nn.RNN (parametrizations.orthogonal) trained on permuted-digits in a plain PyTorch loop with rnnaudit.Monitor,
 then ``rnnaudit audit``, ``heatmap``, ``spectrum``, ``lyapunov`` and ``compare`` on both run directories,
 and what the audit says about each. About 15 s on 2 cores (less than 30 s with the cores shared)."""
 
@@ -123,7 +123,8 @@ def test_spectrum_and_compare_read_both_runs(runs):
 
 
 def test_heatmap_and_lyapunov_read_both_runs(runs):
-    """The rest of the walk-through's figures: ‖∂h_t/∂h_s‖₂ and the Lyapunov spectrum of each run's latest checkpoint."""
+    """The rest of the walk-through's figures: ‖∂h_t/∂h_s‖₂ and the Lyapunov spectrum of each run's latest
+    checkpoint."""
     root, _ = runs
     for name in ("gru", "ornn"):
         for command in ("heatmap", "lyapunov"):
