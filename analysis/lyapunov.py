@@ -88,7 +88,7 @@ def _int_option(name: str, value, low: int) -> int:
 
 def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
                       warmup: int = 0, window: int | None = None, seed: int = 0, chunk: int = 256,
-                      dtype: torch.dtype = torch.float64) -> LyapunovSpectrum:
+                      dtype: torch.dtype = torch.float64, progress=None) -> LyapunovSpectrum:
     """The k largest Lyapunov exponents along the trajectory of x, by the QR (Benettin) method (module
     docstring); Engelken, Wolf & Abbott (2023), Vogt et al. (2022).
 
@@ -103,6 +103,8 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         seed: of the Haar-random Q_0.
         chunk: steps whose Jacobians are held at once (memory chunk · S² numbers).
         dtype: of the QR recursion (float64 by default).
+        progress: called with the number of steps finished after each chunk (they sum to T), e.g. a
+            tqdm bar's ``update``; None for none.
 
     Returns:
         :class:`LyapunovSpectrum`, tensors in ``dtype`` on x's device. An exponent is −inf where the
@@ -137,6 +139,8 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
             Q, R = torch.linalg.qr(J_t @ Q)
             if t >= warmup:
                 logs[t - warmup] = torch.log(R.diagonal().abs())
+        if progress is not None:
+            progress(hi - lo)
     exponents = logs.mean(0)
     order = torch.sort(exponents, descending=True, stable=True).indices
     exponents, logs = exponents[order], logs[:, order]

@@ -8,6 +8,7 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import SEQUENTIAL_CMAP, styled
 
 __all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels"]
@@ -78,6 +79,8 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
                               kind=kind)
     if title:
         fig.suptitle(title)
+    # the maps themselves go beside the figure (.npz), one array per panel
+    attach_data(fig, {label: m.detach().cpu().numpy() for label, m in panels.items()})
     if progress is not None:
         progress(1)
     return fig

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, series_style, styled
 
 __all__ = ["plot_lyapunov"]
@@ -56,4 +57,6 @@ def plot_lyapunov(spectrum, *, title: str = "", top: int = 5, ax=None):
         b.legend(fontsize=8)
     if title:
         fig.suptitle(title)
+    attach_data(fig, {"index": index, "exponent": exps, "stderr": err,
+                      **{f"finite_time/{i + 1}": windows[:, i] for i in range(windows.shape[1])}})
     return fig

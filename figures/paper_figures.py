@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from rnnaudit.analysis import HEATMAP_RTOL, hidden_jacobian_norms
 from rnnaudit.cells import SGORNN, FastRNN
 from rnnaudit.figures.heatmap import plot_jacobian_heatmap
-from rnnaudit.figures.saving import save_figure
+from rnnaudit.figures.saving import attach_data, save_figure
 from rnnaudit.figures.spectrum import plot_spectrum
 from rnnaudit.figures.style import style_context
 from rnnaudit.tasks.synthetic import addition_problem
@@ -69,6 +69,7 @@ def sgornn_figures(fig_dir: str | os.PathLike, *, seed: int, device: str, profil
         for ax, (name, m) in zip(axes, norms.items()):
             plot_jacobian_heatmap(m, title=f"{name}, h = 128, T = {T}", ax=ax, vmin=float(positive.min()),
                                   vmax=float(positive.max()))
+    attach_data(fig, {name: m.detach().cpu().numpy() for name, m in norms.items()})
     out = [(f"‖∂h_t/∂h_s‖₂ on one addition-problem sequence (T = {T}) at initialisation",
             save_figure(fig, fig_dir / "sgornn_jacobian_heatmap.png"))]
     _tick(progress)

@@ -1,31 +1,107 @@
 """Writing a figure to a file: atomically, in the shared style's output settings (Type 42 fonts in
-PDF), from a ``str`` or a :class:`pathlib.Path`."""
+PDF), from a ``str`` or a :class:`pathlib.Path`; with the numbers behind it in a data file beside it
+(``.csv``, or ``.npz`` for maps) and its provenance (rnnaudit version, commit, command line, seed) in
+the file's own metadata: PNG text chunks, the PDF document information, SVG's Dublin Core fields."""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from pathlib import Path
 
+import numpy as np
+
 from rnnaudit.atomic import atomic_path
 from rnnaudit.figures.style import style_context
+from rnnaudit.provenance import figure_provenance
 
-__all__ = ["save_figure", "FIGURE_FORMATS"]
+__all__ = ["save_figure", "attach_data", "figure_data", "data_path", "FIGURE_FORMATS"]
 
 #: File suffixes :func:`save_figure` writes.
 FIGURE_FORMATS = (".png", ".pdf", ".svg")
 
+_DATA_ATTRIBUTE = "_rnnaudit_data"
 
-def save_figure(fig, path: str | os.PathLike) -> Path:
+
+def attach_data(fig, data: dict) -> None:
+    """Keep the numbers a figure draws with it, for :func:`save_figure` to write beside the file.
+
+    Args:
+        fig: a :class:`matplotlib.figure.Figure`.
+        data: column name → array-like. All 1-D and real: a ``.csv`` with one column each (shorter
+            columns end in empty cells). Any array of 2 or more dimensions, or complex: a ``.npz``.
+
+    Raises:
+        TypeError: data not a dict, or a name not a str.
+    """
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
+        raise TypeError("data must be a dict of str -> array-like")
+    setattr(fig, _DATA_ATTRIBUTE, {k: np.asarray(v) for k, v in data.items()})
+
+
+def figure_data(fig) -> dict | None:
+    """The data :func:`attach_data` kept with ``fig``, or None."""
+    return getattr(fig, _DATA_ATTRIBUTE, None)
+
+
+def _is_table(data: dict) -> bool:
+    return all(a.ndim <= 1 and not np.iscomplexobj(a) for a in data.values())
+
+
+def data_path(path: str | os.PathLike, data: dict) -> Path:
+    """Where :func:`save_figure` writes the data of the figure at ``path``: same stem, ``.csv`` for a
+    table of 1-D columns, ``.npz`` otherwise."""
+    return Path(path).with_suffix(".csv" if _is_table(data) else ".npz")
+
+
+def _csv_text(data: dict) -> str:
+    columns = {k: np.atleast_1d(a) for k, a in data.items()}
+    n = max((len(a) for a in columns.values()), default=0)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(columns))
+    for i in range(n):
+        writer.writerow(["" if i >= len(a) else _cell(a[i]) for a in columns.values()])
+    return out.getvalue()
+
+
+def _cell(v) -> str:
+    if isinstance(v, (np.integer, np.bool_)):
+        return str(int(v))
+    if isinstance(v, np.floating):
+        return repr(float(v))  # the shortest text that reads back to the same float, bit for bit
+    return str(v)
+
+
+def _metadata(fmt: str, fields: dict[str, str]) -> dict:
+    """Provenance in each format's own metadata fields (matplotlib's ``savefig(metadata=...)``)."""
+    summary = "; ".join(f"{k}={v}" for k, v in fields.items())
+    creator = f"rnnaudit {fields['rnnaudit']} (commit {fields['commit']})"
+    if fmt == "png":  # one tEXt chunk per field, under its own keyword
+        return {"Software": creator, **fields}
+    if fmt == "pdf":  # the document information dictionary's standard keys
+        return {"Creator": creator, "Subject": fields["command"], "Keywords": summary}
+    if fmt == "svg":  # Dublin Core, as matplotlib writes it
+        return {"Creator": creator, "Description": fields["command"], "Keywords": [summary]}
+    return {}
+
+
+def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None) -> Path:
     """Save a matplotlib figure to ``path`` atomically (format from its suffix), then close it.
 
     The figure is written inside :func:`rnnaudit.figures.style.style_context`: PDF and PostScript
     embed TrueType (Type 42) fonts, PNG is 200 dpi, the bounding box is tight. A figure that pyplot
     manages is closed (freed); one built as a bare :class:`matplotlib.figure.Figure` needs no closing.
+    The data kept with :func:`attach_data` is written beside it (:func:`data_path`), atomically too.
 
     Args:
         fig: a :class:`matplotlib.figure.Figure`.
         path: ``str`` or path-like ending in ``.png``, ``.pdf`` or ``.svg``; the parent directory
             must exist.
+        provenance: str → str fields ``rnnaudit``, ``commit``, ``command``, ``seed`` for the file's
+            metadata; default :func:`rnnaudit.provenance.figure_provenance` (the seed of the running
+            command, :func:`rnnaudit.provenance.recorded_seed`).
 
     Returns:
         the path written, as a :class:`pathlib.Path`.
@@ -39,8 +115,19 @@ def save_figure(fig, path: str | os.PathLike) -> Path:
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise ValueError(f"path must end in one of {', '.join(FIGURE_FORMATS)}, got {str(path)!r}")
+    fmt = path.suffix.lower().lstrip(".")
+    fields = {k: str(v) for k, v in (figure_provenance() if provenance is None else provenance).items()}
+    data = figure_data(fig)
     with style_context(), atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lower().lstrip("."))
+        fig.savefig(tmp, format=fmt, metadata=_metadata(fmt, fields))
+    if data is not None:
+        beside = data_path(path, data)
+        with atomic_path(beside) as tmp:
+            if beside.suffix == ".csv":
+                Path(tmp).write_text(_csv_text(data))
+            else:
+                with open(tmp, "wb") as f:
+                    np.savez_compressed(f, **data)
     if getattr(fig.canvas, "manager", None) is not None:
         import matplotlib.pyplot as plt
 

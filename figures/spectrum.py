@@ -16,10 +16,11 @@ from matplotlib import patheffects
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
-__all__ = ["plot_eigenvalues", "plot_spectrum", "spectrum_grid", "pseudospectrum_levels", "GRID_NORMAL",
-           "GRID_NONNORMAL"]
+__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "default_grid",
+           "pseudospectrum_levels", "GRID_NORMAL", "GRID_NONNORMAL"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
 #: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.
@@ -47,6 +48,23 @@ def _window(M: Tensor) -> float:
     return max(1.25, float(torch.linalg.matrix_norm(M.to(torch.complex128), ord=2)) * 1.08)
 
 
+def default_grid(matrix: Tensor) -> int:
+    """Points per axis :func:`spectrum_grid` uses by default: :data:`GRID_NORMAL` for a matrix normal to
+    within :data:`analysis.pseudospectra.NORMAL_TOL`, else :data:`GRID_NONNORMAL` (so a progress bar can
+    know the work, grid² points per matrix, before it starts).
+
+    Raises:
+        TypeError: not a tensor. ValueError: not square or not finite.
+    """
+    from rnnaudit.analysis import schur_departure
+    from rnnaudit.analysis.pseudospectra import NORMAL_TOL
+
+    M = _as_matrix(matrix)
+    M = M.to(torch.complex128) if M.is_complex() else M.double()
+    normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
+    return GRID_NORMAL if normal else GRID_NONNORMAL
+
+
 def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
     """σ_min(zI − A) on the square grid a spectrum figure draws (:func:`analysis.pseudospectrum`).
 
@@ -63,14 +81,12 @@ def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
     Raises:
         TypeError: matrix not a tensor. ValueError: not square or not finite, grid < 16.
     """
-    from rnnaudit.analysis import pseudospectrum, schur_departure
-    from rnnaudit.analysis.pseudospectra import NORMAL_TOL
+    from rnnaudit.analysis import pseudospectrum
 
     M = _as_matrix(matrix)
     M = M.to(torch.complex128) if M.is_complex() else M.double()
     if grid is None:
-        normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
-        grid = GRID_NORMAL if normal else GRID_NONNORMAL
+        grid = default_grid(M)
     if isinstance(grid, bool) or not isinstance(grid, int) or grid < 16:
         raise ValueError(f"grid must be an integer >= 16, got {grid!r}")
     r = _window(M)
@@ -167,6 +183,7 @@ def plot_eigenvalues(matrix: Tensor, *, title: str = "", ax=None):
     ax.set_ylim(-lim, lim)
     if title:
         ax.set_title(title)
+    attach_data(fig, {"eigenvalues": eig})
     return fig
 
 
@@ -203,12 +220,61 @@ def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str
         raise ValueError(f"eps_decades must name at least two log10(ε) levels, got {eps_decades!r}")
     if pseudospectra is None:
         pseudospectra = spectrum_grid(M, grid, progress=progress)
+    fig = Figure(figsize=(9.6, 4.4), layout="constrained")
+    data = _draw_spectrum_row(fig, M, pseudospectra, eps_decades, name)
+    fig.suptitle(title or (f"{name}: {role}" if role else name))
+    attach_data(fig, data)
+    return fig
+
+
+@styled
+def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int | None = None, progress=None):
+    """:func:`plot_spectrum` of several recurrent matrices (a GRU's W_hr, W_hz, W_hn) as the rows of one
+    figure: per row the pseudospectrum with its eigenvalues, and the singular values.
+
+    Args:
+        matrices: name → (h, h) tensor, in the order of the rows (at least one).
+        role: what they belong to, e.g. ``"torch.nn.GRU layer 0"``. title: default ``role``.
+        grid: points per axis of each pseudospectrum (see :func:`spectrum_grid`).
+        progress: called with the number of grid points finished, over all matrices.
+
+    Returns:
+        The matplotlib Figure; its data (eigenvalues, singular values, σ_min grids) go beside it as .npz
+        through :func:`rnnaudit.figures.saving.save_figure`.
+
+    Raises:
+        TypeError: a matrix not a tensor. ValueError: no matrices; a non-square or non-finite one.
+
+    Source: as :func:`plot_spectrum`.
+    """
+    if not isinstance(matrices, dict) or not matrices:
+        raise ValueError("matrices must be a non-empty dict of name -> (h, h) tensor")
+    checked = {str(name): _as_matrix(M) for name, M in matrices.items()}
+    fig = Figure(figsize=(9.6, 4.4 * len(checked)), layout="constrained")
+    rows = fig.subfigures(len(checked), 1, squeeze=False)[:, 0]
+    data = {}
+    for row, (name, M) in zip(rows, checked.items()):
+        grid_of_m = spectrum_grid(M, grid, progress=progress)
+        part = _draw_spectrum_row(row, M, grid_of_m, None, name)
+        data.update({f"{_key(name)}/{k}": v for k, v in part.items()})
+    fig.suptitle(title or role or "recurrent matrices")
+    attach_data(fig, data)
+    return fig
+
+
+def _key(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)
+
+
+def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str) -> dict:
+    """Draw the pseudospectrum and singular-value panels into ``fig`` (a Figure or SubFigure); returns
+    the arrays drawn, for the data file beside the figure."""
     levels = (np.array(sorted(float(e) for e in eps_decades)) if eps_decades is not None
               else pseudospectrum_levels(pseudospectra.sigma.cpu().numpy()))
-    fig = Figure(figsize=(9.6, 4.4), layout="constrained")
     ax_ps, ax_sv = fig.subplots(1, 2, width_ratios=[1.25, 1])
     _draw_pseudospectrum(ax_ps, pseudospectra, levels, name)
-    _draw_eigenvalues(ax_ps, pseudospectra.eigenvalues.cpu().numpy(), circle_on_dark=True)
+    eig = pseudospectra.eigenvalues.cpu().numpy()
+    _draw_eigenvalues(ax_ps, eig, circle_on_dark=True)
 
     sv = torch.linalg.svdvals(M.to(torch.complex128) if M.is_complex() else M.double()).numpy()
     style = series_style(0)
@@ -222,5 +288,5 @@ def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str
     ax_sv.set_ylabel(r"singular value $\sigma_i$")
     ax_sv.set_title(f"singular values of {name}")
     ax_sv.legend(loc="lower left")
-    fig.suptitle(title or (f"{name}: {role}" if role else name))
-    return fig
+    return {"eigenvalues": eig, "singular_values": sv, "grid_x": pseudospectra.x.cpu().numpy(),
+            "grid_y": pseudospectra.y.cpu().numpy(), "sigma_min": pseudospectra.sigma.cpu().numpy()}

@@ -14,6 +14,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, series_style, styled
 
 __all__ = ["plot_tightness", "ratio_value", "is_T_independent"]
@@ -108,8 +109,9 @@ def plot_tightness(claims: list[dict], *, by: str = "T", ax=None):
     flat = [c for c in claims if separate and is_T_independent(c)]
     curves = [c for c in claims if c not in flat]
     if ax is None:
-        fig = Figure(figsize=(9.0 if flat else 7.2, 4.4), layout="constrained")
-        axes = fig.subplots(1, 2, width_ratios=[3, 1.1]) if flat else [fig.subplots()]
+        # one row of the T-independent panel per claim, about 0.2 inch each at 7 pt
+        fig = Figure(figsize=(11.0 if flat else 7.2, max(4.4, 0.2 * len(flat) + 1.4)), layout="constrained")
+        axes = fig.subplots(1, 2, width_ratios=[3, 1.6]) if flat else [fig.subplots()]
     else:
         fig, axes = ax.figure, [ax]
     ax = axes[0]
@@ -137,27 +139,40 @@ def plot_tightness(claims: list[dict], *, by: str = "T", ax=None):
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, fontsize=6.5)
     if flat:
         _plot_T_independent(axes[1], flat, styles)
+    rows = [(c["id"], int(k), ratio_value(v)) for c in claims for k, v in c["tightness"][f"by_{by}"].items()
+            if ratio_value(v) is not None]
+    attach_data(fig, {"claim": [r[0] for r in rows], by: [r[1] for r in rows],
+                      "worst_measured_over_bound": [r[2] for r in rows]})
     return fig
 
 
 def _plot_T_independent(ax, claims: list[dict], styles: dict) -> None:
-    """One point per claim (its worst ratio), claims along x."""
+    """One point per claim (its worst ratio), one row per claim: the names read horizontally on the y
+    axis, one line each, so they cannot overlap however many claims a paper has (rotated names under a
+    narrow panel ran into each other). Infinite ratios sit on the right edge, labelled ∞."""
     finite, infinite = [], []
     for i, c in enumerate(claims):
         r = ratio_value(c["tightness"]["by_T"]["1"])
         if r is None or r <= 0:
             continue
         if math.isinf(r):
-            infinite.append(([i], styles[c["id"]]))
+            infinite.append((i, styles[c["id"]]))
         else:
-            ax.plot([i], [r], ls="none", markersize=6, **styles[c["id"]])
+            ax.plot([r], [i], ls="none", markersize=6, **styles[c["id"]])
             finite.append(r)
-    _draw_ratio_one(ax)
-    ax.set_yscale("log")
-    _set_log_limits(ax, finite, bool(infinite))
-    _draw_infinity(ax, infinite)
-    ax.set_xticks(range(len(claims)), [c["id"].split(".", 1)[1] for c in claims], rotation=45, ha="right",
-                  fontsize=7)
-    ax.set_xlim(-0.6, len(claims) - 0.4)
+    ax.axvline(1.0, color=REFERENCE_COLOR, lw=1.1, ls="--", zorder=1, label="measured = bound")
+    ax.set_xscale("log")
+    values = finite + [1.0]
+    ax.set_xlim(min(values) / 2.0, max(values) * (_INF_HEADROOM if infinite else 2.0))
+    for i, style in infinite:
+        ax.plot([1.0], [i], transform=ax.get_yaxis_transform(), clip_on=False, ls="none", zorder=6, markersize=7,
+                markeredgecolor="white", markeredgewidth=0.6, gid="ratio-infinite", **style)
+    if infinite:
+        # where the x tick labels are, so the edge reads as the value ∞
+        ax.annotate("∞", xy=(1.0, 0.0), xycoords="axes fraction", xytext=(0, -4), textcoords="offset points",
+                    va="top", ha="center", fontsize=11, annotation_clip=False, gid="ratio-infinite-label")
+    ax.set_yticks(range(len(claims)), [c["id"].split(".", 1)[1] for c in claims], fontsize=7)
+    ax.set_ylim(len(claims) - 0.4, -0.6)  # paper order, top to bottom
+    ax.grid(True, axis="y", lw=0.3, alpha=0.5)
     ax.set_title("claims that do not depend on $T$", fontsize=9)
-    ax.set_ylabel("measured / bound")
+    ax.set_xlabel("measured / bound")

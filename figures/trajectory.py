@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from pathlib import PurePath
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import COLORS, REFERENCE_COLOR, series_style, styled
 
-__all__ = ["plot_trajectory", "plot_comparison", "quantity_label", "run_names", "TRAJECTORY_PANELS"]
+__all__ = ["plot_trajectory", "plot_comparison", "quantity_label", "run_names", "gradient_groups", "TRAJECTORY_PANELS",
+           "MAX_GRADIENT_CURVES"]
+
+#: Above this many gradient roles (an LSTM has 16: four gates of W_h·, W_i·, b_h·, b_i·) the gradient panel
+#: draws one curve per group of roles (:func:`gradient_groups`), with the group's range shaded around it.
+MAX_GRADIENT_CURVES = 6
 
 #: Panels drawn when their keys are present: (title, keys, y label, reference line or None, log y).
 TRAJECTORY_PANELS = (
@@ -105,6 +112,75 @@ def _marks(n: int) -> dict:
     return {"markersize": 3.0, "markevery": max(1, n // 30)}
 
 
+#: A sparse series with at most this many recorded points gets a marker on every one of them.
+_ALL_MARKERS = 60
+
+
+def _plot_series(ax, step, values, raw=None, **kwargs) -> None:
+    """Plot one recorded series. A sparse one (the Jacobian summary and the Lyapunov exponent are recorded
+    every ``summary_every`` steps, NaN in between) is drawn through its recorded points only, each with its
+    own marker: thinning the markers of the full-length series (``markevery``) let them land on NaN and
+    showed only step 0. ``raw`` is the series as recorded, when ``values`` was masked for a log axis."""
+    recorded = np.isfinite(values if raw is None else raw)
+    if recorded.all():
+        ax.plot(step, values, **kwargs, **_marks(len(step)))
+        return
+    step, values = np.asarray(step)[recorded], np.asarray(values)[recorded]
+    marks = {"markersize": 3.5, "markevery": 1} if len(step) <= _ALL_MARKERS else _marks(len(step))
+    ax.plot(step, values, **kwargs, **marks)
+
+
+def _role_group(role: str) -> str:
+    """The group of a parameter role: torch's gate blocks by matrix (``W_hi``, ``W_hf`` → ``W_h·``; ``b_ii``
+    → ``b_i·``), other subscripted roles by their letter (``U_r``, ``U_u``, ``U_c`` → ``U_·``), each layer
+    apart (``l1.W_hg`` → ``l1.W_h·``); a role without a subscript is its own group."""
+    layer, dot, name = role.rpartition(".")
+    m = re.fullmatch(r"([Wb])_([hi])[a-z]", name)
+    if m:
+        group = f"{m.group(1)}_{m.group(2)}·"
+    else:
+        m = re.fullmatch(r"([^_]+)_.+", name)
+        group = f"{m.group(1)}_·" if m else name
+    return f"{layer}{dot}{group}"
+
+
+def gradient_groups(keys) -> dict[str, list[str]]:
+    """``grad/<role>/max`` keys grouped by role (:func:`_role_group`), groups and members in first-seen order.
+
+    Args:
+        keys: iterable of trajectory keys of the form ``grad/<role>/max``.
+
+    Returns:
+        group label (``"W_h·"``, ``"l1.b_i·"``, ``"U_·"``) → the keys in it.
+    """
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        groups.setdefault(_role_group(key[len("grad/"):-len("/max")]), []).append(key)
+    return groups
+
+
+def _draw_gradient_groups(ax, step, trajectory, keys) -> None:
+    """One curve per group of roles, the largest member at each step, with the range of the members shaded."""
+    for i, (group, members) in enumerate(gradient_groups(keys).items()):
+        stack = np.vstack([trajectory[k] for k in members]).astype(float)
+        stack = np.where(stack > 0, stack, np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: steps no member recorded
+            hi, lo = np.nanmax(stack, axis=0), np.nanmin(stack, axis=0)
+        style = series_style(i)
+        names = ", ".join(k[len("grad/"):-len("/max")] for k in members)
+        label = (f"max over {_role_tex_label(group)} ({len(members)}: {names})" if len(members) > 1
+                 else quantity_label(members[0]))
+        _plot_series(ax, step, hi, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=label, **style)
+        if len(members) > 1:
+            ok = np.isfinite(lo) & np.isfinite(hi)
+            ax.fill_between(np.asarray(step)[ok], lo[ok], hi[ok], color=style["color"], alpha=0.15, lw=0, zorder=1)
+
+
+def _role_tex_label(group: str) -> str:
+    return rf"${_role_tex(group.replace('·', ''))}\cdot$" if "·" in group else f"${_role_tex(group)}$"
+
+
 def _draw_gates(ax, step, trajectory) -> None:
     """β, with 1 − α (Theorem 2) and 1 − 2α (eq. 3), so that β on a constraint line stays visible:
     the constraints are wide, pale bands underneath; β is a thin solid line with markers on top."""
@@ -153,13 +229,16 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
     for ax, (name, keys, ylabel, ref, logy) in zip(axes.flat, panels):
         if "alpha" in keys:
             _draw_gates(ax, step, trajectory)
+        elif keys == grad_keys and len(keys) > MAX_GRADIENT_CURVES:
+            _draw_gradient_groups(ax, step, trajectory, keys)
+            name = "gradient max-norms, grouped by role (range shaded)"
         else:
             for i, key in enumerate(keys):
                 values = trajectory[key]
                 if logy:
                     values = np.where(values > 0, values, np.nan)
-                ax.plot(step, values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=quantity_label(key),
-                        **series_style(i), **_marks(len(step)))
+                _plot_series(ax, step, values, trajectory[key], lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)],
+                             label=quantity_label(key), **series_style(i))
         if ref is not None:
             ax.axhline(ref, color=REFERENCE_COLOR, lw=1, ls="--", zorder=1)
         if logy:
@@ -172,6 +251,7 @@ def plot_trajectory(trajectory: dict, *, title: str = ""):
         ax.set_visible(False)
     if title:
         fig.suptitle(title)
+    attach_data(fig, {k: np.asarray(v) for k, v in trajectory.items() if np.asarray(v).ndim == 1})
     return fig
 
 
@@ -215,8 +295,8 @@ def plot_comparison(runs: Mapping[str, dict], key: str, *, log: bool = True, bas
     for i, (label, t) in enumerate(with_key.items()):
         style = series_style(i)
         values = np.where(t[key] > 0, t[key], np.nan) if log else t[key]
-        ax.plot(t["step"], values, lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)], label=names[label], **style,
-                **_marks(len(t["step"])))
+        _plot_series(ax, t["step"], values, t[key], lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)],
+                     label=names[label], **style)
         if label in baselines and not shared:
             ax.axhline(baselines[label], color=style["color"], ls="--", lw=1, zorder=1,
                        label=f"baseline of {names[label]}")
@@ -228,4 +308,8 @@ def plot_comparison(runs: Mapping[str, dict], key: str, *, log: bool = True, bas
     ax.set_xlabel("training step")
     ax.set_ylabel(quantity_label(key))
     ax.legend()
+    data = {}
+    for label, t in with_key.items():
+        data[f"{names[label]}: step"], data[f"{names[label]}: {key}"] = np.asarray(t["step"]), np.asarray(t[key])
+    attach_data(fig, data)
     return fig

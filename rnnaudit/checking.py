@@ -79,7 +79,9 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
         results, skipped = _check_claims(papers, profile, seed, device, None, progress)
         return CheckRun(results, None, None, skipped)
     out = Path(out_dir)
-    with replaced_directory(out, "check") as staging:
+    from rnnaudit.provenance import recorded_seed
+
+    with replaced_directory(out, "check") as staging, recorded_seed(seed):
         results, skipped = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress)
         doc = _write_report(results, papers, staging, profile=profile, seed=seed, device=device, skipped=skipped,
                             progress=progress)

@@ -1,16 +1,22 @@
 """Where an output came from: versions, machine, command line, seed. Recorded in results.json,
-audit.json, run.json and every checkpoint, so a number in a report can be traced and rerun."""
+audit.json, run.json and every checkpoint, and in every figure file's metadata, so a number in a report can be
+traced and rerun. Imports nothing else of rnnaudit (a leaf: the figures use it)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import platform
+import shlex
 import subprocess
 import sys
+from contextvars import ContextVar
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["provenance", "rnnaudit_version", "git_commit"]
+__all__ = ["provenance", "rnnaudit_version", "git_commit", "figure_provenance", "recorded_seed"]
+
+_SEED: ContextVar[int | None] = ContextVar("rnnaudit_seed", default=None)
 
 
 def rnnaudit_version() -> str:
@@ -68,3 +74,23 @@ def provenance(*, seed: int | None = None, argv: list[str] | None = None) -> dic
         "platform": platform.platform(), "cpu": _cpu_name(), "cpu_threads": torch.get_num_threads(), "gpu": gpu,
         "command": list(sys.argv if argv is None else argv), "seed": seed,
     }
+
+
+@contextlib.contextmanager
+def recorded_seed(seed: int | None):
+    """Within the block, :func:`figure_provenance` names ``seed`` (the CLI sets the running command's)."""
+    token = _SEED.set(seed)
+    try:
+        yield
+    finally:
+        _SEED.reset(token)
+
+
+def figure_provenance(*, seed: int | None = None, argv: list[str] | None = None) -> dict[str, str]:
+    """The provenance a figure file carries in its metadata: ``rnnaudit`` (version), ``commit`` (git, or
+    "none" outside a checkout), ``command`` (the command line, shell-quoted) and ``seed`` (default: the
+    one :func:`recorded_seed` set, else "none"); every value a str."""
+    seed = _SEED.get() if seed is None else seed
+    return {"rnnaudit": rnnaudit_version(), "commit": git_commit() or "none",
+            "command": shlex.join(str(a) for a in (sys.argv if argv is None else argv)),
+            "seed": "none" if seed is None else str(seed)}

@@ -27,7 +27,8 @@ class Source:
 
     Attributes:
         cell: the cell (float64; a wrapped user module keeps its own parametrisation).
-        x: input sequences (m, T, n), float64 (``x[0]`` is the one the single-sequence probes use).
+        x: input sequences (m, T, n), float64 (``x[0]`` is the one the single-sequence probes use); None
+            when loaded ``with_inputs=False`` (a command that reads only the weights, ``spectrum``).
         label: what it is, for titles and reports.
         config: the run's :class:`rnnaudit.training.TrainConfig` for a checkpoint or run, else None.
         readout: the trained readout weight (k, h) for a checkpoint or run, else None.
@@ -36,7 +37,7 @@ class Source:
     """
 
     cell: torch.nn.Module
-    x: Tensor
+    x: Tensor | None
     label: str
     config: object = None
     readout: Tensor | None = None
@@ -51,7 +52,7 @@ def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: d
 
 def load_source(source: str | None = None, *, T: int | None = None, hidden: int = 64, seed: int = 0,
                 step: int | None = None, task: str | None = None, n_sequences: int = 1,
-                allow_large: bool = False) -> Source:
+                allow_large: bool = False, with_inputs: bool = True) -> Source:
     """Resolve SOURCE: an existing path is a checkpoint or run directory (of the trainer or of
     :class:`rnnaudit.Monitor`, :func:`monitored_source`); otherwise a cell name.
 
@@ -64,6 +65,7 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
             adding variant it trained on; ``adding`` for a cell name).
         n_sequences: how many input sequences.
         allow_large: lift the limits on sizes (:mod:`rnnaudit.limits`).
+        with_inputs: False for the model alone (``x`` None): no task is drawn and no input file read.
 
     Returns:
         a :class:`Source` with x of shape (n_sequences, L, input_size), float64.
@@ -84,13 +86,14 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
 
         if monitored_run_of(path) is not None:
             return monitored_source(path, step=step, T=T, task=task, seed=seed, n_sequences=n_sequences,
-                                    allow_large=allow_large)
+                                    allow_large=allow_large, with_inputs=with_inputs)
         ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
         length = T or config.T
         own = task is None or task == config.task
-        x = _task_inputs(config.task if own else task, n_sequences, length, gen, config.task_kwargs if own else None)
-        if x.shape[-1] != config_input_size(model):
+        x = None if not with_inputs else _task_inputs(config.task if own else task, n_sequences, length, gen,
+                                                      config.task_kwargs if own else None)
+        if x is not None and x.shape[-1] != config_input_size(model):
             raise InputError(f"task {task!r} draws inputs of width {x.shape[-1]}, the model takes "
                              f"{config_input_size(model)}")
         # a file name need not be valid UTF-8 (surrogate escapes): titles must still render
@@ -105,7 +108,7 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
     width = TASK_SPECS[task].input_size
     kwargs = {} if source == "lstm" else {"generator": gen}
     cell = build_cell(source, width, hidden, dtype=torch.float64, **kwargs)
-    x = _task_inputs(task, n_sequences, T or 100, gen)
+    x = _task_inputs(task, n_sequences, T or 100, gen) if with_inputs else None
     return Source(cell, x, f"{source}, h = {hidden}, initialisation")
 
 
@@ -116,7 +119,7 @@ def config_input_size(model) -> int:
 
 def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
                      task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
-                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True) -> Source:
     """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
 
     Args:
@@ -126,6 +129,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
             (default adding), of length ``T`` (default 100), seeded by ``seed``.
         nonlinearity: of ``--arch rnn`` (tanh or relu: a state dict cannot say which).
         n_sequences: how many task sequences when no inputs file is given.
+        with_inputs: False for the model alone (``x`` None): no task is drawn, so a model of any input
+            width loads without ``inputs``.
 
     Returns:
         a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
@@ -144,7 +149,9 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     module = copy.deepcopy(module).double()
     cell = wrap(module)
     check_sizes("the model", allow_large=allow_large, hidden=cell.hidden_size)
-    if inputs is not None:
+    if not with_inputs:
+        x = None
+    elif inputs is not None:
         x = load_inputs(inputs, cell.input_size)
         check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
     else:
@@ -160,7 +167,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
 
 def monitored_source(path, *, step: int | None = None, T: int | None = None, task: str | None = None, seed: int = 0,
-                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True) -> Source:
     """The model of a run of :class:`rnnaudit.Monitor` (its latest checkpoint, that of ``step``, or a
     checkpoint file inside it), wrapped in float64, with the run's own probe sequences (the first
     ``n_sequences``, cut to ``T`` steps) or, with ``task``, sequences of that task.
@@ -182,7 +189,9 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
     module = module.double()
     cell = wrap(module, **info.get("wrap_kwargs", {}))
     check_sizes(f"{run_dir}", allow_large=allow_large, hidden=cell.hidden_size, T=T, batch=n_sequences)
-    if task is not None:
+    if not with_inputs:  # the weights alone (spectrum): a run recorded without inputs= is fine
+        x = None
+    elif task is not None:
         if TASK_SPECS[task].input_size != cell.input_size:
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{cell.input_size}")

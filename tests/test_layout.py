@@ -5,6 +5,7 @@ import ast
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import tomllib
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {"cells": 0, "analysis": 1, "bounds": 2, "figures": 3}  # the user's folders, bottom to top
 #: imported by any layer: they import nothing else of rnnaudit
 LEAVES = ("rnnaudit.tasks", "rnnaudit.atomic", "rnnaudit.untrusted", "rnnaudit.limits", "rnnaudit.names",
-          "rnnaudit.outputs")
+          "rnnaudit.outputs", "rnnaudit.provenance", "rnnaudit.progress")
 
 
 def _modules(folder: str):
@@ -51,7 +52,7 @@ def test_layers_import_one_way():
                 if target not in LAYERS or LAYERS[target] > rank:
                     bad.append(f"{path.relative_to(ROOT)} imports {module}")
     for leaf in ("rnnaudit/tasks", "rnnaudit/atomic.py", "rnnaudit/untrusted.py", "rnnaudit/limits.py",
-                 "rnnaudit/names.py", "rnnaudit/outputs.py"):
+                 "rnnaudit/names.py", "rnnaudit/outputs.py", "rnnaudit/provenance.py", "rnnaudit/progress.py"):
         paths = _modules(leaf) if (ROOT / leaf).is_dir() else [ROOT / leaf]
         for path in paths:
             bad += [f"{path.relative_to(ROOT)} imports {m}" for m in _rnnaudit_imports(path)
@@ -142,15 +143,23 @@ def test_a_built_wheel_installs_and_imports_from_anywhere(tmp_path):
     names = subprocess.run([sys.executable, "-m", "zipfile", "-l", str(wheel)], capture_output=True, text=True,
                            check=True).stdout
     assert not re.search(r"^(cells|analysis|bounds|figures)/", names, flags=re.M)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    # A plain venv: with --system-site-packages it would see the base interpreter's packages, which lack torch
+    # when the tests themselves run in a virtual environment (as the README's commands may)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
-                   capture_output=True, timeout=600)
-    # -S: no .pth files, so an editable install of this checkout elsewhere on the machine cannot fill in
-    # what the wheel lacks; the machine's site-packages come after the wheel's, for torch and numpy
-    site_dirs = subprocess.run([python, "-c", "import site; print(repr(site.getsitepackages()))"], capture_output=True,
+    # pip of the environment running the tests installs into the fresh venv's site-packages
+    venv_site = subprocess.run([python, "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True,
                                text=True, check=True).stdout.strip()
-    code = (f"import sys; sys.path += {site_dirs}; import rnnaudit, rnnaudit.cli, rnnaudit.figures, rnnaudit.auditing; "
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", venv_site,
+                    str(wheel)], check=True, capture_output=True, timeout=600)
+    # -S: no .pth files, so an editable install of this checkout (in this environment or elsewhere) cannot fill
+    # in what the wheel lacks; the site-packages of the environment running the tests come after the wheel's,
+    # for torch and numpy, whether that is a virtual environment or the system Python
+    site_dirs = [venv_site, *site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        site_dirs.append(site.getusersitepackages())
+    code = (f"import sys; sys.path += {site_dirs!r}; "
+            "import rnnaudit, rnnaudit.cli, rnnaudit.figures, rnnaudit.auditing; "
             "from rnnaudit.bounds import all_claims; claims = all_claims(); "
             "files = {m.__file__ for n, m in sys.modules.items() if n.startswith('rnnaudit')}; "
             "print(len(claims)); print('\\n'.join(sorted(files)))")

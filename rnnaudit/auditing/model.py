@@ -75,8 +75,13 @@ def _model_constraints(view: ModelView) -> list[dict]:
 def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     """Every claim of the five papers, and FastRNN's eq. 4, put to the model (see the module
     docstring); one dict per claim (:meth:`rnnaudit.bounds.on_model.ClaimOnModel.to_json`)."""
-    return ([assess(c, view, measure_bound=measure_bounds).to_json() for c in all_claims()]
-            + _model_constraints(view))
+    from rnnaudit.progress import advance
+
+    claims = []
+    for c in all_claims():
+        claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
+        advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
+    return claims + _model_constraints(view)
 
 
 def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None = None,

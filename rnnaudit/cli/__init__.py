@@ -42,8 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        from rnnaudit.provenance import recorded_seed
+
         module = importlib.import_module(f"rnnaudit.cli.{COMMANDS[args.command]}")
-        return module.run(args)
+        with recorded_seed(getattr(args, "seed", None)):  # named in every figure file's metadata
+            return module.run(args)
     except KeyboardInterrupt:
         print("rnnaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

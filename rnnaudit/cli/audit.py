@@ -15,11 +15,13 @@ def run(args) -> int:
     from rnnaudit.figures.paper_figures import save_figure
     from rnnaudit.figures.report import render_audit_html, render_audit_markdown
     from rnnaudit.outputs import replaced_directory
+    from rnnaudit.progress import progress_bar, reporting_to
     from rnnaudit.provenance import provenance
 
     _precheck(args)
     with replaced_directory(args.out, "audit") as staging:
-        doc, trajectory = _audit(args)
+        with progress_bar(_claims_to_assess(args), "audit", unit="claim") as bar, reporting_to(bar.update):
+            doc, trajectory = _audit(args)
         doc["provenance"] = provenance(seed=args.seed)
         if trajectory is not None:
             from rnnaudit.figures.trajectory import plot_trajectory
@@ -54,6 +56,16 @@ def _precheck(args) -> None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
         if not Path(args.source).exists():
             raise InputError(f"{args.source}: no such checkpoint or run directory")
+
+
+def _claims_to_assess(args) -> int:
+    """The bar's total: every claim at every checkpoint the audit reads (a run directory: all of them)."""
+    from rnnaudit.bounds import all_claims
+    from rnnaudit.training.runs import checkpoint_steps
+
+    path = None if (args.model or args.arch) else Path(args.source)
+    checkpoints = len(checkpoint_steps(path)) if path is not None and path.is_dir() and args.step is None else 1
+    return len(all_claims()) * max(1, checkpoints)
 
 
 def _audit(args) -> tuple[dict, dict | None]:

@@ -28,8 +28,9 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -> None:
-    """SOURCE, or a user's own model: --model MODULE:FACTORY or --arch with --weights, and its inputs."""
+def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding", inputs: bool = True) -> None:
+    """SOURCE, or a user's own model: --model MODULE:FACTORY or --arch with --weights, and (``inputs``) the
+    sequences to probe it with; ``spectrum`` reads the weights alone and takes none."""
     p.add_argument("source", nargs="?", help="a cell name (initialised as in its paper), an rnnaudit checkpoint .pt, "
                                              "or a run directory (its latest checkpoint); omit with --model/--arch")
     p.add_argument("--model", metavar="MODULE:FACTORY",
@@ -41,11 +42,8 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                    help="a state dict for --model or --arch, loaded with weights_only=True (default: none)")
     p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
-    p.add_argument("--inputs", type=Path, metavar="FILE.pt",
-                   help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
-    p.add_argument("--task", choices=[t for t in names.TASKS if t not in names.DATA_DIR_TASKS], default=None,
-                   help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
-    p.add_argument("--T", type=count, help="sequence length (default: the run's T, else 100)")
+    if inputs:
+        _inputs(p, task_default)
     p.add_argument("--hidden", type=count, default=64, help="width when SOURCE is a cell name (default: 64)")
     p.add_argument("--step", type=count, help="for a run directory: the checkpoint of this training step "
                                                "(default: the latest)")
@@ -53,6 +51,14 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                                                          "sequence (default: 0)")
     p.add_argument("--allow-large", action="store_true",
                    help="lift the limits on sizes read from files and flags (default: off)")
+
+
+def _inputs(p: argparse.ArgumentParser, task_default: str) -> None:
+    p.add_argument("--inputs", type=Path, metavar="FILE.pt",
+                   help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
+    p.add_argument("--task", choices=[t for t in names.TASKS if t not in names.DATA_DIR_TASKS], default=None,
+                   help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
+    p.add_argument("--T", type=count, help="sequence length (default: the run's T, else 100)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,10 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, summary, default in (("heatmap", "draw the ‖∂h_t/∂h_s‖₂ map of a model", "heatmap.png"),
                                    ("spectrum", "eigenvalues, ε-pseudospectra and singular values of each recurrent "
-                                                "matrix", "spectrum.png"),
+                                                "matrix, one row each in one figure", "spectrum.png"),
                                    ("lyapunov", "the Lyapunov spectrum along a trajectory", "lyapunov.png")):
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
-        _model_source(p)
+        _model_source(p, inputs=name != "spectrum")
         p.add_argument("--out", type=figure_file, default=Path(default),
                        help=f"figure file, .png, .pdf or .svg (default: {default})")
         if name == "heatmap":
@@ -187,10 +193,14 @@ def _version() -> str:
 
 
 def _completion(parser: argparse.ArgumentParser) -> None:
-    """``rnnaudit --print-completion bash|zsh|tcsh`` writes a shell completion script (shtab)."""
+    """``rnnaudit --print-completion SHELL`` writes a shell completion script (shtab), for every shell shtab
+    supports (bash, zsh, tcsh, fish, powershell with shtab 1.7+); the help lists exactly the shells accepted."""
     try:
         import shtab
     except ImportError:  # completion is a convenience; the CLI works without it
         return
-    shtab.add_argument_to(parser, ["--print-completion"], help="print a shell completion script for bash, zsh or "
-                                                               "tcsh (default: none)")
+    shells = list(shtab.SUPPORTED_SHELLS)
+    shtab.add_argument_to(parser, ["--print-completion"], help=f"print a shell completion script for "
+                                                               f"{', '.join(shells[:-1])} or {shells[-1]}, e.g. "
+                                                               "`eval \"$(rnnaudit --print-completion bash)\"` "
+                                                               "(default: none)")

@@ -10,37 +10,41 @@ import torch
 __all__ = ["run"]
 
 
-def source_of(args, n_sequences: int = 1):
-    """The model and inputs the flags name: SOURCE, or --model/--arch with --weights and --inputs."""
+def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
+    """The model and inputs the flags name: SOURCE, or --model/--arch with --weights and --inputs.
+    ``with_inputs=False`` (``spectrum``, which reads only the weights): the model alone, ``x`` None."""
     from rnnaudit.sources import load_source, load_user_source
     from rnnaudit.untrusted import InputError
 
+    inputs, task, T = (getattr(args, name, None) for name in ("inputs", "task", "T"))
     if args.model or args.arch:
         if args.source is not None:
             raise InputError("give either SOURCE or --model/--arch, not both")
-        return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
+        return load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
                                 seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
-                                allow_large=args.allow_large)
-    if args.weights is not None or args.inputs is not None:
+                                allow_large=args.allow_large, with_inputs=with_inputs)
+    if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
-    return load_source(args.source, T=args.T, hidden=args.hidden, seed=args.seed, step=args.step, task=args.task,
-                       n_sequences=n_sequences, allow_large=args.allow_large)
+    return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
+                       n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs)
 
 
 def _heatmap(args, src):
     from rnnaudit.analysis import CERTIFIED_RTOL
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+    from rnnaudit.progress import progress_bar
 
     # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
     rtol = CERTIFIED_RTOL if args.certified else args.rtol
-    return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
-                                  rtol=rtol)
+    with progress_bar(2, "heatmap") as bar:  # the maps, then the drawing (plot_jacobian_heatmaps' progress)
+        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
+                                      rtol=rtol, progress=bar.update)
 
 
-def _spectra(args, src) -> list:
-    """(path, figure) for the recurrent matrix of --role, or for each one by role: a model with several
-    (a GRU's W_hr, W_hz, W_hn) gets one file each, ``<out stem>-<role><suffix>``."""
-    from rnnaudit.figures.spectrum import plot_spectrum
+def _spectra(args, src):
+    """One figure, one row per square recurrent matrix (a GRU's W_hr, W_hz, W_hn), or that of --role."""
+    from rnnaudit.figures.spectrum import default_grid, plot_spectra
+    from rnnaudit.progress import progress_bar
     from rnnaudit.untrusted import InputError
 
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
@@ -51,20 +55,19 @@ def _spectra(args, src) -> list:
     square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
-    out = Path(args.out)
-    if len(square) == 1:
-        (role, W), = square.items()
-        return [(out, plot_spectrum(W, name=role, role=src.label))]
-    return [(out.with_name(f"{out.stem}-{role.replace('.', '_')}{out.suffix}"),
-             plot_spectrum(W, name=role, role=src.label)) for role, W in square.items()]
+    grids = {r: default_grid(W) for r, W in square.items()}
+    with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
+        return plot_spectra(square, role=src.label, progress=bar.update)
 
 
 def _lyapunov(args, src):
     from rnnaudit.analysis.lyapunov import lyapunov_spectrum
     from rnnaudit.figures.lyapunov import plot_lyapunov
+    from rnnaudit.progress import progress_bar
 
-    with torch.enable_grad():
-        spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10)
+    with torch.enable_grad(), progress_bar(src.x.shape[1], "lyapunov") as bar:
+        spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10,
+                                     progress=bar.update)
     values = spectrum.exponents.tolist()
     shown = ", ".join(f"{v:.4g}" for v in values[:10]) + (" ..." if len(values) > 10 else "")
     print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first: {shown}")
@@ -101,18 +104,15 @@ def _baselines(run_dirs) -> dict[str, float]:
 
 
 def run(args) -> int:
-    from rnnaudit.figures.paper_figures import save_figure
+    from rnnaudit.figures.saving import data_path, figure_data, save_figure
 
     if args.command == "compare":
-        figures = [(args.out, _compare(args))]
+        fig = _compare(args)
     else:
-        src = source_of(args)
+        src = source_of(args, with_inputs=args.command != "spectrum")
         with torch.no_grad():
-            if args.command == "spectrum":
-                figures = _spectra(args, src)
-            else:
-                figures = [(args.out, {"heatmap": _heatmap, "lyapunov": _lyapunov}[args.command](args, src))]
-    for path, fig in figures:
-        save_figure(fig, path)
-        print(f"wrote {path}")
+            fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov}[args.command](args, src)
+    data = figure_data(fig)
+    save_figure(fig, args.out)
+    print(f"wrote {args.out}" + (f" and its data {data_path(args.out, data)}" if data is not None else ""))
     return 0

@@ -7,14 +7,18 @@ __all__ = ["run"]
 
 def run(args) -> int:
     from rnnaudit.bounds import claim_by_id, load_counterexample, measure_case
+    from rnnaudit.progress import progress_bar
     from rnnaudit.untrusted import InputError
 
     claim_id, case, recorded = load_counterexample(args.path, allow_large=args.allow_large)
     claim = claim_by_id(claim_id)
     h, T = case.size()
     print(f"{claim_id}: h = {h}, T = {T}; measuring (the work of one case of the check at this size)")
+    # one case, no intermediate points: the bar shows that work goes on and for how long
     try:
-        ratio, parts = measure_case(claim, case)
+        with progress_bar(1, f"reproduce {claim_id}", unit="case") as bar:
+            ratio, parts = measure_case(claim, case)
+            bar.update(1)
     except (RuntimeError, ValueError, IndexError, TypeError) as err:  # a saved case always measures: tampered
         raise InputError(f"{args.path}: the saved case cannot be measured: {' '.join(str(err).split())[:300]}") \
             from None

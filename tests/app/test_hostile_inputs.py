@@ -338,5 +338,8 @@ def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
     # the case's own output, or a command's default output when the case gives none, with its lock file
     outputs = {out.name, f"{out.name}.png", "rnnaudit-check", "rnnaudit-audit", "heatmap.png", "spectrum.png",
                "lyapunov.png", "compare.png", "runs", "submitit-logs"}
+    # each figure's data beside it (rnnaudit.figures.saving)
+    outputs |= {f"{stem}{suffix}" for stem in (out.name, "heatmap", "spectrum", "lyapunov", "compare")
+                for suffix in (".csv", ".npz")}
     allowed = outputs | {f".{name}.lock" for name in outputs}
     assert written <= allowed, (name, written)

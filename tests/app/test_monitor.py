@@ -92,7 +92,8 @@ def test_figure_commands_read_a_monitored_run(tmp_path, capsys):
     _loop(rnn, head, tmp_path / "run", steps=6)
     for command in ("heatmap", "spectrum", "lyapunov"):
         assert cli_status([command, str(tmp_path / "run"), "--out", str(tmp_path / f"{command}.png")]) == 0, command
-    assert (tmp_path / "spectrum-W_hz.png").is_file() and (tmp_path / "heatmap.png").is_file()
+    assert (tmp_path / "spectrum.png").is_file() and (tmp_path / "heatmap.png").is_file()
+    assert not list(tmp_path.glob("spectrum-*"))  # one file, one row per recurrent matrix
     assert "step 6" in capsys.readouterr().out  # the latest checkpoint: the parameters at close
 
 

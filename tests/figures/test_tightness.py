@@ -45,9 +45,9 @@ def test_T_independent_claims_get_their_own_panel():
     main, flat = fig.axes
     assert main.get_xlabel() == "sequence length $T$"
     assert "do not depend on $T$" in flat.get_title()
-    assert [t.get_text() for t in flat.get_xticklabels()] == ["param_count"]
+    assert [t.get_text() for t in flat.get_yticklabels()] == ["param_count"]
     (point,) = [line for line in _lines(flat) if line.get_linestyle() == "None" and len(line.get_xdata())]
-    assert list(point.get_ydata()) == [1312.0]
+    assert list(point.get_xdata()) == [1312.0]
     # nothing of it on the T axis
     assert all("param_count" not in line.get_label() for line in _lines(main))
     assert is_T_independent(CLAIMS[3]) and not is_T_independent(CLAIMS[0])
@@ -83,3 +83,28 @@ def test_ratio_values_and_bad_input():
         plot_tightness(CLAIMS, by="m")
     with pytest.raises(ValueError, match="tightness"):
         plot_tightness([{"id": "q", "verdict": "holds"}])
+
+
+def test_the_names_of_many_T_independent_claims_do_not_overlap():
+    """26 claims in a narrow panel with rotated names ran into each other (spectral_rnn's report)."""
+    claims = [{"id": f"spectral_rnn.claim_with_a_long_name_{i}", "verdict": "holds",
+               "tightness": {"by_T": {"1": 10.0 ** (i % 7 - 3)}}} for i in range(26)]
+    fig = plot_tightness(claims + [CLAIMS[0]])
+    fig.canvas.draw()
+    flat = fig.axes[1]
+    boxes = [t.get_window_extent() for t in flat.get_yticklabels() if t.get_text()]
+    assert len(boxes) == 26
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    # nor do they run into the curves' panel or its legend
+    main = fig.axes[0]
+    right_of_main = max(main.get_window_extent().x1, main.get_legend().get_window_extent().x1)
+    assert min(b.x0 for b in boxes) > right_of_main
+
+
+def test_the_tightness_figure_keeps_every_ratio_for_the_csv():
+    from rnnaudit.figures.saving import figure_data
+
+    data = figure_data(plot_tightness(CLAIMS))
+    assert list(data) == ["claim", "T", "worst_measured_over_bound"]
+    rows = list(zip(data["claim"], data["T"], data["worst_measured_over_bound"]))
+    assert ("nc_gru.theorem1", 4, np.inf) in rows and ("a.x", 10, 0.9) in rows

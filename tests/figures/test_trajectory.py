@@ -79,3 +79,58 @@ def test_quantity_labels_and_run_names():
     assert quantity_label("loss") == "training loss" and quantity_label("custom/key") == "custom/key"
     assert run_names(["a/run", "b/run", "c/other"]) == {"a/run": "a/run", "b/run": "b/run", "c/other": "other"}
     assert run_names(["SGORNN"]) == {"SGORNN": "SGORNN"}
+
+
+def _lstm_like_trajectory(n=100, every=20):
+    """An LSTM monitor run: 16 gradient roles every step, the Jacobian summary every ``every`` steps (NaN between)."""
+    rng = np.random.default_rng(0)
+    t = {"step": np.arange(n) * 10.0, "loss": np.linspace(1.0, 0.2, n)}
+    for gate in "ifgo":
+        for matrix in ("W_h", "W_i", "b_h", "b_i"):
+            t[f"grad/{matrix}{gate}/max"] = rng.random(n) + (10.0 if matrix == "W_h" else 0.1)
+    jm = np.full(n, np.nan)
+    jm[::every] = np.geomspace(0.84, 62.2, len(jm[::every]))
+    t["jacobian/max"] = jm
+    return t
+
+
+def test_a_sparse_series_shows_every_recorded_point_with_its_marker():
+    """jacobian/max recorded every 20 steps, NaN between: markevery on the full series landed on NaN and showed
+    only step 0; now every one of the 5 records is drawn, with a marker."""
+    from rnnaudit.figures.trajectory import plot_trajectory
+
+    t = _lstm_like_trajectory()
+    fig = plot_trajectory(t)
+    ax = next(a for a in fig.axes if "probe sequence" in a.get_title())
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label() == "jacobian/max"]
+    np.testing.assert_array_equal(line.get_xdata(), t["step"][::20])
+    np.testing.assert_allclose(line.get_ydata(), t["jacobian/max"][::20])
+    assert line.get_marker() not in (None, "", "None") and line.get_markevery() == 1
+
+
+def test_sixteen_gradient_roles_are_drawn_as_four_groups():
+    from rnnaudit.figures.trajectory import gradient_groups, plot_trajectory
+
+    t = _lstm_like_trajectory()
+    keys = sorted(k for k in t if k.startswith("grad/"))
+    groups = gradient_groups(keys)
+    assert sorted(groups) == ["W_h·", "W_i·", "b_h·", "b_i·"] and all(len(v) == 4 for v in groups.values())
+    ax = next(a for a in plot_trajectory(t).axes if "grouped by role" in a.get_title())
+    curves = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert len(curves) == 4
+    w_h = next(ln for ln in curves if "W_hf" in ln.get_label())
+    np.testing.assert_allclose(w_h.get_ydata(), np.max([t[k] for k in groups["W_h·"]], axis=0))
+    # layers stay apart, and a few roles of our own cells keep a curve each
+    assert gradient_groups(["grad/l1.W_hg/max", "grad/W_hg/max"]) == {"l1.W_h·": ["grad/l1.W_hg/max"],
+                                                                         "W_h·": ["grad/W_hg/max"]}
+    few = {"step": t["step"], "grad/U/max": t["grad/W_hi/max"], "grad/W/max": t["grad/W_ii/max"]}
+    assert len([ln for ln in plot_trajectory(few).axes[0].get_lines() if ln.get_label().startswith("$")]) == 2
+
+
+def test_the_trajectory_figure_keeps_its_numbers_for_the_csv():
+    from rnnaudit.figures.saving import figure_data
+    from rnnaudit.figures.trajectory import plot_trajectory
+
+    t = _lstm_like_trajectory()
+    data = figure_data(plot_trajectory(t))
+    assert set(data) == set(t) and np.array_equal(data["jacobian/max"], t["jacobian/max"], equal_nan=True)

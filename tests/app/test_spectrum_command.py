@@ -1,0 +1,49 @@
+"""``rnnaudit spectrum`` reads the weights alone and writes the one file --out names."""
+
+import numpy as np
+import torch
+
+from tests.conftest import cli_status
+
+
+def test_spectrum_of_a_width_3_gru_needs_no_inputs_and_writes_one_file(tmp_path, capsys):
+    """No task draws inputs of width 3; spectrum does not use inputs, so none are asked for."""
+    torch.save(torch.nn.GRU(3, 6, batch_first=True).state_dict(), tmp_path / "w.pt")
+    out = tmp_path / "X.png"
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out", str(out)]) == 0
+    assert "--inputs" not in capsys.readouterr().err
+    # the figure and its data, nothing else: no X-W_hr.png, X-W_hz.png, X-W_hn.png
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["X.npz", "X.png", "w.pt"]
+    data = np.load(tmp_path / "X.npz")
+    # one row of panels per recurrent matrix, all in the one figure
+    assert {k.split("/")[0] for k in data.files} == {"W_hr", "W_hz", "W_hn"}
+    assert data["W_hz/eigenvalues"].shape == (6,) and data["W_hn/sigma_min"].ndim == 2
+
+
+def test_spectrum_takes_no_input_flags(tmp_path, capsys):
+    torch.save(torch.nn.GRU(3, 6, batch_first=True).state_dict(), tmp_path / "w.pt")
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--task", "adding",
+                       "--out", str(tmp_path / "s.png")]) == 2
+    assert "--task" in capsys.readouterr().err
+
+
+def test_heatmap_of_a_width_3_gru_still_asks_for_inputs(tmp_path, capsys):
+    """The negative control: a command that does use inputs keeps refusing a task of the wrong width."""
+    torch.save(torch.nn.GRU(3, 6, batch_first=True).state_dict(), tmp_path / "w.pt")
+    assert cli_status(["heatmap", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out",
+                       str(tmp_path / "h.png")]) == 2
+    assert "pass --inputs" in capsys.readouterr().err
+
+
+def test_completion_help_lists_exactly_the_shells_it_accepts(capsys):
+    import shtab
+
+    from rnnaudit.cli.parser import build_parser
+
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if "--print-completion" in a.option_strings]
+    assert list(action.choices) == list(shtab.SUPPORTED_SHELLS)
+    assert all(shell in action.help for shell in action.choices)
+    for shell in action.choices:
+        assert cli_status(["--print-completion", shell]) == 0
+        assert "rnnaudit" in capsys.readouterr().out
