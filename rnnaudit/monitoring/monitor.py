@@ -42,10 +42,11 @@ from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
                                      initial_state_gradient_fused, jacobian_summary, matrix_record,
                                      top_lyapunov_exponent)
-from rnnaudit.monitoring.runs import CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module, describe_model, plain_weights
-from rnnaudit.outputs import DirectoryLock
+from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
+                                      plain_weights)
+from rnnaudit.outputs import RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
 from rnnaudit.provenance import provenance
-from rnnaudit.tensorboard_log import event_writer, write_scalars
+from rnnaudit.tensorboard_log import TENSORBOARD_DIR, event_writer, write_scalars
 
 __all__ = ["Monitor"]
 
@@ -110,7 +111,8 @@ class Monitor:
             JSON values only, recorded in run.json.
         tensorboard: write TensorBoard events into ``run_dir/tensorboard``: None where tensorboard is
             installed, True always (ImportError without it), False never.
-        overwrite: delete the run ``run_dir`` holds (a directory with a run.json) and start again.
+        overwrite: delete the run ``run_dir`` holds and start again: only the files the monitor writes, in a
+            directory whose run.json carries rnnaudit's marker; any other file there is refused (named).
 
     Raises:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
@@ -181,15 +183,17 @@ class Monitor:
         self.closed = False
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise ValueError(f"run_dir must be a directory (created when missing), but {self.run_dir} is a file")
-        try:
-            self._lock = DirectoryLock(self.run_dir).__enter__()
+        created = not self.run_dir.exists()
+        try:  # the lock lives inside run_dir, so a read-only parent of an existing run_dir is no obstacle
+            self._lock = DirectoryLock(self.run_dir, inside=True).__enter__()
         except OSError as err:
             raise ValueError(f"run_dir {self.run_dir} cannot be created: {err.strerror or err}") from err
+        self._writer = None
         try:
-            self._start(overwrite)
-            self._writer = event_writer(self.run_dir, tensorboard)
+            self._start(overwrite, tensorboard)
         except BaseException:
-            self._lock.__exit__(None, None, None)
+            # whole or absent: nothing of a failed constructor stays, so that a retry starts afresh
+            self._abandon(created)
             raise
 
     # ------------------------------------------------------------------------------------ set-up
@@ -264,36 +268,59 @@ class Monitor:
                                                      dtype=torch.float64 if targets.is_floating_point() else None)
         return x.to(device=device, dtype=torch.float64), y
 
-    def _start(self, overwrite: bool) -> None:
+    def _start(self, overwrite: bool, tensorboard: bool | None) -> None:
         run_dir = self.run_dir
         if (run_dir / "run.json").exists() or (run_dir / "trajectory.jsonl").exists():
             if not overwrite:
                 raise ValueError(f"run_dir {run_dir} already holds a run; pass overwrite=True to start it again, or "
                                  "choose another directory")
-            if not (run_dir / "run.json").is_file():
-                raise ValueError(f"overwrite: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
-                                 "refusing to delete it")
-            shutil.rmtree(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
+            remove_own_files(run_dir, MONITOR_FILES, what="overwrite")
+        remove_stale_temporaries(run_dir)  # left by a process killed mid-write; we hold the lock
+        self._wrote: list[Path] = []
         x, y = self._stored if self.inputs is not None else (None, None)
         for name, tensor in (("inputs.pt", x), ("targets.pt", y)):
             if tensor is not None:
                 with atomic_path(run_dir / name) as tmp:
                     torch.save(tensor, tmp)
+                self._wrote.append(run_dir / name)
         readout = None
         if self.readout is not None:
             weight = getattr(self.readout, "weight", None)
             readout = {"type": type(self.readout).__name__,
                        "shape": list(weight.shape) if isinstance(weight, Tensor) else None}
         self._provenance = provenance()
+        had_events = (run_dir / TENSORBOARD_DIR).exists()
+        self._writer = event_writer(run_dir, tensorboard)
+        if not had_events and (run_dir / TENSORBOARD_DIR).exists():
+            self._wrote.append(run_dir / TENSORBOARD_DIR)
+        # run.json last: a constructor that fails before this line leaves no run behind
         write_json_atomic(run_dir / "run.json", {
-            "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
+            **RUN_MARKER, "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
             "wrap_kwargs": self.wrap_kwargs, "readout": readout, "per_step": self.per_step, "every": self.every,
             "summary_every": self.summary_every, "checkpoint_every": self.checkpoint_every,
             "summary_length": self.summary_length, "inputs": "inputs.pt" if x is not None else None,
             "targets": "targets.pt" if y is not None else None,
             "loss_fn": None if self.loss_fn is None else getattr(self.loss_fn, "__name__", type(self.loss_fn).__name__),
             "provenance": self._provenance})
+
+    def _abandon(self, created: bool) -> None:
+        """Undo a constructor that failed: close the event writer, remove the files it wrote (run.json is
+        written last, so it is never among them), release the lock, and remove run_dir if it made it."""
+        try:
+            if self._writer is not None:
+                self._writer.close()
+            for path in getattr(self, "_wrote", []):
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+        finally:
+            self._lock.__exit__(None, None, None)
+        if created:
+            try:
+                self.run_dir.rmdir()  # only if empty: never anything of the user's
+            except OSError:
+                pass
 
     # ---------------------------------------------------------------------------------- recording
 

@@ -30,6 +30,7 @@ naming the file and field.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import torch
@@ -38,11 +39,17 @@ from torch.nn.utils import parametrize
 
 from rnnaudit.untrusted import InputError, load_torch_file, read_json_file
 
-__all__ = ["monitored_run_of", "RUN_FORMAT", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model", "plain_weights",
+__all__ = ["monitored_run_of", "RUN_FORMAT", "MONITOR_FILES", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model",
+           "plain_weights",
            "build_torch_module", "is_monitored_run", "read_monitored_run", "load_monitored_checkpoint",
            "rebuild_model", "monitored_inputs"]
 
 RUN_FORMAT = "rnnaudit-monitor-run-1"
+#: The names the monitor writes in a run directory: what ``overwrite`` may delete
+#: (:func:`rnnaudit.outputs.remove_own_files`).
+MONITOR_FILES = {"run.json": True, "trajectory.jsonl": True, "inputs.pt": True, "targets.pt": True,
+                 "checkpoints": re.compile(r"step_\d{8}\.pt|latest\.txt"), "jacobian": re.compile(r"step_\d{8}\.pt"),
+                 "tensorboard": re.compile(r"events\.out\.tfevents\..+")}
 CHECKPOINT_FORMAT = "rnnaudit-monitor-checkpoint-1"
 #: torch module types rebuilt from their recorded sizes (no factory needed)
 TORCH_RECURRENT = {"RNN": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM, "RNNCell": nn.RNNCell, "GRUCell": nn.GRUCell,

@@ -26,7 +26,7 @@ import dataclasses
 import fnmatch
 import math
 import os
-import shutil
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from rnnaudit.atomic import atomic_path, write_json_atomic
 from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
 from rnnaudit.training.config import OPTIMIZERS, TrainConfig
 from rnnaudit.training.model import SequenceModel, build_model
-from rnnaudit.outputs import DirectoryLock
+from rnnaudit.outputs import LOCK_NAME, RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
 from rnnaudit.provenance import provenance as run_provenance
 from rnnaudit.tensorboard_log import event_writer, write_scalars
 from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint,
@@ -145,9 +145,12 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
     """
     config.validate()
     run_dir = Path(run_dir)
-    with DirectoryLock(run_dir):
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--out {run_dir} is a file; a run directory is expected")
+    with DirectoryLock(run_dir, inside=True):  # inside: a read-only parent of the run directory is no obstacle
         if overwrite:
             _remove_run(run_dir)
+        remove_stale_temporaries(run_dir)  # temporaries of a process killed mid-write; we hold the lock
         previous = torch.are_deterministic_algorithms_enabled()
         if config.device == "cpu":
             torch.use_deterministic_algorithms(True)
@@ -157,13 +160,17 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
             torch.use_deterministic_algorithms(previous)
 
 
+#: The names the trainer writes in a run directory: what --overwrite may delete
+#: (:func:`rnnaudit.outputs.remove_own_files`).
+TRAIN_FILES = {"run.json": True, "trajectory.jsonl": True,
+               "checkpoints": re.compile(r"step_\d{8}\.pt|latest\.txt"), "jacobian": re.compile(r"step_\d{8}\.pt"),
+               "tensorboard": re.compile(r"events\.out\.tfevents\..+")}
+
+
 def _remove_run(run_dir: Path) -> None:
-    if not run_dir.exists():
+    if not any(p.name != LOCK_NAME for p in run_dir.iterdir()):
         return
-    if any(run_dir.iterdir()) and not (run_dir / "run.json").is_file():
-        raise ValueError(f"--overwrite: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
-                         "refusing to delete it")
-    shutil.rmtree(run_dir)
+    remove_own_files(run_dir, TRAIN_FILES, what="--overwrite")
 
 
 def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict) -> bool:
@@ -175,7 +182,8 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
             raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to start it "
                              "again, or choose another --out")
         run_dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(run_json, {**asdict(config), "provenance": provenance, "steps_history": [config.steps]})
+        write_json_atomic(run_json, {**RUN_MARKER, **asdict(config), "provenance": provenance,
+                                     "steps_history": [config.steps]})
         return False
     if not run_json.is_file():
         raise ValueError(f"--resume: {run_dir} holds no run (no run.json)")
