@@ -51,7 +51,7 @@ def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: d
 
 def load_source(source: str | None = None, *, T: int | None = None, hidden: int = 64, seed: int = 0,
                 step: int | None = None, task: str | None = None, n_sequences: int = 1,
-                allow_large: bool = False) -> Source:
+                allow_large: bool = False, factory: str | None = None) -> Source:
     """Resolve SOURCE: an existing path is a checkpoint or run directory (of the trainer or of
     :class:`rnnaudit.Monitor`, :func:`monitored_source`); otherwise a cell name.
 
@@ -64,6 +64,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
             adding variant it trained on; ``adding`` for a cell name).
         n_sequences: how many input sequences.
         allow_large: lift the limits on sizes (:mod:`rnnaudit.limits`).
+        factory: ``MODULE:FACTORY`` the user passed (``--model``) to rebuild a monitored run's model; the
+            one a run records is never imported.
 
     Returns:
         a :class:`Source` with x of shape (n_sequences, L, input_size), float64.
@@ -84,7 +86,10 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
 
         if monitored_run_of(path) is not None:
             return monitored_source(path, step=step, T=T, task=task, seed=seed, n_sequences=n_sequences,
-                                    allow_large=allow_large)
+                                    allow_large=allow_large, factory=factory)
+        if factory is not None:
+            raise InputError("--model with SOURCE is for runs of rnnaudit.Monitor; a checkpoint or run of rnnaudit "
+                             "train holds one of rnnaudit's own cells")
         ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
         length = T or config.T
@@ -160,7 +165,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
 
 def monitored_source(path, *, step: int | None = None, T: int | None = None, task: str | None = None, seed: int = 0,
-                     n_sequences: int = 1, allow_large: bool = False) -> Source:
+                     n_sequences: int = 1, allow_large: bool = False, factory: str | None = None) -> Source:
     """The model of a run of :class:`rnnaudit.Monitor` (its latest checkpoint, that of ``step``, or a
     checkpoint file inside it), wrapped in float64, with the run's own probe sequences (the first
     ``n_sequences``, cut to ``T`` steps) or, with ``task``, sequences of that task.
@@ -177,7 +182,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)
     ckpt = load_monitored_checkpoint(path, step)
-    module, readout = rebuild_model(ckpt)
+    module, readout = rebuild_model(ckpt, factory=factory)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = module.double()
     cell = wrap(module, **info.get("wrap_kwargs", {}))

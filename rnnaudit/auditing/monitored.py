@@ -30,9 +30,13 @@ def _label(description: dict, factory: str | None) -> str:
 
 
 def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = None, measure_bounds: bool = True,
-                               allow_large: bool = False) -> dict:
+                               allow_large: bool = False, factory: str | None = None) -> dict:
     """Every claim put to the model of one checkpoint of a monitored run (the run directory's latest, its
     checkpoint of ``step``, or a checkpoint file inside it), on the run's probe sequences.
+
+    ``factory`` (``"package.module:function"``, given by the caller) rebuilds a model that is not a torch
+    recurrent module or one of rnnaudit's cells; the factory the run records is never imported
+    (:func:`rnnaudit.monitoring.runs.rebuild_model`).
 
     Returns:
         {"step", "config": {"cell", "task", "T", "hidden_size"}, "model": {"type", "hidden_size",
@@ -51,7 +55,7 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
         raise InputError(f"{path} is neither a run directory of rnnaudit.Monitor nor a checkpoint inside one")
     info = read_monitored_run(run_dir)
     ckpt = load_monitored_checkpoint(path, step)
-    module, readout = rebuild_model(ckpt)
+    module, readout = rebuild_model(ckpt, factory=factory)
     model = wrap(module, **info.get("wrap_kwargs", {})) if info.get("wrap_kwargs") else module
     x = monitored_inputs(run_dir, wrap(model).input_size)
     check_sizes(f"{run_dir}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0], hidden=wrap(model).hidden_size)
@@ -65,7 +69,7 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
     return {"step": int(ckpt["step"]), "config": config, "model": result["model"], "claims": result["claims"]}
 
 
-def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False) -> dict:
+def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False, factory: str | None = None) -> dict:
     """Audit every checkpoint of a monitored run (bounds measured at the latest only) and judge the
     recorded assumptions at every trajectory record; report when each assumption first fails.
 
@@ -82,9 +86,9 @@ def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False
     if not steps:
         raise InputError(f"{run_dir} has no checkpoints/step_*.pt; the monitor writes one at its first record and one "
                          "at close()")
-    audits = [audit_monitored_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large)
-              for s in steps[:-1]]
-    latest = audit_monitored_checkpoint(run_dir, step=steps[-1], allow_large=allow_large)
+    audits = [audit_monitored_checkpoint(run_dir, step=s, measure_bounds=False, allow_large=allow_large,
+                                         factory=factory) for s in steps[:-1]]
+    latest = audit_monitored_checkpoint(run_dir, step=steps[-1], allow_large=allow_large, factory=factory)
     audits.append(latest)
     dtype = getattr(torch, latest["model"]["trained_dtype"])
     first = first_failures(audits, recorded_failures(latest["claims"], read_trajectory(run_dir), dtype))

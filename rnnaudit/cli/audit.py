@@ -49,7 +49,7 @@ def _precheck(args) -> None:
     """What can be refused before the output directory is touched."""
     from rnnaudit.untrusted import InputError
 
-    if not (args.model or args.arch):
+    if args.source is not None or not (args.model or args.arch):
         if args.source is None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
         if not Path(args.source).exists():
@@ -60,8 +60,9 @@ def _audit(args) -> tuple[dict, dict | None]:
     """The audit document and, for a run directory, its trajectory (for the figure)."""
     from rnnaudit.auditing import audit_checkpoint, audit_run
     from rnnaudit.training import read_trajectory
+    from rnnaudit.untrusted import InputError
 
-    if args.model or args.arch:
+    if args.arch or (args.model and args.source is None):
         from rnnaudit.auditing import audit
         from rnnaudit.cli.plots import source_of
 
@@ -72,10 +73,13 @@ def _audit(args) -> tuple[dict, dict | None]:
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
         return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
                 "source": src.label}, None
+    if args.weights is not None or args.inputs is not None:
+        raise InputError("--weights and --inputs go with --model or --arch, not with SOURCE")
     path = Path(args.source)
     if path.is_dir() and args.step is None:
-        doc = audit_run(path, allow_large=args.allow_large)
+        doc = audit_run(path, allow_large=args.allow_large, factory=args.model)
         doc["source"] = str(path)
         return doc, read_trajectory(path)
-    doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large), "source": str(path)}
+    doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
+           "source": str(path)}
     return doc, None

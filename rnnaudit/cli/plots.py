@@ -15,9 +15,15 @@ def source_of(args, n_sequences: int = 1):
     from rnnaudit.sources import load_source, load_user_source
     from rnnaudit.untrusted import InputError
 
+    if args.model and args.source is not None:  # the factory of a Monitor run, passed by the user, never read from it
+        if args.weights is not None or args.inputs is not None or args.arch:
+            raise InputError("with SOURCE, --model names the factory of its model; --weights, --inputs and --arch "
+                             "go with --model alone")
+        return load_source(args.source, T=args.T, hidden=args.hidden, seed=args.seed, step=args.step, task=args.task,
+                           n_sequences=n_sequences, allow_large=args.allow_large, factory=args.model)
     if args.model or args.arch:
         if args.source is not None:
-            raise InputError("give either SOURCE or --model/--arch, not both")
+            raise InputError("give either SOURCE or --arch, not both")
         return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
                                 seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
                                 allow_large=args.allow_large)

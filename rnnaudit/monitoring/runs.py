@@ -21,8 +21,10 @@ the one :meth:`Monitor.close` writes holds the parameters at close (its step say
 
 To rebuild the model a checkpoint holds, the audit needs its class: a ``torch.nn`` RNN, GRU, LSTM or
 their ``*Cell`` is rebuilt from its recorded sizes and plain weights (as ``--arch`` does,
-:func:`rnnaudit.user_models.model_from_state_dict`); any other module through the ``factory`` import
-string given to the monitor (``"pkg.module:fn"``, :func:`rnnaudit.user_models.import_factory`).
+:func:`rnnaudit.user_models.model_from_state_dict`); any other module through a factory import string
+(``"pkg.module:fn"``, :func:`rnnaudit.user_models.import_factory`) that the user passes in this process
+(``--model``, ``factory=``). The factory the monitor recorded is only named, never imported: a run
+directory is data, and whoever can write one must not be able to run code.
 Everything read back is untrusted input: each reader raises :class:`rnnaudit.untrusted.InputError`
 naming the file and field.
 """
@@ -213,23 +215,32 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) 
     return payload
 
 
-def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn.Module, Tensor | None]:
+def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
+                  factory: str | None = None) -> tuple[nn.Module, Tensor | None]:
     """The user's model of a monitor checkpoint, in the dtype it was trained in, evaluation mode, and its
     readout weight (k, h) when the monitor was given a readout with a ``weight``.
 
-    Through the recorded ``factory`` when there is one (with the module's own state_dict); otherwise one
-    of rnnaudit's cells from its recorded config, and a torch recurrent module from its recorded sizes
-    with the plain weights (through :func:`rnnaudit.user_models.model_from_state_dict` for
-    RNN/GRU/LSTM).
+    Through ``factory`` when the caller gives one (with the module's own state_dict); otherwise one of
+    rnnaudit's cells from its recorded config, and a torch recurrent module from its recorded sizes with
+    the plain weights (through :func:`rnnaudit.user_models.model_from_state_dict` for RNN/GRU/LSTM).
+    The ``factory`` a checkpoint or run.json records is never imported: files are data, and a tampered
+    run directory must not run code (``"os:abort"``, a module placed beside it). The error names it, so
+    that a user who trusts it can pass it.
+
+    Args:
+        checkpoint: as :func:`load_monitored_checkpoint` returns it.
+        factory: ``"package.module:function"`` given by the user in this process (``--model``,
+            ``factory=``), or None.
 
     Raises:
-        InputError: a model that is neither a torch recurrent module nor has a factory; weights that do
-            not fit (each key and shape named); a factory that fails (named).
+        InputError: a model that is neither a torch recurrent module nor one of rnnaudit's cells, without
+            a ``factory`` (names the one the run records); weights that do not fit (each key and shape
+            named); a factory that fails (named).
     """
     from rnnaudit.user_models import import_factory, load_weights, model_from_state_dict
 
     where = checkpoint.get("path", "checkpoint")
-    description, factory = checkpoint["model"], checkpoint.get("factory")
+    description, recorded = checkpoint["model"], checkpoint.get("factory")
     dtype = getattr(torch, str(description.get("dtype", "float32")), None)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise InputError(f"{where}: model dtype {description.get('dtype')!r} is not a floating torch dtype")
@@ -248,10 +259,14 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn
                                                nonlinearity=description.get("nonlinearity") or "tanh", dtype=dtype)
             else:
                 module = load_weights(build_torch_module(description, dtype), plain, f"{where} (plain_state_dict)")
+        elif isinstance(recorded, str):
+            raise InputError(f"{where}: the run names the factory {recorded[:120]!r}, and rnnaudit never imports "
+                             "code a file names; if you trust it, pass it yourself: --model on the command line, "
+                             "factory= in Python")
         else:
             raise InputError(f"{where}: the model is a {description.get('class', description.get('type'))}, which "
-                             "rnnaudit can rebuild only through its factory: pass "
-                             "Monitor(..., factory='your_package.module:build_fn') when training")
+                             "rnnaudit can rebuild only through its factory: pass --model package.module:build_fn "
+                             "(factory= in Python)")
     except InputError:
         raise
     except ValueError as err:
