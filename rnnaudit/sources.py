@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.cells.registry import CELLS, build_cell
-from rnnaudit.limits import check_sizes
+from rnnaudit.limits import check_sizes, check_tensor_sizes
 from rnnaudit.training import TASK_SPECS
 from rnnaudit.training.runs import load_trained_model
 from rnnaudit.untrusted import InputError
@@ -144,13 +144,15 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     from rnnaudit.cells.adapters import wrap
     from rnnaudit.user_models import load_inputs, load_user_model
 
-    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None)
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
+    # from the shapes, before the float64 copy below allocates them again
+    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch}", allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = copy.deepcopy(module).double()
     cell = wrap(module)
     check_sizes("the model", allow_large=allow_large, hidden=cell.hidden_size)
     if inputs is not None:
-        x = load_inputs(inputs, cell.input_size)
+        x = load_inputs(inputs, cell.input_size, allow_large=allow_large)
         check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
     else:
         task = task or "adding"
@@ -181,7 +183,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
 
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)
-    ckpt = load_monitored_checkpoint(path, step)
+    ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
     module, readout = rebuild_model(ckpt, factory=factory)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = module.double()
@@ -193,7 +195,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
                              f"{cell.input_size}")
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
     else:
-        x = monitored_inputs(run_dir, cell.input_size)[:n_sequences]
+        x = monitored_inputs(run_dir, cell.input_size, allow_large=allow_large)[:n_sequences]
         if T is not None and T > x.shape[1]:
             raise InputError(f"--T {T}: the run's probe sequences have {x.shape[1]} steps")
         x = x[:, :T] if T is not None else x

@@ -54,10 +54,10 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
     if run_dir is None:
         raise InputError(f"{path} is neither a run directory of rnnaudit.Monitor nor a checkpoint inside one")
     info = read_monitored_run(run_dir)
-    ckpt = load_monitored_checkpoint(path, step)
+    ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
     module, readout = rebuild_model(ckpt, factory=factory)
     model = wrap(module, **info.get("wrap_kwargs", {})) if info.get("wrap_kwargs") else module
-    x = monitored_inputs(run_dir, wrap(model).input_size)
+    x = monitored_inputs(run_dir, wrap(model).input_size, allow_large=allow_large)
     check_sizes(f"{run_dir}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0], hidden=wrap(model).hidden_size)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), None)
     result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds)

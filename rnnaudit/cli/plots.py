@@ -37,6 +37,10 @@ def _heatmap(args, src):
     from rnnaudit.analysis import CERTIFIED_RTOL
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
 
+    from rnnaudit.limits import check_sizes
+
+    T = src.x.shape[1]  # the figure holds the T × T map whatever the method streams
+    check_sizes(f"the heatmap of T = {T} steps (a T × T map)", allow_large=args.allow_large, elements=T * T)
     # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
     rtol = CERTIFIED_RTOL if args.certified else args.rtol
     return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,

@@ -25,7 +25,7 @@ def run(args) -> int:
                 batch=config.batch, steps=config.steps, elements=config.batch * config.T * config.hidden_size)
     config.validate()
     out = args.out or Path("runs") / f"{config.cell}-{config.task}-T{config.T}-seed{config.seed}"
-    summary = train(config, out, resume=args.resume, overwrite=args.overwrite)
+    summary = train(config, out, resume=args.resume, overwrite=args.overwrite, allow_large=args.allow_large)
     if summary.get("diverged_at") is not None:
         print(f"{config.cell} on {config.task} (T = {config.T}): DIVERGED at step {summary['diverged_at']}: the loss "
               f"or a gradient is NaN/Inf (exploding gradients); stopped before that step. The last record of "

@@ -26,7 +26,9 @@ copy of the parameters (reloaded at each record), and no RNG the user's loop dra
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
 import math
 import numbers
 import os
@@ -398,9 +400,21 @@ class Monitor:
         return record
 
     def _sync_twin(self) -> bool:
-        """Load the user's current parameters into the float64 copies; whether they are all finite."""
+        """Load the user's current parameters into the float64 copies; whether they are all finite.
+
+        Raises:
+            ValueError: the model's parameters changed names or shapes since the monitor was created.
+        """
         with torch.no_grad():
             state = plain_weights(self.model) if self._plain_twin else self.model.state_dict()
+            own = self.twin.state_dict()
+            changed = sorted(set(own) ^ set(state)) or [k for k in own if own[k].shape != state[k].shape]
+            if changed:
+                k = changed[0]
+                what = (f"{k!r} has shape {tuple(state[k].shape)}, it had {tuple(own[k].shape)}"
+                        if k in own and k in state else f"{k!r} {'appeared' if k in state else 'disappeared'}")
+                raise ValueError(f"model: its parameters changed since the Monitor was created ({what}); a Monitor "
+                                 "records one model: start a new Monitor (another run_dir) for a changed model")
             self.twin.load_state_dict(state)
             if self.twin_readout is not None:
                 self.twin_readout.load_state_dict(self.readout.state_dict())
@@ -429,15 +443,31 @@ class Monitor:
                 record, norms = jacobian_summary(self.twin_cell, x)
                 out.update(record)
                 out.update(top_lyapunov_exponent(self.twin_cell, x))
-                with atomic_path(self.run_dir / "jacobian" / f"step_{step:08d}.pt") as tmp:
+                with self._writing(f"jacobian/step_{step:08d}.pt"), \
+                        atomic_path(self.run_dir / "jacobian" / f"step_{step:08d}.pt") as tmp:
                     torch.save(norms.detach().cpu(), tmp)
         return out
 
     def _append(self, record: dict) -> None:
         from rnnaudit.training.runs import _append_record
 
-        _append_record(self.run_dir, record)
+        with self._writing("trajectory.jsonl"):
+            _append_record(self.run_dir, record)
         write_scalars(self._writer, record)
+
+    @contextlib.contextmanager
+    def _writing(self, what: str):
+        """One clear OSError, naming the file and the run directory, for a write that fails (a full disk:
+        torch.save reports it as a RuntimeError from its zip writer)."""
+        try:
+            yield
+        except (OSError, RuntimeError) as err:
+            if isinstance(err, RuntimeError) and "write" not in str(err).lower():
+                raise
+            reason = getattr(err, "strerror", None) or str(err).strip().splitlines()[0][:200]
+            raise OSError(getattr(err, "errno", None) or errno.EIO,
+                          f"Monitor: cannot write {what} in {self.run_dir} ({reason}); the records and checkpoints "
+                          "written before are whole and kept") from None
 
     def _checkpoint(self, step: int) -> None:
         from rnnaudit.training.runs import _checkpoint_path
@@ -449,9 +479,10 @@ class Monitor:
                                           {k: v.detach().cpu().clone() for k, v in self.readout.state_dict().items()}),
                    "provenance": self._provenance}
         path = _checkpoint_path(self.run_dir, step)
-        with atomic_path(path) as tmp:
-            torch.save(payload, tmp)
-        write_text_atomic(self.run_dir / "checkpoints" / "latest.txt", path.name + "\n")
+        with self._writing(f"checkpoints/{path.name}"):
+            with atomic_path(path) as tmp:
+                torch.save(payload, tmp)
+            write_text_atomic(self.run_dir / "checkpoints" / "latest.txt", path.name + "\n")
         self._checkpointed.add(step)
 
     # ---------------------------------------------------------------------------------- closing
@@ -464,6 +495,10 @@ class Monitor:
         ``optimizer.step()``), otherwise with that step + 1: the step whose ``record`` call would have
         seen them. A step not yet recorded gets a record of its parameter probes (with the loss and
         gradients when they belong to these parameters) and a checkpoint.
+
+        Raises:
+            OSError: the final record or checkpoint cannot be written (e.g. a full disk; one message naming
+                the file). The directory is released all the same, and what was written before is kept.
         """
         if self.closed:
             return

@@ -186,7 +186,7 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
     return info
 
 
-def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) -> dict:
+def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None, *, allow_large: bool = False) -> dict:
     """A checkpoint of a monitored run: the run directory's latest (or the one of ``step``), or a file.
 
     Raises:
@@ -204,7 +204,7 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) 
             if not candidate.is_file():
                 raise InputError(f"{path}: no checkpoint at step {step}; available steps: {checkpoint_steps(path)}")
             path = candidate
-    payload = load_torch_file(path, "checkpoint")
+    payload = load_torch_file(path, "checkpoint", allow_large=allow_large)
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise InputError(f"{path} is not a checkpoint of rnnaudit.Monitor (format {CHECKPOINT_FORMAT})")
     for key, kind in (("step", int), ("state_dict", dict), ("model", dict)):
@@ -276,7 +276,7 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
     return module.to(dtype).eval(), (weight if isinstance(weight, Tensor) and weight.dim() == 2 else None)
 
 
-def monitored_inputs(run_dir: str | os.PathLike, input_size: int) -> Tensor:
+def monitored_inputs(run_dir: str | os.PathLike, input_size: int, *, allow_large: bool = False) -> Tensor:
     """The probe sequences of a monitored run (inputs.pt), (m, T, n) float64.
 
     Raises:
@@ -291,6 +291,6 @@ def monitored_inputs(run_dir: str | os.PathLike, input_size: int) -> Tensor:
                          "--arch/--model --weights and --inputs FILE.pt")
     name = Path(info["inputs"]).name  # a name inside the run directory, never a path elsewhere
     try:
-        return load_inputs(Path(run_dir) / name, input_size)
+        return load_inputs(Path(run_dir) / name, input_size, allow_large=allow_large)
     except ValueError as err:
         raise InputError(str(err)) from None

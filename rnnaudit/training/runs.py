@@ -91,7 +91,7 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu", *, allow
     path = Path(path)
     if path.is_dir():
         path = _latest(path)
-    payload = load_torch_file(path, "checkpoint", map_location=map_location)
+    payload = load_torch_file(path, "checkpoint", map_location=map_location, allow_large=allow_large)
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise InputError(f"{path} is not an rnnaudit checkpoint (format {CHECKPOINT_FORMAT})")
     for key, kind in (("config", dict), ("model", dict), ("step", int)):
@@ -199,9 +199,12 @@ def read_trajectory(run_dir: str | os.PathLike) -> dict[str, np.ndarray]:
     ``diverged`` (1 on the record of the step whose loss or gradients were NaN/Inf).
 
     Raises:
+        TypeError: ``run_dir`` not a path.
         rnnaudit.untrusted.InputError: no trajectory.jsonl in ``run_dir``; a line that is not a JSON
             object, or a value that is not a number (names the file, line and key).
     """
+    if not isinstance(run_dir, (str, os.PathLike)):
+        raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
     path = Path(run_dir) / "trajectory.jsonl"
     if not path.is_file():
         raise InputError(f"{run_dir} has no trajectory.jsonl; is it an rnnaudit run directory?")

@@ -42,12 +42,16 @@ from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
 from rnnaudit.training.config import OPTIMIZERS, TrainConfig
 from rnnaudit.training.model import SequenceModel, build_model
 from rnnaudit.outputs import LOCK_NAME, RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
+from rnnaudit.limits import check_sizes
 from rnnaudit.provenance import provenance as run_provenance
 from rnnaudit.tensorboard_log import event_writer, write_scalars
 from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint,
                                     read_trajectory)
 from rnnaudit.untrusted import InputError, read_json_file
 from rnnaudit.training.task_specs import TASK_SPECS, TaskSpec
+
+#: Tasks whose inputs are one-hot vectors of a vocabulary read from files (its size is checked).
+ONE_HOT_TASKS = ("ptb-char",)
 
 __all__ = ["train"]
 
@@ -108,7 +112,7 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
 
 
 def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, overwrite: bool = False,
-          progress: bool = True, tensorboard: bool | None = None) -> dict:
+          progress: bool = True, tensorboard: bool | None = None, allow_large: bool = False) -> dict:
     """Train ``config`` and record its trajectory into ``run_dir`` (see the module docstring).
 
     One writer at a time: the run directory is locked (:class:`rnnaudit.outputs.DirectoryLock`) for
@@ -125,6 +129,8 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         overwrite: delete the run in ``run_dir`` (a directory rnnaudit wrote: it has run.json) and start
             again.
         progress: show a tqdm bar with the loss and rate.
+        allow_large: lift the size limits (:mod:`rnnaudit.limits`, as ``--allow-large``): T, hidden size,
+            batch, steps, batch·T·h, and a one-hot vocabulary above 10,000 tokens.
         tensorboard: also write every record as TensorBoard scalars into ``run_dir/tensorboard``
             (:mod:`rnnaudit.tensorboard_log`): None where tensorboard is installed, True always
             (ImportError without it), False never.
@@ -142,8 +148,11 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
             resume of a directory without a run, or with a different config or steps (see above);
             overwrite of a directory rnnaudit did not write.
         rnnaudit.outputs.LockedError: another process is writing ``run_dir``.
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
     config.validate()
+    check_sizes("the run's configuration", allow_large=allow_large, T=config.T, hidden=config.hidden_size,
+                batch=config.batch, steps=config.steps, elements=config.batch * config.T * config.hidden_size)
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--out {run_dir} is a file; a run directory is expected")
@@ -155,7 +164,7 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         if config.device == "cpu":
             torch.use_deterministic_algorithms(True)
         try:
-            return _train(config, run_dir, resume, progress, tensorboard)
+            return _train(config, run_dir, resume, progress, tensorboard, allow_large)
         finally:
             torch.use_deterministic_algorithms(previous)
 
@@ -204,11 +213,15 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
     return has_checkpoint
 
 
-def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool, tensorboard: bool | None) -> dict:
+def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool, tensorboard: bool | None,
+           allow_large: bool = False) -> dict:
     task = TASK_SPECS[config.task]
     # the task's arguments bound once; every draw below goes through this spec
     kw = config.task_kwargs
     input_size, output_size = task.dims(kw)
+    if config.task in ONE_HOT_TASKS:  # every step of every sequence is a one-hot vector of the vocabulary
+        check_sizes(f"task {config.task!r} (its training vocabulary)", allow_large=allow_large, vocabulary=input_size,
+                    elements=config.batch * config.T * input_size)
     spec = dataclasses.replace(task, input_size=input_size, output_size=output_size,
                                generate=lambda b, T, g: task.generate(b, T, g, **kw),
                                baseline=lambda T: task.baseline(T, **kw))
