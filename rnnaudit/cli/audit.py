@@ -37,8 +37,10 @@ def run(args) -> int:
                                                          f"{c['worst_ratio']:.4g})")
             print(f"{c['id']:<{width}}  {c['reading']}{bound}")
             for a in c["assumptions"]:
-                if not a["holds"]:
+                if a["holds"] is False:
                     print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
+    if doc["latest"].get("bounds_not_measured"):
+        print(doc["latest"]["bounds_not_measured"])
     out = Path(args.out)
     print(f"{sum(not c['applies'] for c in claims)} claim(s) do not apply to this model (the report says why); "
           f"wrote {out / 'audit.json'}, {out / 'report.md'} and {out / 'report.html'}")

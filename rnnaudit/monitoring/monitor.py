@@ -113,6 +113,9 @@ class Monitor:
             JSON values only, recorded in run.json.
         tensorboard: write TensorBoard events into ``run_dir/tensorboard``: None where tensorboard is
             installed, True always (ImportError without it), False never.
+        T: the sequence length the model is trained on, recorded in run.json: the audit judges the
+            assumptions that depend on T at it (without it, and without ``inputs``, they are reported as
+            not evaluated).
         overwrite: delete the run ``run_dir`` holds and start again: only the files the monitor writes, in a
             directory whose run.json carries rnnaudit's marker; any other file there is refused (named).
 
@@ -129,7 +132,7 @@ class Monitor:
                  targets: Tensor | None = None, loss_fn: Callable | None = None, readout: nn.Module | None = None,
                  per_step: bool = False, summary_every: int | None = None, summary_length: int = 64,
                  checkpoint_every: int | None = None, factory: str | None = None, wrap_kwargs: dict | None = None,
-                 tensorboard: bool | None = None, overwrite: bool = False):
+                 tensorboard: bool | None = None, overwrite: bool = False, T: int | None = None):
         from rnnaudit.cells.adapters import wrap
 
         if not isinstance(model, nn.Module):
@@ -137,6 +140,7 @@ class Monitor:
         if not isinstance(run_dir, (str, os.PathLike)):
             raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
         self.every = _positive_int("every", every)
+        self.T = _positive_int("T", T, allow_none=True)
         self.summary_every = self._multiple("summary_every", summary_every, 100)
         self.checkpoint_every = self._multiple("checkpoint_every", checkpoint_every, 10)
         self.summary_length = _positive_int("summary_length", summary_length)
@@ -300,7 +304,7 @@ class Monitor:
             **RUN_MARKER, "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
             "wrap_kwargs": self.wrap_kwargs, "readout": readout, "per_step": self.per_step, "every": self.every,
             "summary_every": self.summary_every, "checkpoint_every": self.checkpoint_every,
-            "summary_length": self.summary_length, "inputs": "inputs.pt" if x is not None else None,
+            "summary_length": self.summary_length, "T": self.T, "inputs": "inputs.pt" if x is not None else None,
             "targets": "targets.pt" if y is not None else None,
             "loss_fn": None if self.loss_fn is None else getattr(self.loss_fn, "__name__", type(self.loss_fn).__name__),
             "provenance": self._provenance})

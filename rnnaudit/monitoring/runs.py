@@ -5,7 +5,7 @@ The layout is the trainer's (:mod:`rnnaudit.training.runs`), so ``read_trajector
 the trajectory figures read both:
 
 - ``run.json``: ``{"kind": "monitor", "format", "model": <description>, "factory", "wrap_kwargs",
-  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "inputs",
+  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "T", "inputs",
   "targets", "loss_fn", "provenance"}``;
 - ``trajectory.jsonl``: one record per recorded step, appended and fsync'ed line by line;
 - ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: ``{"format", "step", "state_dict"
@@ -183,6 +183,9 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
             raise InputError(f"{path}: field {key!r} must be a string or null, got {type(info[key]).__name__}")
     if not isinstance(info.get("wrap_kwargs", {}), dict):
         raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
+    T = info.get("T")
+    if T is not None and (isinstance(T, bool) or not isinstance(T, int) or T < 1):
+        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {T!r}")
     return info
 
 

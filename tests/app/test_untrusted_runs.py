@@ -294,3 +294,39 @@ def test_locks_unlinked_on_release_still_admit_one_writer_at_a_time(tmp_path, in
     for enter, leave in zip(lines[::2], lines[1::2]):
         assert enter.startswith("in ") and leave == "out " + enter.split()[1], (enter, leave)
     assert not (out / LOCK_NAME).exists() and not (tmp_path / ".out.lock").exists()
+
+
+# ------------------------------------------------------------------------------- runs without inputs
+
+@pytest.mark.parametrize("T", [None, 500])
+def test_a_monitor_run_without_inputs_is_audited_for_its_assumptions(tmp_path, T, capsys):
+    """An orthogonal FastRNN-like torch RNN recorded without inputs: every assumption that reads only the
+    parameters is judged; the bounds are not measured, and the report says why. FastRNN's eq. 4 depends
+    on T: judged at the monitor's T= when given, reported as not evaluated otherwise."""
+    from rnnaudit.auditing import audit_run
+    from rnnaudit.cells import FastRNN
+
+    torch.manual_seed(0)
+    cell = FastRNN(2, 4, dtype=torch.float64)
+    readout = nn.Linear(4, 1, dtype=torch.float64)  # the single-neuron output of SGORNN's theorems
+    with Monitor(cell, tmp_path / "run", every=1, tensorboard=False, T=T, readout=readout) as mon:
+        mon.record(0)
+    doc = audit_run(tmp_path / "run")
+    latest = doc["latest"]
+    assert "not measured" in latest["bounds_not_measured"] and "no inputs" in latest["bounds_not_measured"]
+    assert all(c["verdict"] is None for c in latest["claims"])
+    judged = [a for c in latest["claims"] if c["applies"] for a in c["assumptions"] if a["holds"] is not None]
+    assert judged, "no assumption was evaluated"
+    eq4 = next(c for c in latest["claims"] if c["id"] == "sgornn.eq4")
+    theorem2 = {a["name"]: a for a in next(c for c in latest["claims"] if c["id"] == "sgornn.theorem2")["assumptions"]}
+    assert theorem2["‖x_t‖₂ ≤ R_x for all t"]["holds"] is None and "inputs" in theorem2["‖x_t‖₂ ≤ R_x for all t"]["detail"]
+    assert theorem2["U = φ(Θ) orthogonal"]["holds"] is False  # a FastRNN's U is not orthogonal: judged, and fails
+    if T is None:
+        assert eq4["assumptions"][0]["holds"] is None and "T=" in eq4["assumptions"][0]["detail"]
+        assert eq4["assumptions"][0]["name"] == "FastRNN eq. 4 at the run's T"
+    else:
+        assert eq4["assumptions"][0]["holds"] in (True, False) and latest["config"]["T"] == 500
+    assert cli_status(["audit", str(tmp_path / "run"), "--out", str(tmp_path / "audit")]) == 0
+    out = capsys.readouterr().out
+    assert "bounds were not measured" in out
+    assert "not measured" in (tmp_path / "audit" / "report.md").read_text()
