@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 __all__ = ["InputError", "load_torch_file", "read_json_file", "read_jsonl_records", "read_text_file",
-           "require_file", "require_dir", "finite_number", "MAX_TEXT_BYTES"]
+           "require_file", "require_dir", "require_inside", "finite_number", "MAX_TEXT_BYTES"]
 
 #: Largest JSON/TOML/text file read whole (run.json, sweep specs, latest.txt): far above any file
 #: rnnaudit writes, far below what would strain memory.
@@ -65,6 +65,25 @@ def require_dir(path: str | os.PathLike, what: str) -> Path:
                              else f"{p}: is a file, expected a {what} directory")
     except OSError as err:
         raise InputError(f"{p}: cannot use this path for a {what}: {err.strerror or err}") from None
+    return p
+
+
+def require_inside(path: str | os.PathLike, root: str | os.PathLike, what: str) -> Path:
+    """``path`` (a file named inside the directory ``root``) as a Path, unless a symlink takes it outside ``root``.
+
+    A run directory is data from anywhere: a symlink inside it must not make rnnaudit read (or, on
+    overwrite, touch) a file elsewhere, such as another user's run or a file in /etc.
+
+    Raises:
+        InputError: ``path`` resolves outside ``root`` (names both).
+    """
+    p = Path(path)
+    try:
+        resolved, top = p.resolve(), Path(root).resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"{p}: cannot resolve the {what}: {err}") from None
+    if resolved != top and top not in resolved.parents:
+        raise InputError(f"{p}: the {what} is a symlink to {resolved}, outside the run directory {root}; refused")
     return p
 
 

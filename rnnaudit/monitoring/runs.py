@@ -39,7 +39,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.untrusted import InputError, load_torch_file, read_json_file
+from rnnaudit.untrusted import InputError, load_torch_file, read_json_file, require_inside
 
 __all__ = ["monitored_run_of", "RUN_FORMAT", "MONITOR_FILES", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model",
            "plain_weights",
@@ -172,7 +172,7 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
     Raises:
         InputError: no readable run.json, not a monitored run, or fields of the wrong kind (named).
     """
-    path = Path(run_dir) / "run.json"
+    path = require_inside(Path(run_dir) / "run.json", run_dir, "run.json")
     info = read_json_file(path, "run.json")
     if info.get("kind") != "monitor" or info.get("format") != RUN_FORMAT:
         raise InputError(f"{path}: not a run directory of rnnaudit.Monitor (format {RUN_FORMAT})")
@@ -203,7 +203,7 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None, 
         if step is None:
             path = _latest(path)
         else:
-            candidate = _checkpoint_path(path, step)
+            candidate = require_inside(_checkpoint_path(path, step), path, "checkpoint")
             if not candidate.is_file():
                 raise InputError(f"{path}: no checkpoint at step {step}; available steps: {checkpoint_steps(path)}")
             path = candidate
@@ -294,6 +294,7 @@ def monitored_inputs(run_dir: str | os.PathLike, input_size: int, *, allow_large
                          "--arch/--model --weights and --inputs FILE.pt")
     name = Path(info["inputs"]).name  # a name inside the run directory, never a path elsewhere
     try:
-        return load_inputs(Path(run_dir) / name, input_size, allow_large=allow_large)
+        return load_inputs(require_inside(Path(run_dir) / name, run_dir, "inputs"), input_size,
+                           allow_large=allow_large)
     except ValueError as err:
         raise InputError(str(err)) from None

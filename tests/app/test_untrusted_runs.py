@@ -330,3 +330,51 @@ def test_a_monitor_run_without_inputs_is_audited_for_its_assumptions(tmp_path, T
     out = capsys.readouterr().out
     assert "bounds were not measured" in out
     assert "not measured" in (tmp_path / "audit" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("link", ["checkpoint", "inputs", "run.json", "checkpoints-dir"])
+def test_a_symlink_inside_a_run_directory_pointing_outside_is_refused(tmp_path, link, capsys):
+    rnn = nn.GRU(2, 3, batch_first=True)
+    run = tmp_path / "run"
+    with Monitor(rnn, run, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = {"checkpoint": run / "checkpoints" / "step_00000000.pt", "inputs": run / "inputs.pt",
+              "run.json": run / "run.json", "checkpoints-dir": run / "checkpoints"}[link]
+    moved = outside / target.name
+    target.rename(moved)
+    target.symlink_to(moved)
+    assert cli_status(["audit", str(run), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "outside the run directory" in err[0] and "symlink" in err[0], err
+
+
+def test_a_symlinked_trainer_checkpoint_is_refused(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    outside = tmp_path / "elsewhere.pt"
+    (run / "checkpoints" / "step_00000002.pt").rename(outside)
+    (run / "checkpoints" / "step_00000002.pt").symlink_to(outside)
+    assert cli_status(["audit", str(run), "--out", str(tmp_path / "audit")]) == 2
+    assert "outside the run directory" in capsys.readouterr().err
+
+
+def test_a_run_killed_before_its_first_checkpoint_is_resumed_from_step_0(tmp_path):
+    from rnnaudit.training import read_trajectory
+
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=4, record_every=1, checkpoint_every=2,
+                         val_batches=1)
+    run = tmp_path / "run"
+    train(config, run, progress=False)
+    # as a kill before the first checkpoint leaves it: run.json, a record, no checkpoint, a temporary, a lock file
+    for p in (run / "checkpoints").iterdir():
+        p.unlink()
+    (run / "checkpoints" / ".step_00000002.pt.x1y2.tmp").write_bytes(b"half")
+    (run / LOCK_NAME).write_text('{"pid": 999999}\n')
+    lines = (run / "trajectory.jsonl").read_text().splitlines()
+    (run / "trajectory.jsonl").write_text(lines[0] + "\n")
+    summary = train(config, run, resume=True, progress=False)
+    assert summary["steps"] == 4 and read_trajectory(run)["step"][-1] == 4
+    assert not list(run.rglob("*.tmp")) and not (run / LOCK_NAME).exists()
