@@ -178,8 +178,8 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
         rnnaudit.limits.TooLargeError: sizes above the limits.
     """
     from rnnaudit.cells.adapters import wrap
-    from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of, read_monitored_run,
-                                         rebuild_model)
+    from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of,
+                                          read_monitored_run, rebuild_model)
 
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)

@@ -214,7 +214,8 @@ def test_complex_or_integer_weights_are_refused(tmp_path, capsys, dtype):
 
     state = {k: v.to(dtype) for k, v in nn.GRU(2, 3, batch_first=True).state_dict().items()}
     torch.save(state, tmp_path / "w.pt")
-    assert cli_status(["audit", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out", str(tmp_path / "a")]) == 2
+    argv = ["audit", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out", str(tmp_path / "a")]
+    assert cli_status(argv) == 2
     _one_line_error(capsys, "w.pt")
     with pytest.raises(ValueError, match="floating weights expected|complex"):
         load_weights(nn.GRU(2, 3, batch_first=True), state)
@@ -250,8 +251,8 @@ def test_close_on_a_full_disk_is_one_clear_oserror_and_releases_the_run(tmp_path
 
     def full(obj, f, *args, **kwargs):
         if "checkpoints" in str(f):
-            raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0: PytorchStreamWriter "
-                               "failed writing file data/0: file write failed")
+            raise RuntimeError("[enforce fail at inline_container.cc:603] . unexpected pos 64 vs 0: "
+                               "PytorchStreamWriter failed writing file data/0: file write failed")
         return real(obj, f, *args, **kwargs)
 
     def no_space(*args, **kwargs):

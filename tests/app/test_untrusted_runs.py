@@ -319,7 +319,8 @@ def test_a_monitor_run_without_inputs_is_audited_for_its_assumptions(tmp_path, T
     assert judged, "no assumption was evaluated"
     eq4 = next(c for c in latest["claims"] if c["id"] == "sgornn.eq4")
     theorem2 = {a["name"]: a for a in next(c for c in latest["claims"] if c["id"] == "sgornn.theorem2")["assumptions"]}
-    assert theorem2["‖x_t‖₂ ≤ R_x for all t"]["holds"] is None and "inputs" in theorem2["‖x_t‖₂ ≤ R_x for all t"]["detail"]
+    bounded_inputs = theorem2["‖x_t‖₂ ≤ R_x for all t"]
+    assert bounded_inputs["holds"] is None and "inputs" in bounded_inputs["detail"]
     assert theorem2["U = φ(Θ) orthogonal"]["holds"] is False  # a FastRNN's U is not orthogonal: judged, and fails
     if T is None:
         assert eq4["assumptions"][0]["holds"] is None and "T=" in eq4["assumptions"][0]["detail"]
