@@ -46,6 +46,7 @@ from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, i
                                      top_lyapunov_exponent)
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
+from rnnaudit.limits import check_tensor_sizes
 from rnnaudit.outputs import RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
 from rnnaudit.provenance import provenance
 from rnnaudit.tensorboard_log import TENSORBOARD_DIR, event_writer, write_scalars
@@ -121,9 +122,10 @@ class Monitor:
 
     Raises:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
-            of the wrong width or not finite, a loss_fn that fails on the inputs, a factory whose model
-            does not take the state_dict, a directory that holds a run, a run_dir that is a file or
-            cannot be created.
+            of the wrong width, not finite or above the size limits (:mod:`rnnaudit.limits`), a loss_fn
+            that fails on the inputs, a factory whose model does not take the state_dict, a directory
+            that holds a run (or, with ``overwrite``, files rnnaudit did not write), a run_dir that is a
+            file or cannot be created.
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
         ImportError: ``tensorboard=True`` without tensorboard.
     """
@@ -258,6 +260,8 @@ class Monitor:
         if not inputs.is_floating_point() or inputs.dim() not in (2, 3) or inputs.shape[-1] != n or 0 in inputs.shape:
             raise ValueError(f"inputs must be a non-empty floating tensor (m, T, {n}) or (T, {n}), got "
                              f"{inputs.dtype} {tuple(inputs.shape)}")
+        # the float64 copy below allocates every element, even of an expanded tensor: sizes first
+        check_tensor_sizes(inputs, "inputs")
         if not torch.isfinite(inputs).all():
             raise ValueError("inputs hold NaN or Inf entries")
         x = (inputs[None] if inputs.dim() == 2 else inputs).detach()

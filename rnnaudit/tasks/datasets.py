@@ -74,7 +74,8 @@ def read_idx(path: str | Path) -> Tensor:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: bad magic number, unknown type byte, or a data size that does not match the header.
+        ValueError: bad magic number, unknown type byte, a data size that does not match the header, or
+            gzip data that is truncated, corrupt or decompresses to more than :data:`MAX_IDX_BYTES`.
     """
     path = Path(path)
     raw = path.read_bytes()
@@ -132,7 +133,7 @@ def load_mnist(root: str | Path, split: str = "train") -> tuple[Tensor, Tensor]:
 
     Raises:
         ValueError: unknown split; wrong magic numbers (2051 images, 2049 labels); counts that differ;
-            labels outside 0..9.
+            no images (or images of 0 pixels); labels outside 0..9; a truncated or corrupt .gz.
         FileNotFoundError: a file is missing (all expected names are listed).
     """
     if split not in MNIST_FILES:

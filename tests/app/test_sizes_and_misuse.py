@@ -270,3 +270,9 @@ def test_close_on_a_full_disk_is_one_clear_oserror_and_releases_the_run(tmp_path
     with pytest.raises(OSError, match="trajectory.jsonl.*No space left"):
         mon2.record(0)
     mon2._release()
+
+
+def test_monitor_inputs_of_an_expanded_tensor_are_refused_before_the_float64_copy(tmp_path):
+    with pytest.raises(TooLargeError, match="inputs"):
+        Monitor(nn.GRU(2, 3, batch_first=True), tmp_path / "run", inputs=_expanded(6500, 10**6, 2), tensorboard=False)
+    assert not (tmp_path / "run").exists()
