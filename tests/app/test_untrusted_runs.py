@@ -232,17 +232,47 @@ def test_no_lock_file_is_left_after_clean_runs(tmp_path, capsys):
     assert leftovers == []
 
 
-def test_a_monitor_in_a_read_only_parent_works(tmp_path):
+def _monitor_as_nobody(run: str) -> None:
+    """In a forked child without root's rights: a Monitor in ``run``, whose parent it cannot write."""
     if os.geteuid() == 0:
-        pytest.skip("root ignores directory permissions")
-    parent = tmp_path / "parent"
-    (parent / "run").mkdir(parents=True)
-    parent.chmod(0o555)
+        os.setgid(65534)
+        os.setuid(65534)
     try:
-        _tiny_monitor(parent / "run", every=1).close()
-        assert (parent / "run" / "run.json").is_file()
+        DirectoryLock(run).__enter__()  # a lock beside the run, in the read-only parent: refused
+    except PermissionError:
+        pass
+    else:
+        os._exit(3)
+    try:
+        _tiny_monitor(run, every=1).close()
+    except BaseException as err:  # noqa: BLE001 - the exit status carries the failure to the test
+        print(f"Monitor failed: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+        os._exit(4)
+    os._exit(0)
+
+
+def test_a_monitor_in_a_read_only_parent_works(tmp_path):
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's tmp_path is private to its owner
+    try:
+        base.chmod(0o755)
+        parent = base / "parent"
+        (parent / "run").mkdir(parents=True)
+        if os.geteuid() == 0:
+            os.chown(parent / "run", 65534, 65534)
+        parent.chmod(0o555)
+        _tiny_monitor(tmp_path / "warm", every=1).close()  # imports done here: the child may not read the venv
+        child = multiprocessing.get_context("fork").Process(target=_monitor_as_nobody, args=(str(parent / "run"),))
+        child.start()
+        child.join(120)
+        assert child.exitcode == 0, {3: "the parent is writable: the test proves nothing",
+                                     4: "the Monitor failed"}.get(child.exitcode, child.exitcode)
+        assert (parent / "run" / "run.json").is_file() and not (parent / "run" / LOCK_NAME).exists()
     finally:
-        parent.chmod(0o755)
+        (base / "parent").chmod(0o755)
+        shutil.rmtree(base)
 
 
 def test_the_lock_is_inside_a_run_directory_not_beside_it(tmp_path):
