@@ -276,3 +276,16 @@ def test_monitor_inputs_of_an_expanded_tensor_are_refused_before_the_float64_cop
     with pytest.raises(TooLargeError, match="inputs"):
         Monitor(nn.GRU(2, 3, batch_first=True), tmp_path / "run", inputs=_expanded(6500, 10**6, 2), tensorboard=False)
     assert not (tmp_path / "run").exists()
+
+
+def test_python_train_has_the_limits_of_the_command_line(tmp_path, monkeypatch):
+    import rnnaudit.training.trainer as trainer
+    from rnnaudit.training import TrainConfig, train
+
+    def never(*args, **kwargs):
+        raise AssertionError("built the model before checking the sizes")
+
+    monkeypatch.setattr(trainer, "build_model", never)
+    with pytest.raises(TooLargeError, match="hidden = 12000 is above the limit 8192"):
+        train(TrainConfig(cell="fastrnn", hidden_size=12_000, T=4, steps=1), tmp_path / "run", progress=False)
+    assert not (tmp_path / "run" / "run.json").exists()
