@@ -156,17 +156,26 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--out {run_dir} is a file; a run directory is expected")
-    with DirectoryLock(run_dir, inside=True):  # inside: a read-only parent of the run directory is no obstacle
-        if overwrite:
-            _remove_run(run_dir)
-        remove_stale_temporaries(run_dir)  # temporaries of a process killed mid-write; we hold the lock
-        previous = torch.are_deterministic_algorithms_enabled()
-        if config.device == "cpu":
-            torch.use_deterministic_algorithms(True)
-        try:
-            return _train(config, run_dir, resume, progress, tensorboard, allow_large)
-        finally:
-            torch.use_deterministic_algorithms(previous)
+    created = not run_dir.exists()
+    try:
+        with DirectoryLock(run_dir, inside=True):  # inside: a read-only parent of the run directory is no obstacle
+            if overwrite:
+                _remove_run(run_dir)
+            remove_stale_temporaries(run_dir)  # temporaries of a process killed mid-write; we hold the lock
+            previous = torch.are_deterministic_algorithms_enabled()
+            if config.device == "cpu":
+                torch.use_deterministic_algorithms(True)
+            try:
+                return _train(config, run_dir, resume, progress, tensorboard, allow_large)
+            finally:
+                torch.use_deterministic_algorithms(previous)
+    except BaseException:
+        if created:  # a run refused before it wrote anything leaves no empty directory behind
+            try:
+                run_dir.rmdir()
+            except OSError:
+                pass
+        raise
 
 
 #: The names the trainer writes in a run directory: what --overwrite may delete

@@ -409,3 +409,11 @@ def test_a_run_killed_before_its_first_checkpoint_is_resumed_from_step_0(tmp_pat
     summary = train(config, run, resume=True, progress=False)
     assert summary["steps"] == 4 and read_trajectory(run)["step"][-1] == 4
     assert not list(run.rglob("*.tmp")) and not (run / LOCK_NAME).exists()
+
+
+def test_a_refused_resume_leaves_no_directory(tmp_path):
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                         val_batches=1)
+    with pytest.raises(ValueError, match="holds no run"):
+        train(config, tmp_path / "nosuch", resume=True, progress=False)
+    assert not (tmp_path / "nosuch").exists()
