@@ -38,6 +38,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.spectra import as_square_matrix
+from rnnaudit.limits import check_sizes
 
 __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid", "transient_growth",
            "TransientGrowth", "kreiss_constant", "KreissEstimate", "NORMAL_TOL"]
@@ -447,7 +448,7 @@ class TransientGrowth:
     k_peak: int
 
 
-def transient_growth(A, K: int, *, batch: int = 64) -> TransientGrowth:
+def transient_growth(A, K: int, *, batch: int = 64, allow_large: bool = False) -> TransientGrowth:
     """Transient growth curve ‖A^k‖₂, k = 0..K, and max_k ‖A^k‖₂.
 
     For ρ(A) < 1 the curve eventually decays like ρ^k; a non-normal A can first rise above 1
@@ -458,6 +459,8 @@ def transient_growth(A, K: int, *, batch: int = 64) -> TransientGrowth:
 
     Args:
         A: (n, n) real or complex matrix. K: largest power (≥ 0). batch: powers per norm call.
+        allow_large: lift the limit on K (:data:`rnnaudit.limits.LIMITS` ``.T``: K products of n × n
+            matrices and a curve of K + 1 entries; K = 10¹² would run for days and hold 8 TB).
 
     Returns:
         :class:`TransientGrowth` with curve (K + 1,) in A's real dtype on A's device.
@@ -465,12 +468,14 @@ def transient_growth(A, K: int, *, batch: int = 64) -> TransientGrowth:
     Raises:
         ValueError: K not a non-negative integer, batch < 1; see
             :func:`analysis.spectra.as_square_matrix`.
+        rnnaudit.limits.TooLargeError: K above the limit.
     """
     A = as_square_matrix(A)
     if isinstance(K, bool) or not isinstance(K, int) or K < 0:
         raise ValueError(f"K must be a non-negative integer, got {K!r}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    check_sizes("transient_growth: K + 1 powers", allow_large=allow_large, T=K + 1)
     n = A.shape[0]
     P = torch.eye(n, dtype=A.dtype, device=A.device)
     norms = []

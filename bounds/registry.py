@@ -81,7 +81,7 @@ def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
             this version does not know, a case that does not fit its claim).
         rnnaudit.limits.TooLargeError: sizes above the limits.
     """
-    payload = load_torch_file(path, "counterexample")
+    payload = load_torch_file(path, "counterexample", allow_large=allow_large)
     if not isinstance(payload, dict) or not {"claim_id", "case", "ratio"} <= payload.keys():
         raise InputError(f"{path}: not an rnnaudit counterexample (expected a dict with claim_id, case and ratio)")
     if payload.get("format") != COUNTEREXAMPLE_FORMAT:

@@ -143,6 +143,10 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
         assumption are dropped from the verdict and counted in ``errors``; that would be a bug
         in the claim's sampler or projection, and is reported rather than hidden.
     """
+    if not isinstance(claim, Claim):
+        hint = (f" (rnnaudit.bounds.claim_by_id({claim!r}) gives the claim of an id)" if isinstance(claim, str)
+                else "")
+        raise TypeError(f"claim must be a Claim, got {type(claim).__name__}{hint}")
     gen = claim_generator(claim.id, seed)
     sizes = claim.cases.sizes[profile.name]
     records: list[CaseRecord] = []

@@ -24,7 +24,7 @@ def _split(latest: dict) -> tuple[list[dict], list[dict]]:
 
 
 def _failing(c: dict) -> list[dict]:
-    return [a for a in c.get("assumptions") or [] if not a["holds"]]
+    return [a for a in c.get("assumptions") or [] if a["holds"] is False]  # None: not evaluated
 
 
 def audit_counts(latest: dict) -> dict[str, int]:
@@ -47,8 +47,12 @@ def _bound_text(c: dict) -> str:
     return c["verdict"]
 
 
+def _holds_word(holds, fails: str = "FAILS") -> str:
+    return "not evaluated" if holds is None else "holds" if holds else fails
+
+
 def _assumption_text(c: dict) -> str:
-    return "; ".join(f"{'holds' if a['holds'] else 'FAILS'}: {a['name']} ({a['detail']})"
+    return "; ".join(f"{_holds_word(a['holds'])}: {a['name']} ({a['detail']})"
                      for a in c.get("assumptions") or []) or "–"
 
 
@@ -125,6 +129,8 @@ def render_audit_markdown(doc: dict) -> str:
     if failing:
         lines += ["", "Assumptions failing on this model (the theorem says nothing here): "
                   + "; ".join(f"`{c['id']}`: " + ", ".join(a["name"] for a in _failing(c)) for c in failing) + "."]
+    if latest.get("bounds_not_measured"):
+        lines += ["", f"**{latest['bounds_not_measured'][0].upper()}{latest['bounds_not_measured'][1:]}.**"]
     lines += ["", "Assumptions are evaluated on the trained parameters; bounds are measured on sequences of the run's "
               "own task, with any bias absorbed into W as sgornn.md eq. 5 allows. A bound measured where its "
               "assumptions fail is not a guarantee of the theorem.", "",
@@ -151,7 +157,7 @@ def _reading_badge(c: dict) -> str:
 
 
 def _assumption_list(c: dict) -> str:
-    items = "".join(f"<li>{'holds' if a['holds'] else '<strong>FAILS</strong>'}: {rich(a['name'])} "
+    items = "".join(f"<li>{_holds_word(a['holds'], '<strong>FAILS</strong>')}: {rich(a['name'])} "
                     f"<span class='muted'>({rich(a['detail'])})</span></li>" for a in c.get("assumptions") or [])
     return f"<ul>{items}</ul>" if items else "–"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Limits", "LIMITS", "check_sizes", "TooLargeError"]
+__all__ = ["Limits", "LIMITS", "check_sizes", "check_tensor_sizes", "TooLargeError"]
 
 
 class TooLargeError(ValueError):
@@ -25,7 +25,12 @@ class Limits:
         hidden: state width (1,024 in the papers' largest runs; one h × h float64 matrix at 8,192 is 0.5 GB).
         batch: sequences per batch.
         steps: training steps.
-        elements: T·h and any other product of sizes a job allocates at once (10⁸ float64 = 0.8 GB).
+        elements: T·h and any other product of sizes a job allocates at once (10⁸ float64 = 0.8 GB); also
+            the largest tensor a file may hold.
+        file_elements: all the tensors of one file together (4·10⁸ float64 = 3.2 GB: an LSTM of h = 4,096
+            with its optimizer state).
+        vocabulary: tokens of a one-hot input (PTB's word level has 10,000; every step of every sequence
+            is a vector this wide).
     """
 
     T: int = 100_000
@@ -33,6 +38,8 @@ class Limits:
     batch: int = 65_536
     steps: int = 10_000_000
     elements: int = 100_000_000
+    file_elements: int = 400_000_000
+    vocabulary: int = 10_000
 
 
 LIMITS = Limits()
@@ -44,7 +51,8 @@ def check_sizes(where: str, *, allow_large: bool = False, limits: Limits = LIMIT
     Args:
         where: what the sizes come from, for the message (a file, ``--T``, ...).
         allow_large: skip the upper limits (still reject non-integers and values < 1).
-        **sizes: name → value, among ``T``, ``hidden``, ``batch``, ``steps``, ``elements``.
+        **sizes: name → value, among ``T``, ``hidden``, ``batch``, ``steps``, ``elements``,
+            ``file_elements``, ``vocabulary``.
 
     Raises:
         TooLargeError: a size above its limit.
@@ -59,3 +67,44 @@ def check_sizes(where: str, *, allow_large: bool = False, limits: Limits = LIMIT
         if not allow_large and value > limit:
             raise TooLargeError(f"{where}: {name} = {value} is above the limit {limit} (pass --allow-large to lift "
                                 "the limits if you mean it)")
+
+
+def check_tensor_sizes(obj, where: str, *, allow_large: bool = False, limits: Limits = LIMITS) -> None:
+    """Raise if a loaded object (a tensor, or dicts/lists/tuples of them) describes more elements than the
+    limits allow, judged from the tensors' shapes alone.
+
+    A file can hold an expanded (zero-stride) tensor: a few bytes of storage describing a shape of 10¹¹
+    elements, which ``torch.load(weights_only=True)`` returns as a view without allocating. Anything that
+    makes it contiguous (``.double()``, ``.clone()``, ``isfinite``) allocates the whole shape, so the
+    shapes are checked first, here.
+
+    Args:
+        obj: what the file held. where: the file, for the message.
+        allow_large: skip the limits (``--allow-large``).
+
+    Raises:
+        TooLargeError: a tensor above ``limits.elements`` elements, or all together above
+            ``limits.file_elements`` (names the tensor's path in the object, its shape and the limit).
+    """
+    import math
+
+    import torch
+
+    total = 0
+    stack = [(obj, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, torch.Tensor):
+            n = math.prod(value.shape)
+            total += n
+            if not allow_large and n > limits.elements:
+                raise TooLargeError(f"{where}: tensor {path or '(the file)'} of shape {tuple(value.shape)} has {n} "
+                                    f"elements, above the limit {limits.elements} (pass --allow-large to lift the "
+                                    "limits if you mean it)")
+        elif isinstance(value, dict):
+            stack.extend((v, f"{path}[{k!r}]") for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+    if not allow_large and total > limits.file_elements:
+        raise TooLargeError(f"{where}: its tensors hold {total} elements together, above the limit "
+                            f"{limits.file_elements} (pass --allow-large to lift the limits if you mean it)")

@@ -2,9 +2,16 @@
 
 A leaf (standard library only), used by ``check``, ``audit``, ``train`` and sweeps.
 
-- :class:`DirectoryLock`: an ``fcntl`` lock on ``.<name>.lock`` beside the output directory. A second
+- :class:`DirectoryLock`: an ``fcntl`` lock on ``.<name>.lock`` beside the output directory (or on
+  ``.rnnaudit.lock`` inside a run directory, so that a read-only parent is no obstacle). A second
   writer is refused at once with the holder's PID and command; the operating system releases the lock
-  when its holder dies, so a lock left by a killed process is recovered without any cleanup.
+  when its holder dies, so a lock left by a killed process is recovered without any cleanup. The
+  holder unlinks the lock file on release while still holding it, and whoever acquires a lock checks
+  that the file it locked is still the one at the path (else it locked an unlinked file and retries),
+  so no lock file is left after a clean exit and there is still never more than one writer.
+- :func:`remove_own_files`: what ``overwrite`` deletes: only the files rnnaudit names, in a directory
+  whose run.json carries :data:`RUN_MARKER`; anything else present is refused, and symlinks are never
+  followed.
 - :func:`replaced_directory`: a report is built in a staging directory beside its target and swapped
   in by two renames, so a killed run leaves the previous complete report or none, never a mix, and
   no file of an older run survives unlisted. Leftover staging directories of killed runs are removed
@@ -22,10 +29,15 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["DirectoryLock", "LockedError", "replaced_directory", "REPORT_MARKER"]
+__all__ = ["DirectoryLock", "LockedError", "replaced_directory", "REPORT_MARKER", "RUN_MARKER", "LOCK_NAME",
+           "remove_own_files", "remove_stale_temporaries"]
 
 #: The file that marks a directory as an rnnaudit report, so that only such a directory is replaced.
 REPORT_MARKER = ".rnnaudit-report"
+#: run.json's field and value that mark a run directory as rnnaudit's, so that only such a directory is overwritten.
+RUN_MARKER = {"written_by": "rnnaudit"}
+#: The lock file inside a run directory (``DirectoryLock(run_dir, inside=True)``).
+LOCK_NAME = ".rnnaudit.lock"
 
 
 class LockedError(ValueError):
@@ -36,28 +48,41 @@ class DirectoryLock:
     """An exclusive lock on an output directory (the directory itself need not exist).
 
     Args:
-        path: the output directory. The lock file is ``<parent>/.<name>.lock``.
+        path: the output directory. The lock file is ``<parent>/.<name>.lock``, or with ``inside``
+            ``<path>/.rnnaudit.lock`` (the directory is created, with its parents).
+        inside: keep the lock inside ``path`` (run directories: they are never swapped by rename).
 
     Raises:
         LockedError: on entry, when another live process holds the lock (names its PID and command).
+        OSError: the lock file cannot be created (e.g. a read-only parent).
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, *, inside: bool = False):
         self.path = Path(path)
-        self.lock_path = self.path.parent / f".{self.path.name}.lock"
+        self.lock_path = self.path / LOCK_NAME if inside else self.path.parent / f".{self.path.name}.lock"
         self._fh = None
 
     def __enter__(self) -> "DirectoryLock":
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.lock_path, "a+", encoding="utf-8")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = _holder(fh.read())
+        while True:
+            fh = open(self.lock_path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = _holder(fh.read())
+                fh.close()
+                raise LockedError(f"{self.path} is being written by another rnnaudit process ({holder}); wait for it "
+                                  "to finish or choose another output") from None
+            # the previous holder may have unlinked the file between our open and our flock: then we hold
+            # a lock on a file no one else will ever open, and must lock the one now at the path instead
+            try:
+                same = os.path.samestat(os.fstat(fh.fileno()), os.stat(self.lock_path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
             fh.close()
-            raise LockedError(f"{self.path} is being written by another rnnaudit process ({holder}); wait for it to "
-                              "finish or choose another output") from None
         fh.seek(0)
         fh.truncate()
         fh.write(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv), "since": time.time()}) + "\n")
@@ -67,9 +92,105 @@ class DirectoryLock:
 
     def __exit__(self, *exc) -> None:
         if self._fh is not None:
+            try:  # unlinked while held: a process waiting on this file re-checks and retries (see __enter__)
+                self.lock_path.unlink(missing_ok=True)
+            except OSError:
+                pass  # a directory that became read-only: the file stays, and is reused by the next holder
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
             self._fh.close()
             self._fh = None
+
+
+def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files :func:`rnnaudit.atomic.atomic_path` leaves when a process is killed
+    mid-write (``.<name>.<random>.tmp``), in ``directory`` and its subdirectories. Call only while
+    holding the directory's lock: then no live writer owns them. Symlinks are never followed.
+
+    Returns:
+        the paths removed.
+    """
+    removed = []
+    root = Path(directory)
+    if not root.is_dir() or root.is_symlink():
+        return removed
+    for dirpath, dirnames, filenames in os.walk(root):  # os.walk does not follow symlinked directories
+        for name in filenames:
+            if _is_temporary(name):
+                path = Path(dirpath) / name
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return removed
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def remove_own_files(run_dir: str | os.PathLike, own: dict[str, object], *, what: str = "overwrite") -> None:
+    """Delete a run directory's files that rnnaudit wrote, and nothing else.
+
+    Args:
+        run_dir: the run directory. Its run.json must hold :data:`RUN_MARKER`.
+        own: name → ``True`` for a file rnnaudit writes directly in ``run_dir``, or a compiled pattern
+            (``re.Pattern``) of the file names rnnaudit writes in the subdirectory of that name (e.g.
+            ``"checkpoints": re.compile("step_[0-9]{8}[.]pt|latest[.]txt")``). Temporaries of
+            :func:`rnnaudit.atomic.atomic_path` and the lock file are rnnaudit's everywhere.
+        what: the operation, for the messages (``overwrite``, ``--overwrite``).
+
+    Raises:
+        ValueError: run.json missing or without the marker; any other file, directory or symlink
+            present (the first named), in which case nothing is deleted.
+    """
+    import re
+
+    run_dir = Path(run_dir)
+    run_json = run_dir / "run.json"
+    if run_json.is_symlink() or not run_json.is_file():
+        raise ValueError(f"{what}: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
+                         "refusing to delete anything in it")
+    try:
+        info = json.loads(run_json.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        info = None
+    if not isinstance(info, dict) or any(info.get(k) != v for k, v in RUN_MARKER.items()):
+        raise ValueError(f"{what}: {run_json} does not carry rnnaudit's marker ({RUN_MARKER}), so {run_dir} is not "
+                         "a run directory rnnaudit wrote; refusing to delete anything in it")
+    doomed: list[Path] = []
+    dirs: list[Path] = []
+
+    def foreign(path: Path):
+        kind = "symlink" if path.is_symlink() else "directory" if path.is_dir() else "file"
+        raise ValueError(f"{what}: {run_dir} holds {path} (a {kind} rnnaudit did not write); move it away or "
+                         "choose another directory; nothing was deleted")
+
+    for entry in run_dir.iterdir():
+        rule = own.get(entry.name)
+        if entry.name == LOCK_NAME or (_is_temporary(entry.name) and not entry.is_symlink()
+                                       and entry.is_file()):
+            if entry.name != LOCK_NAME:
+                doomed.append(entry)
+            continue
+        if entry.is_symlink() or rule is None:
+            foreign(entry)
+        if rule is True:
+            if not entry.is_file():
+                foreign(entry)
+            doomed.append(entry)
+        elif isinstance(rule, re.Pattern):
+            if not entry.is_dir():
+                foreign(entry)
+            for sub in entry.iterdir():
+                if sub.is_symlink() or not sub.is_file() or not (rule.fullmatch(sub.name) or _is_temporary(sub.name)):
+                    foreign(sub)
+                doomed.append(sub)
+            dirs.append(entry)
+        else:
+            foreign(entry)
+    doomed.sort(key=lambda p: p.name == "run.json")  # run.json last: a kill midway leaves a run still overwritable
+    for path in doomed:
+        path.unlink(missing_ok=True)
+    for path in dirs:
+        path.rmdir()
 
 
 def _holder(text: str) -> str:

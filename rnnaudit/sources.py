@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.cells.registry import CELLS, build_cell
-from rnnaudit.limits import check_sizes
+from rnnaudit.limits import check_sizes, check_tensor_sizes
 from rnnaudit.training import TASK_SPECS
 from rnnaudit.training.runs import load_trained_model
 from rnnaudit.untrusted import InputError
@@ -52,7 +52,7 @@ def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: d
 
 def load_source(source: str | None = None, *, T: int | None = None, hidden: int = 64, seed: int = 0,
                 step: int | None = None, task: str | None = None, n_sequences: int = 1,
-                allow_large: bool = False, with_inputs: bool = True) -> Source:
+                allow_large: bool = False, with_inputs: bool = True, factory: str | None = None) -> Source:
     """Resolve SOURCE: an existing path is a checkpoint or run directory (of the trainer or of
     :class:`rnnaudit.Monitor`, :func:`monitored_source`); otherwise a cell name.
 
@@ -66,6 +66,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
         n_sequences: how many input sequences.
         allow_large: lift the limits on sizes (:mod:`rnnaudit.limits`).
         with_inputs: False for the model alone (``x`` None): no task is drawn and no input file read.
+        factory: ``MODULE:FACTORY`` the user passed (``--model``) to rebuild a monitored run's model; the
+            one a run records is never imported.
 
     Returns:
         a :class:`Source` with x of shape (n_sequences, L, input_size), float64.
@@ -86,7 +88,10 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
 
         if monitored_run_of(path) is not None:
             return monitored_source(path, step=step, T=T, task=task, seed=seed, n_sequences=n_sequences,
-                                    allow_large=allow_large, with_inputs=with_inputs)
+                                    allow_large=allow_large, with_inputs=with_inputs, factory=factory)
+        if factory is not None:
+            raise InputError("--model with SOURCE is for runs of rnnaudit.Monitor; a checkpoint or run of rnnaudit "
+                             "train holds one of rnnaudit's own cells")
         ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
         length = T or config.T
@@ -144,7 +149,9 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     from rnnaudit.cells.adapters import wrap
     from rnnaudit.user_models import load_inputs, load_user_model
 
-    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None)
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
+    # from the shapes, before the float64 copy below allocates them again
+    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch}", allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = copy.deepcopy(module).double()
     cell = wrap(module)
@@ -152,7 +159,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     if not with_inputs:
         x = None
     elif inputs is not None:
-        x = load_inputs(inputs, cell.input_size)
+        x = load_inputs(inputs, cell.input_size, allow_large=allow_large)
         check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
     else:
         task = task or "adding"
@@ -167,7 +174,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
 
 def monitored_source(path, *, step: int | None = None, T: int | None = None, task: str | None = None, seed: int = 0,
-                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True) -> Source:
+                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True,
+                     factory: str | None = None) -> Source:
     """The model of a run of :class:`rnnaudit.Monitor` (its latest checkpoint, that of ``step``, or a
     checkpoint file inside it), wrapped in float64, with the run's own probe sequences (the first
     ``n_sequences``, cut to ``T`` steps) or, with ``task``, sequences of that task.
@@ -178,13 +186,13 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
         rnnaudit.limits.TooLargeError: sizes above the limits.
     """
     from rnnaudit.cells.adapters import wrap
-    from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of, read_monitored_run,
-                                         rebuild_model)
+    from rnnaudit.monitoring.runs import (load_monitored_checkpoint, monitored_inputs, monitored_run_of,
+                                          read_monitored_run, rebuild_model)
 
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)
-    ckpt = load_monitored_checkpoint(path, step)
-    module, readout = rebuild_model(ckpt)
+    ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
+    module, readout = rebuild_model(ckpt, factory=factory)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = module.double()
     cell = wrap(module, **info.get("wrap_kwargs", {}))
@@ -197,7 +205,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
                              f"{cell.input_size}")
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
     else:
-        x = monitored_inputs(run_dir, cell.input_size)[:n_sequences]
+        x = monitored_inputs(run_dir, cell.input_size, allow_large=allow_large)[:n_sequences]
         if T is not None and T > x.shape[1]:
             raise InputError(f"--T {T}: the run's probe sequences have {x.shape[1]} steps")
         x = x[:, :T] if T is not None else x

@@ -1,6 +1,7 @@
 """Reading files rnnaudit did not necessarily write: one clear error, naming the file, for anything wrong.
 
-A leaf: it imports nothing else of rnnaudit (torch only inside :func:`load_torch_file`), so every layer
+A leaf: it imports nothing else of rnnaudit but the leaf :mod:`rnnaudit.limits` (torch only inside
+:func:`load_torch_file`), so every layer
 and the command line may use it. Every reader raises :class:`InputError`, a ``ValueError`` whose
 message names the file (and line or field) and says what was expected; the command line turns it
 into one line on stderr and exit status 2.
@@ -21,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 __all__ = ["InputError", "load_torch_file", "read_json_file", "read_jsonl_records", "read_text_file",
-           "require_file", "require_dir", "finite_number", "MAX_TEXT_BYTES"]
+           "require_file", "require_dir", "require_inside", "finite_number", "MAX_TEXT_BYTES"]
 
 #: Largest JSON/TOML/text file read whole (run.json, sweep specs, latest.txt): far above any file
 #: rnnaudit writes, far below what would strain memory.
@@ -64,6 +65,25 @@ def require_dir(path: str | os.PathLike, what: str) -> Path:
                              else f"{p}: is a file, expected a {what} directory")
     except OSError as err:
         raise InputError(f"{p}: cannot use this path for a {what}: {err.strerror or err}") from None
+    return p
+
+
+def require_inside(path: str | os.PathLike, root: str | os.PathLike, what: str) -> Path:
+    """``path`` (a file named inside the directory ``root``) as a Path, unless a symlink takes it outside ``root``.
+
+    A run directory is data from anywhere: a symlink inside it must not make rnnaudit read (or, on
+    overwrite, touch) a file elsewhere, such as another user's run or a file in /etc.
+
+    Raises:
+        InputError: ``path`` resolves outside ``root`` (names both).
+    """
+    p = Path(path)
+    try:
+        resolved, top = p.resolve(), Path(root).resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"{p}: cannot resolve the {what}: {err}") from None
+    if resolved != top and top not in resolved.parents:
+        raise InputError(f"{p}: the {what} is a symlink to {resolved}, outside the run directory {root}; refused")
     return p
 
 
@@ -130,17 +150,23 @@ def read_jsonl_records(path: str | os.PathLike, what: str) -> list[dict]:
     return out
 
 
-def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "cpu"):
+def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "cpu", allow_large: bool = False):
     """``torch.load(path, weights_only=True)`` with one clear error for everything that can go wrong.
 
     Only tensors and plain containers and values are accepted: a file that holds other Python objects
-    (a pickled class, a function, a payload) is refused, and its code is never run.
+    (a pickled class, a function, a payload) is refused, and its code is never run. The sizes its
+    tensors describe are checked from their shapes before anything is allocated
+    (:func:`rnnaudit.limits.check_tensor_sizes`: an expanded tensor of a few bytes may describe 10¹¹
+    elements); ``allow_large`` lifts the limits.
 
     Raises:
         InputError: missing, unreadable, empty, truncated, not a torch file, or holding objects other
             than tensors and plain values.
+        rnnaudit.limits.TooLargeError: tensors above the limits.
     """
     import torch
+
+    from rnnaudit.limits import check_tensor_sizes
 
     p = require_file(path, what)
     if p.stat().st_size == 0:
@@ -148,7 +174,7 @@ def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "
     try:
         with warnings.catch_warnings():  # torch warns about old pickle protocols: noise for a refused or read file
             warnings.simplefilter("ignore")
-            return torch.load(p, map_location=map_location, weights_only=True)
+            loaded = torch.load(p, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         if "Weights only load failed" in first or "weights_only" in str(err) or "Unsupported" in str(err):
@@ -166,6 +192,8 @@ def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "
         raise InputError(f"{p}: the {what} is not a readable torch file ({text})") from None
     except OSError as err:
         raise InputError(f"{p}: cannot read the {what}: {err.strerror or err}") from None
+    check_tensor_sizes(loaded, f"{p}", allow_large=allow_large)
+    return loaded
 
 
 def finite_number(value, name: str, *, low: float | None = None, high: float | None = None) -> float:

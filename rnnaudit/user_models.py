@@ -17,6 +17,7 @@ import sys
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.limits import check_sizes
 from rnnaudit.untrusted import load_torch_file
 
 __all__ = ["ARCHS", "import_factory", "load_state_dict_file", "load_weights", "model_from_state_dict", "load_inputs",
@@ -57,7 +58,7 @@ def import_factory(spec: str) -> nn.Module:
     Raises:
         ValueError: spec not of the form MODULE:ATTRIBUTE; the module not found; importing it raised
             (the error is named); the attribute missing; not callable; the call raised; the result is
-            not an ``nn.Module``.
+            not an ``nn.Module``, or one on the meta device.
     """
     if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
         raise ValueError(f"--model must be MODULE:FACTORY (e.g. mypkg.models:build), got {spec!r}")
@@ -81,6 +82,7 @@ def import_factory(spec: str) -> nn.Module:
                 raise ValueError(f"module {module_name!r} has no attribute {attr!r}")
             obj = getattr(obj, part)
         if isinstance(obj, nn.Module):
+            _require_data(obj, spec)
             return obj
         if not callable(obj):
             raise ValueError(f"{spec!r} is not callable (a {type(obj).__name__}); it must be a function returning "
@@ -93,16 +95,25 @@ def import_factory(spec: str) -> nn.Module:
             raise ValueError(f"calling {spec}() raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(model, nn.Module):
         raise ValueError(f"{spec}() must return a torch.nn.Module, got {type(model).__name__}")
+    _require_data(model, f"{spec}()")
     return model
 
 
-def _safe_load(path, what: str):
-    """torch.load(path, weights_only=True) with every failure as one ValueError naming the file
-    (:func:`rnnaudit.untrusted.load_torch_file`)."""
-    return load_torch_file(path, f"{what} file")
+def _require_data(module: nn.Module, where: str) -> None:
+    """Refuse a module whose tensors hold no data (the meta device): every probe would fail deep in torch."""
+    meta = next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
+    if meta is not None:
+        raise ValueError(f"{where} returned a module on the meta device ({meta!r} has a shape but no values); build "
+                         "it on the CPU, or call .to_empty(device='cpu') and load its weights")
 
 
-def load_state_dict_file(path) -> dict[str, Tensor]:
+def _safe_load(path, what: str, allow_large: bool = False):
+    """torch.load(path, weights_only=True) with every failure as one ValueError naming the file, and the
+    sizes its tensors describe checked from their shapes (:func:`rnnaudit.untrusted.load_torch_file`)."""
+    return load_torch_file(path, f"{what} file", allow_large=allow_large)
+
+
+def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor]:
     """A ``state_dict`` (parameter name → tensor) from a file saved by ``torch.save``.
 
     Loaded with ``weights_only=True``. A checkpoint dict holding the state_dict under ``"state_dict"``
@@ -113,7 +124,7 @@ def load_state_dict_file(path) -> dict[str, Tensor]:
             tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, or with
             NaN/Inf entries; the message names the file.
     """
-    data = _safe_load(path, "weights")
+    data = _safe_load(path, "weights", allow_large)
     if isinstance(data, dict):
         for key in ("state_dict", "model_state_dict"):
             if isinstance(data.get(key), dict):
@@ -126,8 +137,11 @@ def load_state_dict_file(path) -> dict[str, Tensor]:
     if bad:
         raise ValueError(f"weights file {str(path)!r} is not a state_dict: entries {bad[:5]} are not tensors "
                          "named by strings")
-    nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items()
-                 if v.is_floating_point() or v.is_complex()}
+    odd = [k for k, v in data.items() if v.is_complex()]
+    if odd:
+        raise ValueError(f"weights file {str(path)!r}: {odd[0]!r} is complex ({data[odd[0]].dtype}); recurrent "
+                         "weights must be real (a complex tensor's imaginary part would be dropped)")
+    nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items() if v.is_floating_point()}
     nonfinite = {k: n for k, n in nonfinite.items() if n}
     if nonfinite:
         name, n = next(iter(nonfinite.items()))
@@ -163,17 +177,23 @@ def load_weights(module: nn.Module, state_dict: dict[str, Tensor], source: str =
         module, with the weights loaded.
 
     Raises:
-        ValueError: missing or unexpected keys, or shapes that differ (each named).
+        ValueError: missing or unexpected keys, shapes that differ (each named), an integer or complex
+            tensor for a floating parameter.
     """
-    problems = _mismatches(module.state_dict(), state_dict)
+    expected = module.state_dict()
+    problems = _mismatches(expected, state_dict)
     if problems:
         raise ValueError(f"{source} does not fit {type(module).__name__}: {'; '.join(problems)}")
+    kinds = [f"{k} is {v.dtype}, the model's is {expected[k].dtype}" for k, v in state_dict.items()
+             if expected[k].is_floating_point() and not v.is_floating_point()]
+    if kinds:  # load_state_dict would cast an int64 or complex tensor silently (and drop an imaginary part)
+        raise ValueError(f"{source} does not fit {type(module).__name__}: {kinds[0]} (floating weights expected)")
     module.load_state_dict(state_dict)
     return module
 
 
 def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinearity: str = "tanh",
-                          dtype: torch.dtype = torch.float64) -> nn.Module:
+                          dtype: torch.dtype = torch.float64, allow_large: bool = False) -> nn.Module:
     """The ``torch.nn.RNN``/``GRU``/``LSTM`` a plain ``state_dict`` belongs to, built and loaded.
 
     Sizes are read from the tensors: input_size and H from ``weight_ih_l0`` ((gates·H, n)), the number
@@ -218,6 +238,8 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinear
     if arch == "lstm" and isinstance(state_dict.get("weight_hr_l0"), Tensor):
         kwargs["proj_size"] = state_dict["weight_hr_l0"].shape[0]
     hidden = rows // gates
+    # before the module is built: its h × h matrices are allocated from these sizes
+    check_sizes("the state_dict", allow_large=allow_large, hidden=hidden, elements=max(1, gates * hidden * hidden))
     if kwargs.get("proj_size", 0) >= hidden:
         raise ValueError(f"weight_hr_l0 has {kwargs['proj_size']} rows, but an LSTM projection must be smaller than "
                          f"H = {hidden}")
@@ -228,7 +250,7 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinear
     return module.eval()
 
 
-def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64) -> Tensor:
+def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64, allow_large: bool = False) -> Tensor:
     """Input sequences from a ``.pt`` file holding one tensor (T, n) or (batch, T, n).
 
     Args:
@@ -242,7 +264,7 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64) ->
         ValueError: the file missing/unreadable/unsafe (as :func:`load_state_dict_file`); not a
             floating tensor; not 2-D or 3-D; T = 0 or batch = 0; last dimension ≠ input_size; NaN/Inf.
     """
-    x = _safe_load(path, "inputs")
+    x = _safe_load(path, "inputs", allow_large)
     where = f"inputs file {str(path)!r}"
     if not isinstance(x, Tensor):
         raise ValueError(f"{where} must hold one tensor of shape (T, {input_size}) or (batch, T, {input_size}), "
@@ -263,7 +285,8 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64) ->
 
 
 def load_user_model(model: str | None = None, weights=None, arch: str | None = None, *,
-                    nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64) -> nn.Module:
+                    nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64,
+                    allow_large: bool = False) -> nn.Module:
     """The model the command line names: ``--model MODULE:FACTORY`` (with optional ``--weights``), or
     ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict); in ``dtype`` (None: the dtype it was
     trained in, so the audit can judge its constraints with the matching slack), evaluation mode.
@@ -279,10 +302,15 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
     if arch is not None:
         if weights is None:
             raise ValueError("--arch needs --weights FILE (the state_dict to read the sizes from)")
-        state_dict = load_state_dict_file(weights)
+        state_dict = load_state_dict_file(weights, allow_large=allow_large)
+        odd = next((k for k, v in state_dict.items() if not v.is_floating_point()), None)
+        if odd is not None:  # every tensor of a torch RNN/GRU/LSTM is a floating weight or bias
+            raise ValueError(f"weights file {str(weights)!r}: {odd!r} is {state_dict[odd].dtype}; the weights of "
+                             f"--arch {arch} must be real floating tensors")
         trained = next((t.dtype for t in state_dict.values() if t.is_floating_point()), torch.float64)
-        return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained)
+        return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained,
+                                     allow_large=allow_large)
     module = import_factory(model)
     if weights is not None:
-        load_weights(module, load_state_dict_file(weights), f"weights file {str(weights)!r}")
+        load_weights(module, load_state_dict_file(weights, allow_large=allow_large), f"weights file {str(weights)!r}")
     return (module if dtype is None else module.to(dtype)).eval()

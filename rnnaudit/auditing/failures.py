@@ -26,7 +26,7 @@ def first_failures(audits: list[dict], recorded: dict[str, int | None]) -> dict[
             for check in c["assumptions"]:
                 key = f"{c['id']}: {check['name']}"
                 first.setdefault(key, None)
-                if not check["holds"] and first[key] is None:
+                if check["holds"] is False and first[key] is None:  # None: not evaluated
                     first[key] = a["step"]
     for key, step in recorded.items():
         if step is not None and (first.get(key) is None or step < first[key]):

@@ -12,6 +12,8 @@ inputs (:func:`audit`). The audit of run directories, checkpoint by checkpoint, 
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -22,9 +24,30 @@ from rnnaudit.bounds.sgornn.cases import gated_cases_from_model
 from rnnaudit.bounds.sgornn.eq4 import fastrnn_eq4_assumption
 from rnnaudit.cells import FastRNN
 from rnnaudit.auditing.summary import model_summary
+from rnnaudit.limits import check_sizes, check_tensor_sizes
 from rnnaudit.training import TASK_SPECS
 
 __all__ = ["task_inputs", "model_view", "audit_model", "audit"]
+
+
+def _readout_weight(readout, cell) -> Tensor | None:
+    """The readout weight (k, h) as float64, checked against the model's width (a wrong one would measure
+    the bounds on a different output and still say "holds")."""
+    if readout is None:
+        return None
+    if isinstance(readout, torch.nn.Module) and isinstance(getattr(readout, "weight", None), Tensor):
+        readout = readout.weight
+    if not isinstance(readout, Tensor):
+        raise TypeError(f"readout must be the readout's weight, a tensor (k, h) (or an nn.Linear), got "
+                        f"{type(readout).__name__}")
+    widths = {cell.hidden_size} | {w for w in (getattr(cell, "h_size", None), getattr(cell, "units", None))
+                                   if isinstance(w, int)}
+    if readout.dim() != 2 or readout.shape[1] not in widths or readout.shape[0] == 0:
+        raise ValueError(f"readout must be a weight of shape (k, {cell.hidden_size}) (k outputs of the state), got "
+                         f"{tuple(readout.shape)}")
+    if not readout.is_floating_point() or not torch.isfinite(readout).all():
+        raise ValueError(f"readout must be a finite real floating tensor, got {readout.dtype}")
+    return readout.detach().double()
 
 
 def task_inputs(config, n_sequences: int, seed: int = 0, T: int | None = None) -> Tensor:
@@ -85,7 +108,7 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
 
 
 def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None = None,
-          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True) -> dict:
+          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True, allow_large: bool = False) -> dict:
     """``rnnaudit.audit(model, inputs)``: every claim of the five papers put to any recurrent model.
 
     Args:
@@ -98,6 +121,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         trained_dtype: the dtype the parameters were trained in (default: the model's own), which
             sets the slack of the assumption predicates (float32 training: :data:`rnnaudit.bounds.FLOAT32_TRAINED`).
         measure_bounds: also measure every applicable bound on the inputs.
+        allow_large: lift the size limits on the inputs and T (:mod:`rnnaudit.limits`, as ``--allow-large``).
 
     Returns:
         {"model": :func:`rnnaudit.auditing.summary.model_summary` (type, sizes, parameter count, trained dtype,
@@ -105,14 +129,23 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         applies, reason, reading, assumptions (name, holds, detail), verdict, worst_ratio]}.
 
     Raises:
-        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape.
+        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape or not
+            finite, a readout that is not a tensor (k, h) of the model's width, T not a positive int,
+            trained_dtype not a floating torch dtype.
+        rnnaudit.limits.TooLargeError: inputs or T above the limits.
     """
     import copy
 
     from rnnaudit.cells.adapters import wrap
 
+    if trained_dtype is not None and not (isinstance(trained_dtype, torch.dtype) and trained_dtype.is_floating_point):
+        raise TypeError(f"trained_dtype must be a floating torch dtype (e.g. torch.float32), got {trained_dtype!r}")
+    if not isinstance(inputs, Tensor):
+        raise TypeError(f"inputs must be a tensor (T, n) or (m, T, n), got {type(inputs).__name__}")
     trained = trained_dtype or next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64) \
         if isinstance(model, torch.nn.Module) else (trained_dtype or torch.float64)
+    if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
+        check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)
     probe = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
     try:
         cell = wrap(probe)
@@ -121,8 +154,19 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != cell.input_size:
         shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
         raise ValueError(f"inputs must be (T, {cell.input_size}) or (m, T, {cell.input_size}), got {shape}")
+    check_sizes("inputs", allow_large=allow_large, T=inputs.shape[-2] or None, batch=inputs.shape[0] if
+                inputs.dim() == 3 and inputs.shape[0] else None, elements=max(1, math.prod(inputs.shape)))
+    if not inputs.is_floating_point() or 0 in inputs.shape:
+        raise ValueError(f"inputs must be a non-empty real floating tensor, got {inputs.dtype} {tuple(inputs.shape)}")
+    if T is not None:
+        if isinstance(T, bool) or not isinstance(T, int):
+            raise TypeError(f"T must be a positive int (the sequence length the model is meant for), got "
+                            f"{type(T).__name__} {T!r}")
+        check_sizes("T", allow_large=allow_large, T=T)
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
-    view = ModelView(cell, x, None if readout is None else readout.detach().double(), T or x.shape[1], trained)
+    if not torch.isfinite(x).all():
+        raise ValueError("inputs hold NaN or Inf entries")
+    view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
     summary = model_summary(model, cell, trained) if isinstance(model, torch.nn.Module) else \
         {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
          "trained_dtype": str(trained).replace("torch.", "")}

@@ -6,6 +6,7 @@ bounds measured, and the step at which each assumption first fails. Runs of the 
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -34,25 +35,47 @@ def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: 
 
 
 def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int | None = None,
-                     allow_large: bool = False) -> dict:
+                     allow_large: bool = False, factory: str | None = None) -> dict:
     """The audit of one checkpoint (a file, or a run directory's latest, or its checkpoint of ``step``);
     a run of :class:`rnnaudit.Monitor` goes to :func:`rnnaudit.auditing.monitored.audit_monitored_checkpoint`.
+
+    Args:
+        factory: ``"package.module:function"`` rebuilding a monitored run's model (a module other than
+            torch's recurrent ones and rnnaudit's cells); never read from the run itself.
 
     Returns:
         {"step", "config", "model" (:func:`rnnaudit.auditing.summary.model_summary`), "claims": [per claim: id,
         applies, reason, assumptions, verdict, ...]}.
 
     Raises:
+        TypeError: ``path`` not a path; ``factory`` not a string.
         rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
-            its config (see :func:`rnnaudit.training.runs.load_trained_model`).
+            its config (see :func:`rnnaudit.training.runs.load_trained_model`); a ``factory`` for a
+            run of the trainer (its cells are rnnaudit's own).
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
+    _check_arguments(path, "path", factory)
     if monitored_run_of(path) is not None:
-        return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large)
+        return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large,
+                                          factory=factory)
+    _no_factory(factory)
     return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
-def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
+def _check_arguments(path, name: str, factory) -> None:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+    if factory is not None and not isinstance(factory, str):
+        raise TypeError(f"factory must be an import string 'package.module:function', got {type(factory).__name__}")
+
+
+def _no_factory(factory) -> None:
+    if factory is not None:
+        raise InputError("factory: a run of rnnaudit train holds one of rnnaudit's own cells, rebuilt without a "
+                         "factory; factory= is for runs of rnnaudit.Monitor")
+
+
+def audit_run(run_dir: str | Path, *, allow_large: bool = False, factory: str | None = None) -> dict:
     """Audit every checkpoint of a run and every trajectory record; report when each assumption
     first fails (those that need the parameters at every checkpoint, those that read recorded
     scalars at every record). A run of :class:`rnnaudit.Monitor` goes to
@@ -63,12 +86,17 @@ def audit_run(run_dir: str | Path, *, allow_large: bool = False) -> dict:
         {"<claim id>: <assumption>": step or None}, "latest": the full audit of the latest
         checkpoint (bounds measured), "model": its summary}.
 
+    ``factory``: as in :func:`audit_checkpoint`.
+
     Raises:
-        ValueError: not a run directory.
+        TypeError: ``run_dir`` not a path; ``factory`` not a string.
+        ValueError: not a run directory; a ``factory`` for a run of the trainer.
     """
+    _check_arguments(run_dir, "run_dir", factory)
     run_dir = Path(run_dir)
     if monitored_run_of(run_dir) is not None:
-        return audit_monitored_run(run_dir, allow_large=allow_large)
+        return audit_monitored_run(run_dir, allow_large=allow_large, factory=factory)
+    _no_factory(factory)
     steps = checkpoint_steps(run_dir)
     if not steps:
         raise InputError(f"{run_dir} has no checkpoints/step_*.pt; is it an rnnaudit run directory?")

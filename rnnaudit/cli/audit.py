@@ -39,8 +39,10 @@ def run(args) -> int:
                                                          f"{c['worst_ratio']:.4g})")
             print(f"{c['id']:<{width}}  {c['reading']}{bound}")
             for a in c["assumptions"]:
-                if not a["holds"]:
+                if a["holds"] is False:
                     print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
+    if doc["latest"].get("bounds_not_measured"):
+        print(doc["latest"]["bounds_not_measured"])
     out = Path(args.out)
     print(f"{sum(not c['applies'] for c in claims)} claim(s) do not apply to this model (the report says why); "
           f"wrote {out / 'audit.json'}, {out / 'report.md'} and {out / 'report.html'}")
@@ -51,7 +53,7 @@ def _precheck(args) -> None:
     """What can be refused before the output directory is touched."""
     from rnnaudit.untrusted import InputError
 
-    if not (args.model or args.arch):
+    if args.source is not None or not (args.model or args.arch):
         if args.source is None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
         if not Path(args.source).exists():
@@ -72,8 +74,9 @@ def _audit(args) -> tuple[dict, dict | None]:
     """The audit document and, for a run directory, its trajectory (for the figure)."""
     from rnnaudit.auditing import audit_checkpoint, audit_run
     from rnnaudit.training import read_trajectory
+    from rnnaudit.untrusted import InputError
 
-    if args.model or args.arch:
+    if args.arch or (args.model and args.source is None):
         from rnnaudit.auditing import audit
         from rnnaudit.cli.plots import source_of
 
@@ -84,10 +87,13 @@ def _audit(args) -> tuple[dict, dict | None]:
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
         return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
                 "source": src.label}, None
+    if args.weights is not None or args.inputs is not None:
+        raise InputError("--weights and --inputs go with --model or --arch, not with SOURCE")
     path = Path(args.source)
     if path.is_dir() and args.step is None:
-        doc = audit_run(path, allow_large=args.allow_large)
+        doc = audit_run(path, allow_large=args.allow_large, factory=args.model)
         doc["source"] = str(path)
         return doc, read_trajectory(path)
-    doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large), "source": str(path)}
+    doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
+           "source": str(path)}
     return doc, None

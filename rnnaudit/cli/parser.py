@@ -35,7 +35,8 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding", i
                                              "or a run directory (its latest checkpoint); omit with --model/--arch")
     p.add_argument("--model", metavar="MODULE:FACTORY",
                    help="your own model: a function returning the nn.Module, imported with the current directory on "
-                        "sys.path (default: none)")
+                        "sys.path; with SOURCE, the factory of a Monitor run's model (a factory a run names is never "
+                        "imported) (default: none)")
     p.add_argument("--arch", choices=names.ARCHS, help="read --weights as a plain state dict of torch.nn.RNN, GRU or "
                                                        "LSTM, sizes inferred from the tensors (default: none)")
     p.add_argument("--weights", type=Path, metavar="FILE",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import torch
 
@@ -17,9 +16,16 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
     from rnnaudit.untrusted import InputError
 
     inputs, task, T = (getattr(args, name, None) for name in ("inputs", "task", "T"))
+    if args.model and args.source is not None:  # the factory of a Monitor run, passed by the user, never read from it
+        if args.weights is not None or inputs is not None or args.arch:
+            raise InputError("with SOURCE, --model names the factory of its model; --weights, --inputs and --arch "
+                             "go with --model alone")
+        return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
+                           n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs,
+                           factory=args.model)
     if args.model or args.arch:
         if args.source is not None:
-            raise InputError("give either SOURCE or --model/--arch, not both")
+            raise InputError("give either SOURCE or --arch, not both")
         return load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
                                 seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
                                 allow_large=args.allow_large, with_inputs=with_inputs)
@@ -32,8 +38,11 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
 def _heatmap(args, src):
     from rnnaudit.analysis import CERTIFIED_RTOL
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+    from rnnaudit.limits import check_sizes
     from rnnaudit.progress import progress_bar
 
+    T = src.x.shape[1]  # the figure holds the T × T map whatever the method streams
+    check_sizes(f"the heatmap of T = {T} steps (a T × T map)", allow_large=args.allow_large, elements=T * T)
     # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
     rtol = CERTIFIED_RTOL if args.certified else args.rtol
     with progress_bar(2, "heatmap") as bar:  # the maps, then the drawing (plot_jacobian_heatmaps' progress)

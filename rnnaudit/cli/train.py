@@ -27,7 +27,8 @@ def run(args) -> int:
     out = args.out or Path("runs") / f"{config.cell}-{config.task}-T{config.T}-seed{config.seed}"
     from rnnaudit.progress import shows_progress
 
-    summary = train(config, out, resume=args.resume, overwrite=args.overwrite, progress=shows_progress())
+    summary = train(config, out, resume=args.resume, overwrite=args.overwrite, progress=shows_progress(),
+                    allow_large=args.allow_large)
     if summary.get("diverged_at") is not None:
         print(f"{config.cell} on {config.task} (T = {config.T}): DIVERGED at step {summary['diverged_at']}: the loss "
               f"or a gradient is NaN/Inf (exploding gradients); stopped before that step. The last record of "

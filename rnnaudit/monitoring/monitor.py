@@ -26,7 +26,9 @@ copy of the parameters (reloaded at each record), and no RNG the user's loop dra
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
 import math
 import numbers
 import os
@@ -42,10 +44,12 @@ from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
                                      initial_state_gradient_fused, jacobian_summary, matrix_record,
                                      top_lyapunov_exponent)
-from rnnaudit.monitoring.runs import CHECKPOINT_FORMAT, RUN_FORMAT, build_torch_module, describe_model, plain_weights
-from rnnaudit.outputs import DirectoryLock
+from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
+                                      plain_weights)
+from rnnaudit.limits import check_tensor_sizes
+from rnnaudit.outputs import RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
 from rnnaudit.provenance import provenance
-from rnnaudit.tensorboard_log import event_writer, write_scalars
+from rnnaudit.tensorboard_log import TENSORBOARD_DIR, event_writer, write_scalars
 
 __all__ = ["Monitor"]
 
@@ -110,13 +114,18 @@ class Monitor:
             JSON values only, recorded in run.json.
         tensorboard: write TensorBoard events into ``run_dir/tensorboard``: None where tensorboard is
             installed, True always (ImportError without it), False never.
-        overwrite: delete the run ``run_dir`` holds (a directory with a run.json) and start again.
+        T: the sequence length the model is trained on, recorded in run.json: the audit judges the
+            assumptions that depend on T at it (without it, and without ``inputs``, they are reported as
+            not evaluated).
+        overwrite: delete the run ``run_dir`` holds and start again: only the files the monitor writes, in a
+            directory whose run.json carries rnnaudit's marker; any other file there is refused (named).
 
     Raises:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
-            of the wrong width or not finite, a loss_fn that fails on the inputs, a factory whose model
-            does not take the state_dict, a directory that holds a run, a run_dir that is a file or
-            cannot be created.
+            of the wrong width, not finite or above the size limits (:mod:`rnnaudit.limits`), a loss_fn
+            that fails on the inputs, a factory whose model does not take the state_dict, a directory
+            that holds a run (or, with ``overwrite``, files rnnaudit did not write), a run_dir that is a
+            file or cannot be created.
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
         ImportError: ``tensorboard=True`` without tensorboard.
     """
@@ -125,7 +134,7 @@ class Monitor:
                  targets: Tensor | None = None, loss_fn: Callable | None = None, readout: nn.Module | None = None,
                  per_step: bool = False, summary_every: int | None = None, summary_length: int = 64,
                  checkpoint_every: int | None = None, factory: str | None = None, wrap_kwargs: dict | None = None,
-                 tensorboard: bool | None = None, overwrite: bool = False):
+                 tensorboard: bool | None = None, overwrite: bool = False, T: int | None = None):
         from rnnaudit.cells.adapters import wrap
 
         if not isinstance(model, nn.Module):
@@ -133,6 +142,7 @@ class Monitor:
         if not isinstance(run_dir, (str, os.PathLike)):
             raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
         self.every = _positive_int("every", every)
+        self.T = _positive_int("T", T, allow_none=True)
         self.summary_every = self._multiple("summary_every", summary_every, 100)
         self.checkpoint_every = self._multiple("checkpoint_every", checkpoint_every, 10)
         self.summary_length = _positive_int("summary_length", summary_length)
@@ -181,15 +191,17 @@ class Monitor:
         self.closed = False
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise ValueError(f"run_dir must be a directory (created when missing), but {self.run_dir} is a file")
-        try:
-            self._lock = DirectoryLock(self.run_dir).__enter__()
+        created = not self.run_dir.exists()
+        try:  # the lock lives inside run_dir, so a read-only parent of an existing run_dir is no obstacle
+            self._lock = DirectoryLock(self.run_dir, inside=True).__enter__()
         except OSError as err:
             raise ValueError(f"run_dir {self.run_dir} cannot be created: {err.strerror or err}") from err
+        self._writer = None
         try:
-            self._start(overwrite)
-            self._writer = event_writer(self.run_dir, tensorboard)
+            self._start(overwrite, tensorboard)
         except BaseException:
-            self._lock.__exit__(None, None, None)
+            # whole or absent: nothing of a failed constructor stays, so that a retry starts afresh
+            self._abandon(created)
             raise
 
     # ------------------------------------------------------------------------------------ set-up
@@ -248,6 +260,8 @@ class Monitor:
         if not inputs.is_floating_point() or inputs.dim() not in (2, 3) or inputs.shape[-1] != n or 0 in inputs.shape:
             raise ValueError(f"inputs must be a non-empty floating tensor (m, T, {n}) or (T, {n}), got "
                              f"{inputs.dtype} {tuple(inputs.shape)}")
+        # the float64 copy below allocates every element, even of an expanded tensor: sizes first
+        check_tensor_sizes(inputs, "inputs")
         if not torch.isfinite(inputs).all():
             raise ValueError("inputs hold NaN or Inf entries")
         x = (inputs[None] if inputs.dim() == 2 else inputs).detach()
@@ -264,36 +278,59 @@ class Monitor:
                                                      dtype=torch.float64 if targets.is_floating_point() else None)
         return x.to(device=device, dtype=torch.float64), y
 
-    def _start(self, overwrite: bool) -> None:
+    def _start(self, overwrite: bool, tensorboard: bool | None) -> None:
         run_dir = self.run_dir
         if (run_dir / "run.json").exists() or (run_dir / "trajectory.jsonl").exists():
             if not overwrite:
                 raise ValueError(f"run_dir {run_dir} already holds a run; pass overwrite=True to start it again, or "
                                  "choose another directory")
-            if not (run_dir / "run.json").is_file():
-                raise ValueError(f"overwrite: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
-                                 "refusing to delete it")
-            shutil.rmtree(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
+            remove_own_files(run_dir, MONITOR_FILES, what="overwrite")
+        remove_stale_temporaries(run_dir)  # left by a process killed mid-write; we hold the lock
+        self._wrote: list[Path] = []
         x, y = self._stored if self.inputs is not None else (None, None)
         for name, tensor in (("inputs.pt", x), ("targets.pt", y)):
             if tensor is not None:
                 with atomic_path(run_dir / name) as tmp:
                     torch.save(tensor, tmp)
+                self._wrote.append(run_dir / name)
         readout = None
         if self.readout is not None:
             weight = getattr(self.readout, "weight", None)
             readout = {"type": type(self.readout).__name__,
                        "shape": list(weight.shape) if isinstance(weight, Tensor) else None}
         self._provenance = provenance()
+        had_events = (run_dir / TENSORBOARD_DIR).exists()
+        self._writer = event_writer(run_dir, tensorboard)
+        if not had_events and (run_dir / TENSORBOARD_DIR).exists():
+            self._wrote.append(run_dir / TENSORBOARD_DIR)
+        # run.json last: a constructor that fails before this line leaves no run behind
         write_json_atomic(run_dir / "run.json", {
-            "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
+            **RUN_MARKER, "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
             "wrap_kwargs": self.wrap_kwargs, "readout": readout, "per_step": self.per_step, "every": self.every,
             "summary_every": self.summary_every, "checkpoint_every": self.checkpoint_every,
-            "summary_length": self.summary_length, "inputs": "inputs.pt" if x is not None else None,
+            "summary_length": self.summary_length, "T": self.T, "inputs": "inputs.pt" if x is not None else None,
             "targets": "targets.pt" if y is not None else None,
             "loss_fn": None if self.loss_fn is None else getattr(self.loss_fn, "__name__", type(self.loss_fn).__name__),
             "provenance": self._provenance})
+
+    def _abandon(self, created: bool) -> None:
+        """Undo a constructor that failed: close the event writer, remove the files it wrote (run.json is
+        written last, so it is never among them), release the lock, and remove run_dir if it made it."""
+        try:
+            if self._writer is not None:
+                self._writer.close()
+            for path in getattr(self, "_wrote", []):
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+        finally:
+            self._lock.__exit__(None, None, None)
+        if created:
+            try:
+                self.run_dir.rmdir()  # only if empty: never anything of the user's
+            except OSError:
+                pass
 
     # ---------------------------------------------------------------------------------- recording
 
@@ -371,9 +408,21 @@ class Monitor:
         return record
 
     def _sync_twin(self) -> bool:
-        """Load the user's current parameters into the float64 copies; whether they are all finite."""
+        """Load the user's current parameters into the float64 copies; whether they are all finite.
+
+        Raises:
+            ValueError: the model's parameters changed names or shapes since the monitor was created.
+        """
         with torch.no_grad():
             state = plain_weights(self.model) if self._plain_twin else self.model.state_dict()
+            own = self.twin.state_dict()
+            changed = sorted(set(own) ^ set(state)) or [k for k in own if own[k].shape != state[k].shape]
+            if changed:
+                k = changed[0]
+                what = (f"{k!r} has shape {tuple(state[k].shape)}, it had {tuple(own[k].shape)}"
+                        if k in own and k in state else f"{k!r} {'appeared' if k in state else 'disappeared'}")
+                raise ValueError(f"model: its parameters changed since the Monitor was created ({what}); a Monitor "
+                                 "records one model: start a new Monitor (another run_dir) for a changed model")
             self.twin.load_state_dict(state)
             if self.twin_readout is not None:
                 self.twin_readout.load_state_dict(self.readout.state_dict())
@@ -402,15 +451,31 @@ class Monitor:
                 record, norms = jacobian_summary(self.twin_cell, x)
                 out.update(record)
                 out.update(top_lyapunov_exponent(self.twin_cell, x))
-                with atomic_path(self.run_dir / "jacobian" / f"step_{step:08d}.pt") as tmp:
+                with self._writing(f"jacobian/step_{step:08d}.pt"), \
+                        atomic_path(self.run_dir / "jacobian" / f"step_{step:08d}.pt") as tmp:
                     torch.save(norms.detach().cpu(), tmp)
         return out
 
     def _append(self, record: dict) -> None:
         from rnnaudit.training.runs import _append_record
 
-        _append_record(self.run_dir, record)
+        with self._writing("trajectory.jsonl"):
+            _append_record(self.run_dir, record)
         write_scalars(self._writer, record)
+
+    @contextlib.contextmanager
+    def _writing(self, what: str):
+        """One clear OSError, naming the file and the run directory, for a write that fails (a full disk:
+        torch.save reports it as a RuntimeError from its zip writer)."""
+        try:
+            yield
+        except (OSError, RuntimeError) as err:
+            if isinstance(err, RuntimeError) and "write" not in str(err).lower():
+                raise
+            reason = getattr(err, "strerror", None) or str(err).strip().splitlines()[0][:200]
+            raise OSError(getattr(err, "errno", None) or errno.EIO,
+                          f"Monitor: cannot write {what} in {self.run_dir} ({reason}); the records and checkpoints "
+                          "written before are whole and kept") from None
 
     def _checkpoint(self, step: int) -> None:
         from rnnaudit.training.runs import _checkpoint_path
@@ -422,9 +487,10 @@ class Monitor:
                                           {k: v.detach().cpu().clone() for k, v in self.readout.state_dict().items()}),
                    "provenance": self._provenance}
         path = _checkpoint_path(self.run_dir, step)
-        with atomic_path(path) as tmp:
-            torch.save(payload, tmp)
-        write_text_atomic(self.run_dir / "checkpoints" / "latest.txt", path.name + "\n")
+        with self._writing(f"checkpoints/{path.name}"):
+            with atomic_path(path) as tmp:
+                torch.save(payload, tmp)
+            write_text_atomic(self.run_dir / "checkpoints" / "latest.txt", path.name + "\n")
         self._checkpointed.add(step)
 
     # ---------------------------------------------------------------------------------- closing
@@ -437,6 +503,10 @@ class Monitor:
         ``optimizer.step()``), otherwise with that step + 1: the step whose ``record`` call would have
         seen them. A step not yet recorded gets a record of its parameter probes (with the loss and
         gradients when they belong to these parameters) and a checkpoint.
+
+        Raises:
+            OSError: the final record or checkpoint cannot be written (e.g. a full disk; one message naming
+                the file). The directory is released all the same, and what was written before is kept.
         """
         if self.closed:
             return

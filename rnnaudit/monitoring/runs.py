@@ -5,7 +5,7 @@ The layout is the trainer's (:mod:`rnnaudit.training.runs`), so ``read_trajector
 the trajectory figures read both:
 
 - ``run.json``: ``{"kind": "monitor", "format", "model": <description>, "factory", "wrap_kwargs",
-  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "inputs",
+  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "T", "inputs",
   "targets", "loss_fn", "provenance"}``;
 - ``trajectory.jsonl``: one record per recorded step, appended and fsync'ed line by line;
 - ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: ``{"format", "step", "state_dict"
@@ -21,8 +21,10 @@ the one :meth:`Monitor.close` writes holds the parameters at close (its step say
 
 To rebuild the model a checkpoint holds, the audit needs its class: a ``torch.nn`` RNN, GRU, LSTM or
 their ``*Cell`` is rebuilt from its recorded sizes and plain weights (as ``--arch`` does,
-:func:`rnnaudit.user_models.model_from_state_dict`); any other module through the ``factory`` import
-string given to the monitor (``"pkg.module:fn"``, :func:`rnnaudit.user_models.import_factory`).
+:func:`rnnaudit.user_models.model_from_state_dict`); any other module through a factory import string
+(``"pkg.module:fn"``, :func:`rnnaudit.user_models.import_factory`) that the user passes in this process
+(``--model``, ``factory=``). The factory the monitor recorded is only named, never imported: a run
+directory is data, and whoever can write one must not be able to run code.
 Everything read back is untrusted input: each reader raises :class:`rnnaudit.untrusted.InputError`
 naming the file and field.
 """
@@ -30,19 +32,26 @@ naming the file and field.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.untrusted import InputError, load_torch_file, read_json_file
+from rnnaudit.untrusted import InputError, load_torch_file, read_json_file, require_inside
 
-__all__ = ["monitored_run_of", "RUN_FORMAT", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model", "plain_weights",
+__all__ = ["monitored_run_of", "RUN_FORMAT", "MONITOR_FILES", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model",
+           "plain_weights",
            "build_torch_module", "is_monitored_run", "read_monitored_run", "load_monitored_checkpoint",
            "rebuild_model", "monitored_inputs"]
 
 RUN_FORMAT = "rnnaudit-monitor-run-1"
+#: The names the monitor writes in a run directory: what ``overwrite`` may delete
+#: (:func:`rnnaudit.outputs.remove_own_files`).
+MONITOR_FILES = {"run.json": True, "trajectory.jsonl": True, "inputs.pt": True, "targets.pt": True,
+                 "checkpoints": re.compile(r"step_\d{8}\.pt|latest\.txt"), "jacobian": re.compile(r"step_\d{8}\.pt"),
+                 "tensorboard": re.compile(r"events\.out\.tfevents\..+")}
 CHECKPOINT_FORMAT = "rnnaudit-monitor-checkpoint-1"
 #: torch module types rebuilt from their recorded sizes (no factory needed)
 TORCH_RECURRENT = {"RNN": nn.RNN, "GRU": nn.GRU, "LSTM": nn.LSTM, "RNNCell": nn.RNNCell, "GRUCell": nn.GRUCell,
@@ -163,7 +172,7 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
     Raises:
         InputError: no readable run.json, not a monitored run, or fields of the wrong kind (named).
     """
-    path = Path(run_dir) / "run.json"
+    path = require_inside(Path(run_dir) / "run.json", run_dir, "run.json")
     info = read_json_file(path, "run.json")
     if info.get("kind") != "monitor" or info.get("format") != RUN_FORMAT:
         raise InputError(f"{path}: not a run directory of rnnaudit.Monitor (format {RUN_FORMAT})")
@@ -174,10 +183,13 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
             raise InputError(f"{path}: field {key!r} must be a string or null, got {type(info[key]).__name__}")
     if not isinstance(info.get("wrap_kwargs", {}), dict):
         raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
+    T = info.get("T")
+    if T is not None and (isinstance(T, bool) or not isinstance(T, int) or T < 1):
+        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {T!r}")
     return info
 
 
-def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) -> dict:
+def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None, *, allow_large: bool = False) -> dict:
     """A checkpoint of a monitored run: the run directory's latest (or the one of ``step``), or a file.
 
     Raises:
@@ -191,11 +203,11 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) 
         if step is None:
             path = _latest(path)
         else:
-            candidate = _checkpoint_path(path, step)
+            candidate = require_inside(_checkpoint_path(path, step), path, "checkpoint")
             if not candidate.is_file():
                 raise InputError(f"{path}: no checkpoint at step {step}; available steps: {checkpoint_steps(path)}")
             path = candidate
-    payload = load_torch_file(path, "checkpoint")
+    payload = load_torch_file(path, "checkpoint", allow_large=allow_large)
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise InputError(f"{path} is not a checkpoint of rnnaudit.Monitor (format {CHECKPOINT_FORMAT})")
     for key, kind in (("step", int), ("state_dict", dict), ("model", dict)):
@@ -206,23 +218,32 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None) 
     return payload
 
 
-def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn.Module, Tensor | None]:
+def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
+                  factory: str | None = None) -> tuple[nn.Module, Tensor | None]:
     """The user's model of a monitor checkpoint, in the dtype it was trained in, evaluation mode, and its
     readout weight (k, h) when the monitor was given a readout with a ``weight``.
 
-    Through the recorded ``factory`` when there is one (with the module's own state_dict); otherwise one
-    of rnnaudit's cells from its recorded config, and a torch recurrent module from its recorded sizes
-    with the plain weights (through :func:`rnnaudit.user_models.model_from_state_dict` for
-    RNN/GRU/LSTM).
+    Through ``factory`` when the caller gives one (with the module's own state_dict); otherwise one of
+    rnnaudit's cells from its recorded config, and a torch recurrent module from its recorded sizes with
+    the plain weights (through :func:`rnnaudit.user_models.model_from_state_dict` for RNN/GRU/LSTM).
+    The ``factory`` a checkpoint or run.json records is never imported: files are data, and a tampered
+    run directory must not run code (``"os:abort"``, a module placed beside it). The error names it, so
+    that a user who trusts it can pass it.
+
+    Args:
+        checkpoint: as :func:`load_monitored_checkpoint` returns it.
+        factory: ``"package.module:function"`` given by the user in this process (``--model``,
+            ``factory=``), or None.
 
     Raises:
-        InputError: a model that is neither a torch recurrent module nor has a factory; weights that do
-            not fit (each key and shape named); a factory that fails (named).
+        InputError: a model that is neither a torch recurrent module nor one of rnnaudit's cells, without
+            a ``factory`` (names the one the run records); weights that do not fit (each key and shape
+            named); a factory that fails (named).
     """
     from rnnaudit.user_models import import_factory, load_weights, model_from_state_dict
 
     where = checkpoint.get("path", "checkpoint")
-    description, factory = checkpoint["model"], checkpoint.get("factory")
+    description, recorded = checkpoint["model"], checkpoint.get("factory")
     dtype = getattr(torch, str(description.get("dtype", "float32")), None)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise InputError(f"{where}: model dtype {description.get('dtype')!r} is not a floating torch dtype")
@@ -241,10 +262,14 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn
                                                nonlinearity=description.get("nonlinearity") or "tanh", dtype=dtype)
             else:
                 module = load_weights(build_torch_module(description, dtype), plain, f"{where} (plain_state_dict)")
+        elif isinstance(recorded, str):
+            raise InputError(f"{where}: the run names the factory {recorded[:120]!r}, and rnnaudit never imports "
+                             "code a file names; if you trust it, pass it yourself: --model on the command line, "
+                             "factory= in Python")
         else:
             raise InputError(f"{where}: the model is a {description.get('class', description.get('type'))}, which "
-                             "rnnaudit can rebuild only through its factory: pass "
-                             "Monitor(..., factory='your_package.module:build_fn') when training")
+                             "rnnaudit can rebuild only through its factory: pass --model package.module:build_fn "
+                             "(factory= in Python)")
     except InputError:
         raise
     except ValueError as err:
@@ -254,7 +279,7 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None) -> tuple[nn
     return module.to(dtype).eval(), (weight if isinstance(weight, Tensor) and weight.dim() == 2 else None)
 
 
-def monitored_inputs(run_dir: str | os.PathLike, input_size: int) -> Tensor:
+def monitored_inputs(run_dir: str | os.PathLike, input_size: int, *, allow_large: bool = False) -> Tensor:
     """The probe sequences of a monitored run (inputs.pt), (m, T, n) float64.
 
     Raises:
@@ -269,6 +294,7 @@ def monitored_inputs(run_dir: str | os.PathLike, input_size: int) -> Tensor:
                          "--arch/--model --weights and --inputs FILE.pt")
     name = Path(info["inputs"]).name  # a name inside the run directory, never a path elsewhere
     try:
-        return load_inputs(Path(run_dir) / name, input_size)
+        return load_inputs(require_inside(Path(run_dir) / name, run_dir, "inputs"), input_size,
+                           allow_large=allow_large)
     except ValueError as err:
         raise InputError(str(err)) from None

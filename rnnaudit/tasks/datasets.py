@@ -74,12 +74,13 @@ def read_idx(path: str | Path) -> Tensor:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: bad magic number, unknown type byte, or a data size that does not match the header.
+        ValueError: bad magic number, unknown type byte, a data size that does not match the header, or
+            gzip data that is truncated, corrupt or decompresses to more than :data:`MAX_IDX_BYTES`.
     """
     path = Path(path)
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        raw = _gunzip(path, raw)
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
         raise ValueError(f"{path}: not an idx file (magic bytes {raw[:4].hex() or 'missing'}; expected "
                          f"00 00 <type in {sorted(hex(t) for t in _IDX_TYPES)}> <ndim>)")
@@ -95,6 +96,31 @@ def read_idx(path: str | Path) -> Tensor:
     return torch.from_numpy(data.astype(dtype.newbyteorder("="), copy=True))
 
 
+#: Largest decompressed idx file read (MNIST's training images are 47 MB): a small .gz cannot expand
+#: into gigabytes.
+MAX_IDX_BYTES = 2**30
+
+
+def _gunzip(path: Path, raw: bytes) -> bytes:
+    """The decompressed bytes of a .gz file, at most :data:`MAX_IDX_BYTES`.
+
+    Raises:
+        ValueError: truncated or corrupt data, or more than the limit (names the file).
+    """
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
+            out = fh.read(MAX_IDX_BYTES + 1)
+    except (EOFError, OSError, zlib.error) as err:
+        raise ValueError(f"{path}: truncated or corrupt gzip data ({type(err).__name__}: {err})") from None
+    if len(out) > MAX_IDX_BYTES:
+        raise ValueError(f"{path}: decompresses to more than {MAX_IDX_BYTES} bytes, far more than an idx file of "
+                         "MNIST holds")
+    return out
+
+
 def load_mnist(root: str | Path, split: str = "train") -> tuple[Tensor, Tensor]:
     """MNIST images and labels from the standard idx files in ``root``.
 
@@ -107,7 +133,7 @@ def load_mnist(root: str | Path, split: str = "train") -> tuple[Tensor, Tensor]:
 
     Raises:
         ValueError: unknown split; wrong magic numbers (2051 images, 2049 labels); counts that differ;
-            labels outside 0..9.
+            no images (or images of 0 pixels); labels outside 0..9; a truncated or corrupt .gz.
         FileNotFoundError: a file is missing (all expected names are listed).
     """
     if split not in MNIST_FILES:
@@ -123,6 +149,9 @@ def load_mnist(root: str | Path, split: str = "train") -> tuple[Tensor, Tensor]:
                          f"got dtype {labels.dtype} and shape {tuple(labels.shape)}")
     if images.shape[0] != labels.shape[0]:
         raise ValueError(f"MNIST {split}: {images.shape[0]} images but {labels.shape[0]} labels")
+    if images.shape[0] == 0 or images.shape[1] == 0 or images.shape[2] == 0:
+        raise ValueError(f"{files['images']}: holds no images (shape {tuple(images.shape)}); expected N ≥ 1 images "
+                         "of H × W ≥ 1 pixels")
     if labels.numel() and int(labels.max()) > 9:
         raise ValueError(f"{files['labels']}: labels must be digits 0..9, found {int(labels.max())}")
     return images, labels.to(torch.int64)

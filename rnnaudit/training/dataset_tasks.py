@@ -67,8 +67,14 @@ def _cached_splits(task: str, data_dir: str | None, permutation_seed: int) -> di
         return digits_splits(permute=task == "permuted-digits", permutation_seed=permutation_seed)
     if task in ("smnist", "pmnist"):
         permute = task == "pmnist"
-        return {split: sequential_mnist(data_dir, split, permute=permute, seed=permutation_seed, dtype=torch.float32)
-                for split in ("train", "test")}
+        splits = {split: sequential_mnist(data_dir, split, permute=permute, seed=permutation_seed, dtype=torch.float32)
+                  for split in ("train", "test")}
+        length = CLASSIFICATION_TASKS[task][0]
+        for split, (x, _) in splits.items():
+            if x.shape[1] != length:  # else the run would say T = 784 and train on other lengths
+                raise ValueError(f"{data_dir}: the MNIST {split} images have {x.shape[1]} pixels, task {task!r} "
+                                 f"reads 28 × 28 images (T = {length})")
+        return splits
     return load_har_splits(data_dir, labels="har2", dtype=torch.float32)
 
 

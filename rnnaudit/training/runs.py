@@ -33,7 +33,8 @@ import torch
 from rnnaudit.atomic import atomic_path, write_text_atomic
 from rnnaudit.limits import check_sizes
 from rnnaudit.training.config import TrainConfig
-from rnnaudit.untrusted import InputError, load_torch_file, read_json_file, read_jsonl_records, read_text_file
+from rnnaudit.untrusted import (InputError, load_torch_file, read_json_file, read_jsonl_records, read_text_file,
+                               require_inside)
 
 __all__ = ["CHECKPOINT_FORMAT", "load_checkpoint", "load_trained_model", "read_trajectory", "checkpoint_steps",
            "read_run_config"]
@@ -66,13 +67,14 @@ def _save_checkpoint(run_dir: Path, config: TrainConfig, step: int, model, optim
 
 def _latest(run_dir: Path) -> Path:
     latest = run_dir / "checkpoints" / "latest.txt"
+    require_inside(latest, run_dir, "latest.txt")
     if not latest.is_file():
         raise InputError(f"{run_dir} has no checkpoints/latest.txt; is it an rnnaudit run directory with a "
                          "checkpoint?")
     name = read_text_file(latest, "latest.txt", max_bytes=4096).strip()
     if not _CHECKPOINT_NAME.fullmatch(name):  # a name, never a path: a tampered file cannot point elsewhere
         raise InputError(f"{latest}: expected a checkpoint name like step_00000100.pt, got {name[:80]!r}")
-    return run_dir / "checkpoints" / name
+    return require_inside(run_dir / "checkpoints" / name, run_dir, "checkpoint")
 
 
 def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu", *, allow_large: bool = False) -> dict:
@@ -91,7 +93,7 @@ def load_checkpoint(path: str | os.PathLike, map_location: str = "cpu", *, allow
     path = Path(path)
     if path.is_dir():
         path = _latest(path)
-    payload = load_torch_file(path, "checkpoint", map_location=map_location)
+    payload = load_torch_file(path, "checkpoint", map_location=map_location, allow_large=allow_large)
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise InputError(f"{path} is not an rnnaudit checkpoint (format {CHECKPOINT_FORMAT})")
     for key, kind in (("config", dict), ("model", dict), ("step", int)):
@@ -132,7 +134,7 @@ def load_trained_model(path: str | os.PathLike, *, step: int | None = None, allo
     if step is not None:
         if not path.is_dir():
             raise InputError(f"--step needs a run directory, not a checkpoint file ({path})")
-        candidate = _checkpoint_path(path, step)
+        candidate = require_inside(_checkpoint_path(path, step), path, "checkpoint")
         if not candidate.is_file():
             raise InputError(f"{path}: no checkpoint at step {step}; available steps: {checkpoint_steps(path)}")
         path = candidate
@@ -156,7 +158,7 @@ def read_run_config(run_dir: str | os.PathLike) -> TrainConfig:
     Raises:
         rnnaudit.untrusted.InputError: no readable run.json, or fields of the wrong kind.
     """
-    path = Path(run_dir) / "run.json"
+    path = require_inside(Path(run_dir) / "run.json", run_dir, "run.json")
     saved = read_json_file(path, "run.json")
     known = {f.name for f in fields(TrainConfig)}
     try:
@@ -199,10 +201,13 @@ def read_trajectory(run_dir: str | os.PathLike) -> dict[str, np.ndarray]:
     ``diverged`` (1 on the record of the step whose loss or gradients were NaN/Inf).
 
     Raises:
+        TypeError: ``run_dir`` not a path.
         rnnaudit.untrusted.InputError: no trajectory.jsonl in ``run_dir``; a line that is not a JSON
             object, or a value that is not a number (names the file, line and key).
     """
-    path = Path(run_dir) / "trajectory.jsonl"
+    if not isinstance(run_dir, (str, os.PathLike)):
+        raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
+    path = require_inside(Path(run_dir) / "trajectory.jsonl", run_dir, "trajectory")
     if not path.is_file():
         raise InputError(f"{run_dir} has no trajectory.jsonl; is it an rnnaudit run directory?")
     records = _records(path)

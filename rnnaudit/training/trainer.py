@@ -26,7 +26,7 @@ import dataclasses
 import fnmatch
 import math
 import os
-import shutil
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -41,13 +41,17 @@ from rnnaudit.atomic import atomic_path, write_json_atomic
 from rnnaudit.cells import NeumannCayleyUpdater, orthogonality_defect
 from rnnaudit.training.config import OPTIMIZERS, TrainConfig
 from rnnaudit.training.model import SequenceModel, build_model
-from rnnaudit.outputs import DirectoryLock
+from rnnaudit.outputs import LOCK_NAME, RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
+from rnnaudit.limits import check_sizes
 from rnnaudit.provenance import provenance as run_provenance
 from rnnaudit.tensorboard_log import event_writer, write_scalars
 from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_trajectory, load_checkpoint,
                                     read_trajectory)
 from rnnaudit.untrusted import InputError, read_json_file
 from rnnaudit.training.task_specs import TASK_SPECS, TaskSpec
+
+#: Tasks whose inputs are one-hot vectors of a vocabulary read from files (its size is checked).
+ONE_HOT_TASKS = ("ptb-char",)
 
 __all__ = ["train"]
 
@@ -108,7 +112,7 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
 
 
 def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = False, overwrite: bool = False,
-          progress: bool = True, tensorboard: bool | None = None) -> dict:
+          progress: bool = True, tensorboard: bool | None = None, allow_large: bool = False) -> dict:
     """Train ``config`` and record its trajectory into ``run_dir`` (see the module docstring).
 
     One writer at a time: the run directory is locked (:class:`rnnaudit.outputs.DirectoryLock`) for
@@ -125,6 +129,8 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
         overwrite: delete the run in ``run_dir`` (a directory rnnaudit wrote: it has run.json) and start
             again.
         progress: show a tqdm bar with the loss and rate.
+        allow_large: lift the size limits (:mod:`rnnaudit.limits`, as ``--allow-large``): T, hidden size,
+            batch, steps, batch·T·h, and a one-hot vocabulary above 10,000 tokens.
         tensorboard: also write every record as TensorBoard scalars into ``run_dir/tensorboard``
             (:mod:`rnnaudit.tensorboard_log`): None where tensorboard is installed, True always
             (ImportError without it), False never.
@@ -142,28 +148,47 @@ def train(config: TrainConfig, run_dir: str | os.PathLike, *, resume: bool = Fal
             resume of a directory without a run, or with a different config or steps (see above);
             overwrite of a directory rnnaudit did not write.
         rnnaudit.outputs.LockedError: another process is writing ``run_dir``.
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
     config.validate()
+    check_sizes("the run's configuration", allow_large=allow_large, T=config.T, hidden=config.hidden_size,
+                batch=config.batch, steps=config.steps, elements=config.batch * config.T * config.hidden_size)
     run_dir = Path(run_dir)
-    with DirectoryLock(run_dir):
-        if overwrite:
-            _remove_run(run_dir)
-        previous = torch.are_deterministic_algorithms_enabled()
-        if config.device == "cpu":
-            torch.use_deterministic_algorithms(True)
-        try:
-            return _train(config, run_dir, resume, progress, tensorboard)
-        finally:
-            torch.use_deterministic_algorithms(previous)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--out {run_dir} is a file; a run directory is expected")
+    created = not run_dir.exists()
+    try:
+        with DirectoryLock(run_dir, inside=True):  # inside: a read-only parent of the run directory is no obstacle
+            if overwrite:
+                _remove_run(run_dir)
+            remove_stale_temporaries(run_dir)  # temporaries of a process killed mid-write; we hold the lock
+            previous = torch.are_deterministic_algorithms_enabled()
+            if config.device == "cpu":
+                torch.use_deterministic_algorithms(True)
+            try:
+                return _train(config, run_dir, resume, progress, tensorboard, allow_large)
+            finally:
+                torch.use_deterministic_algorithms(previous)
+    except BaseException:
+        if created:  # a run refused before it wrote anything leaves no empty directory behind
+            try:
+                run_dir.rmdir()
+            except OSError:
+                pass
+        raise
+
+
+#: The names the trainer writes in a run directory: what --overwrite may delete
+#: (:func:`rnnaudit.outputs.remove_own_files`).
+TRAIN_FILES = {"run.json": True, "trajectory.jsonl": True,
+               "checkpoints": re.compile(r"step_\d{8}\.pt|latest\.txt"), "jacobian": re.compile(r"step_\d{8}\.pt"),
+               "tensorboard": re.compile(r"events\.out\.tfevents\..+")}
 
 
 def _remove_run(run_dir: Path) -> None:
-    if not run_dir.exists():
+    if not any(p.name != LOCK_NAME for p in run_dir.iterdir()):
         return
-    if any(run_dir.iterdir()) and not (run_dir / "run.json").is_file():
-        raise ValueError(f"--overwrite: {run_dir} has no run.json, so it is not a run directory rnnaudit wrote; "
-                         "refusing to delete it")
-    shutil.rmtree(run_dir)
+    remove_own_files(run_dir, TRAIN_FILES, what="--overwrite")
 
 
 def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict) -> bool:
@@ -175,7 +200,8 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
             raise ValueError(f"{run_dir} already holds a run; pass --resume to continue it, --overwrite to start it "
                              "again, or choose another --out")
         run_dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(run_json, {**asdict(config), "provenance": provenance, "steps_history": [config.steps]})
+        write_json_atomic(run_json, {**RUN_MARKER, **asdict(config), "provenance": provenance,
+                                     "steps_history": [config.steps]})
         return False
     if not run_json.is_file():
         raise ValueError(f"--resume: {run_dir} holds no run (no run.json)")
@@ -196,11 +222,15 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
     return has_checkpoint
 
 
-def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool, tensorboard: bool | None) -> dict:
+def _train(config: TrainConfig, run_dir: Path, resume: bool, progress: bool, tensorboard: bool | None,
+           allow_large: bool = False) -> dict:
     task = TASK_SPECS[config.task]
     # the task's arguments bound once; every draw below goes through this spec
     kw = config.task_kwargs
     input_size, output_size = task.dims(kw)
+    if config.task in ONE_HOT_TASKS:  # every step of every sequence is a one-hot vector of the vocabulary
+        check_sizes(f"task {config.task!r} (its training vocabulary)", allow_large=allow_large, vocabulary=input_size,
+                    elements=config.batch * config.T * input_size)
     spec = dataclasses.replace(task, input_size=input_size, output_size=output_size,
                                generate=lambda b, T, g: task.generate(b, T, g, **kw),
                                baseline=lambda T: task.baseline(T, **kw))

@@ -188,6 +188,12 @@ def corpus(tmp_path_factory) -> Corpus:
         "inputs-rank-4": torch.zeros(1, 1, 4, 2), "inputs-nan": torch.full((1, 4, 2), float("nan")),
         "inputs-int": torch.zeros(1, 4, 2, dtype=torch.int64), "inputs-empty": torch.zeros(1, 0, 2),
         "inputs-dict": {"x": torch.zeros(1, 4, 2)}, "inputs-huge-T": torch.zeros(1, 1, 2).expand(1, 10**6, 2),
+        # a few KB describing 240 GB and 104 GB of float64: refused from the shapes, before any allocation
+        "gru-expanded-bomb": {"weight_ih_l0": torch.zeros(1, 1).expand(300_000, 2),
+                              "weight_hh_l0": torch.zeros(1, 1).expand(300_000, 100_000),
+                              "bias_ih_l0": torch.zeros(1).expand(300_000),
+                              "bias_hh_l0": torch.zeros(1).expand(300_000)},
+        "inputs-expanded-bomb": torch.zeros(1, 1, 1).expand(6500, 10**6, 2),
     }
     for name, value in user.items():
         f[f"user:{name}"] = _write_pt(d / f"user-{name}.pt", value)
@@ -264,6 +270,8 @@ def _cases(c: Corpus) -> list[tuple[str, list[str]]]:
         ["reproduce", ce, "--bogus"], ["sweep", str(c.root / "nosuch.json")], ["sweep", run],
         ["sweep", str(c.files["spec:array.json"]), "--executor", "nosuch"], ["nosuchcommand"], [],
         ["--debugg"], ["check", "--paper", "srnn", "--seed", "one"],
+        ["heatmap", "gru", "--hidden", "12000", "--out", "{out}.png"],
+        ["heatmap", "gru", "--hidden", "4", "--T", "100000", "--out", "{out}.png"],
     ]
     out += [(f"flags {' '.join(a)[:60]}", a) for a in flags]
     u = {k.removeprefix("user:"): str(v) for k, v in c.files.items() if k.startswith("user:")}
@@ -271,10 +279,10 @@ def _cases(c: Corpus) -> list[tuple[str, list[str]]]:
     for command in ("audit", "heatmap", "spectrum", "lyapunov"):
         dest = ["--out", "{out}" if command == "audit" else "{out}.png"]
         for w in ("gru-nan-weights", "gru-wrong-shape", "gru-missing-key", "gru-extra-key", "not-a-dict",
-                  "malicious"):
+                  "malicious", "gru-expanded-bomb"):
             out.append((f"{command} --arch gru --weights {w}", [command, "--arch", "gru", "--weights", u[w], *dest]))
         for x in ("inputs-wrong-width", "inputs-rank-4", "inputs-nan", "inputs-int", "inputs-empty", "inputs-dict",
-                  "malicious"):
+                  "malicious", "inputs-expanded-bomb"):
             out.append((f"{command} --inputs {x}", [command, "--arch", "gru", "--weights", u["gru-weights"],
                                                     "--inputs", u[x], *dest]))
     for argv in (["--arch", "lstm", "--weights", u["gru-weights"]], ["--arch", "rnn", "--weights", u["gru-weights"]],
@@ -291,7 +299,7 @@ def _cases(c: Corpus) -> list[tuple[str, list[str]]]:
 
 
 #: How many cases _cases builds: the parametrization below runs exactly these (adding a case means raising it).
-N_CASES = 373
+N_CASES = 383
 
 
 def test_the_hostile_corpus_has_enough_cases(corpus):

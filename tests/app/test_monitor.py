@@ -235,7 +235,11 @@ def test_a_custom_module_with_factory_and_wrap_kwargs(tmp_path, monkeypatch, cap
         record = mon.record(0)
     assert record["orthogonality_defect"] < 1e-5 and "spectral_radius/W" in record
     assert {"grad/inp.weight/max", "grad/rec.parametrizations.weight.original/max"} <= set(record)
-    assert cli_status(["audit", str(tmp_path / "f"), "--out", str(tmp_path / "audit")]) == 0
+    # the factory the run records is only named: the user passes it to have it imported
+    assert cli_status(["audit", str(tmp_path / "f"), "--out", str(tmp_path / "audit")]) == 2
+    assert "tests.app.monitor_models:exp_rnn" in capsys.readouterr().err
+    assert cli_status(["audit", str(tmp_path / "f"), "--model", "tests.app.monitor_models:exp_rnn",
+                       "--out", str(tmp_path / "audit")]) == 0
     with Monitor(model, tmp_path / "nofactory", **kwargs) as mon:
         mon.record(0)
     assert cli_status(["audit", str(tmp_path / "nofactory"), "--out", str(tmp_path / "audit2")]) == 2

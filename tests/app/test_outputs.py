@@ -22,11 +22,14 @@ from tests.conftest import cli_status
 TINY_PROFILE = Profile("quick", n_random=2, restarts=0, ascent_steps=0)
 SMALL = dict(T=6, hidden_size=4, batch=4, steps=8, lr=1e-2, record_every=2, checkpoint_every=4, val_batches=1)
 HOLD = ("import sys, time; from rnnaudit.outputs import DirectoryLock\n"
-        "with DirectoryLock(sys.argv[1]):\n    print('locked', flush=True); time.sleep(60)\n")
+        "with DirectoryLock(sys.argv[1], inside=sys.argv[2] == 'inside'):\n"
+        "    print('locked', flush=True); time.sleep(60)\n")
 
 
-def _holder(path: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, text=True)
+def _holder(path: Path, inside: bool = False) -> subprocess.Popen:
+    """A process holding the lock of ``path`` (inside it, as run directories are locked, with ``inside``)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(path), "inside" if inside else "beside"],
+                            stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "locked"
     return proc
 
@@ -50,7 +53,7 @@ def test_simultaneous_writers_are_refused_every_time(tmp_path, command, capsys):
     if command(out)[0] == "audit":  # the audit checks its run before it takes the lock
         train(TrainConfig(cell="fastrnn", **SMALL), tmp_path / "run", progress=False)
         capsys.readouterr()
-    holder = _holder(out)
+    holder = _holder(out, inside=command(out)[0] == "train")
     try:
         for _ in range(3):
             assert cli_status(command(out)) == 2

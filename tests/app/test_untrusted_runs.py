@@ -1,0 +1,419 @@
+"""Run directories are data: nothing named inside one is imported or called, overwrite deletes only what
+rnnaudit wrote, outputs are whole or absent, and lock files leave nothing behind and still admit one
+writer at a time."""
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from rnnaudit import Monitor
+from rnnaudit.outputs import LOCK_NAME, DirectoryLock, LockedError
+from rnnaudit.training import TrainConfig, train
+from tests.conftest import cli_status
+
+ROOT = Path(__file__).resolve().parents[2]
+FACTORY = "tests.app.monitor_models:exp_rnn"
+MARKER = "PAYLOAD_RAN"
+WRAP = {"recurrent": {"W": "rec.weight"}}
+
+
+def _exp_run(run_dir: Path, **kwargs) -> Path:
+    """A Monitor run of a module rnnaudit can rebuild only through a factory (an expRNN of plain torch)."""
+    from tests.app.monitor_models import exp_rnn
+
+    torch.manual_seed(0)
+    model = exp_rnn()
+    x = torch.randn(2, 8, 2)
+    with Monitor(model, run_dir, every=1, inputs=x, wrap_kwargs=WRAP, tensorboard=False, **kwargs) as mon:
+        model(x).sum().backward()
+        mon.record(0)
+    return run_dir
+
+
+def _name_factory(run_dir: Path, factory: str) -> None:
+    """Tamper with a run: every checkpoint and run.json name ``factory``."""
+    for ckpt in (run_dir / "checkpoints").glob("step_*.pt"):
+        payload = torch.load(ckpt, weights_only=True)
+        payload["factory"] = factory
+        torch.save(payload, ckpt)
+    info = json.loads((run_dir / "run.json").read_text())
+    info["factory"] = factory
+    (run_dir / "run.json").write_text(json.dumps(info))
+
+
+def _rnnaudit(argv: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    """``rnnaudit ARGV`` in a fresh process (a payload that aborts or hangs must not take the tests with it)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "rnnaudit", *argv], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tampered")
+    runs = {}
+    for name, factory in (("local-module", "evil:make"), ("abort", "os:abort"), ("pause", "signal:pause")):
+        run = _exp_run(root / name)
+        _name_factory(run, factory)
+        runs[name] = run
+    (runs["local-module"] / "evil.py").write_text(
+        f"open({MARKER!r}, 'w').close()\nimport torch\ndef make():\n    return torch.nn.GRU(2, 6)\n")
+    return runs
+
+
+@pytest.mark.parametrize("name", ["local-module", "abort", "pause"])
+@pytest.mark.parametrize("command", ["heatmap", "audit"])
+def test_a_factory_named_in_a_run_directory_is_never_imported(tampered, name, command, tmp_path):
+    run = tampered[name]
+    out = ["--out", str(tmp_path / "out")] if command == "audit" else ["--out", str(tmp_path / "h.png")]
+    done = _rnnaudit([command, ".", *out], cwd=run)  # cd RUN && rnnaudit heatmap .
+    assert done.returncode == 2, done.stderr[-800:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "never imports" in lines[0] and "--model" in lines[0], done.stderr
+    assert not (run / MARKER).exists() and not (tmp_path / MARKER).exists()
+
+
+def test_a_factory_the_user_passes_rebuilds_a_monitored_run(tmp_path, monkeypatch, capsys):
+    from rnnaudit.auditing import audit_checkpoint, audit_run
+
+    run = _exp_run(tmp_path / "run", factory=FACTORY)
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ValueError, match="never imports"):
+        audit_run(run)
+    doc = audit_run(run, factory=FACTORY)
+    assert doc["latest"]["claims"] and doc["model"]["hidden_size"] == 6
+    assert audit_checkpoint(run, factory=FACTORY)["step"] == 0
+    for command, out in (("audit", "a"), ("heatmap", "h.png"), ("spectrum", "s.png"), ("lyapunov", "l.png")):
+        assert cli_status([command, str(run), "--model", FACTORY, "--out", str(tmp_path / out)]) == 0, command
+    capsys.readouterr()
+    # --model with SOURCE names the run's factory; --weights/--inputs/--arch stay with --model alone
+    assert cli_status(["heatmap", str(run), "--model", FACTORY, "--arch", "gru", "--out", str(tmp_path / "x.png")]) == 2
+    assert "--model alone" in capsys.readouterr().err
+
+
+def test_factory_for_a_trainer_run_and_bad_arguments_are_refused(tmp_path):
+    from rnnaudit.auditing import audit_checkpoint, audit_run
+
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    with pytest.raises(ValueError, match="factory"):
+        audit_run(run, factory=FACTORY)
+    with pytest.raises(TypeError, match="factory"):
+        audit_run(run, factory=3)
+    with pytest.raises(TypeError, match="path"):
+        audit_checkpoint(123)
+    with pytest.raises(TypeError, match="run_dir"):
+        audit_run(None)
+
+
+# ------------------------------------------------------------------------------------------ overwrite
+
+def _tiny_monitor(run_dir, **kwargs) -> Monitor:
+    return Monitor(nn.GRU(2, 3, batch_first=True), run_dir, tensorboard=False, **kwargs)
+
+
+def test_overwrite_keeps_a_file_beside_an_unrelated_run_json(tmp_path):
+    d = tmp_path / "thesis"
+    d.mkdir()
+    (d / "run.json").write_text(json.dumps({"kind": "monitor", "mine": True}))
+    (d / "thesis.tex").write_text("\\chapter{Four years}")
+    with pytest.raises(ValueError, match="marker"):
+        _tiny_monitor(d, overwrite=True)
+    assert (d / "thesis.tex").read_text() == "\\chapter{Four years}" and (d / "run.json").exists()
+
+
+def test_overwrite_refuses_a_foreign_file_in_a_run_of_ours_and_deletes_nothing(tmp_path):
+    run = tmp_path / "run"
+    _tiny_monitor(run, every=1).close()
+    (run / "thesis.tex").write_text("mine")
+    with pytest.raises(ValueError, match="thesis.tex"):
+        _tiny_monitor(run, overwrite=True)
+    assert (run / "thesis.tex").exists() and (run / "run.json").exists()
+    (run / "thesis.tex").unlink()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "step_00000000.pt").write_text("precious")
+    (run / "checkpoints").mkdir(exist_ok=True)
+    (run / "checkpoints" / "step_00000001.pt").symlink_to(outside / "step_00000000.pt")
+    with pytest.raises(ValueError, match="symlink"):
+        _tiny_monitor(run, overwrite=True)
+    assert (outside / "step_00000000.pt").read_text() == "precious"
+    (run / "checkpoints" / "step_00000001.pt").unlink()
+    _tiny_monitor(run, overwrite=True).close()  # only rnnaudit's files left: overwritten
+    assert json.loads((run / "run.json").read_text())["written_by"] == "rnnaudit"
+
+
+def test_train_overwrite_keeps_foreign_files(tmp_path):
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                         val_batches=1)
+    run = tmp_path / "run"
+    train(config, run, progress=False)
+    (run / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="notes.txt"):
+        train(config, run, overwrite=True, progress=False)
+    (run / "notes.txt").unlink()
+    train(config, run, overwrite=True, progress=False)
+    assert not (run / LOCK_NAME).exists()
+
+
+# ------------------------------------------------------------------------------------- whole or absent
+
+def test_a_failing_monitor_constructor_leaves_nothing_and_a_retry_works(tmp_path, monkeypatch):
+    import rnnaudit.monitoring.monitor as monitor_module
+
+    def broken(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(monitor_module, "event_writer", broken)
+    with pytest.raises(OSError):
+        _tiny_monitor(run, every=1, inputs=torch.randn(1, 4, 2))
+    assert not run.exists()
+    monkeypatch.undo()
+    _tiny_monitor(run, every=1, inputs=torch.randn(1, 4, 2)).close()
+    assert (run / "run.json").is_file() and not (run / LOCK_NAME).exists()
+
+
+KILL_MID_CHECKPOINT = textwrap.dedent("""
+    import os, signal, sys, torch
+    from torch import nn
+    from rnnaudit import Monitor
+    real = torch.save
+    def dying(obj, f, *a, **k):
+        if "checkpoints" in str(f):
+            with open(f, "wb") as fh:
+                fh.write(b"half a checkpoint")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(obj, f, *a, **k)
+    torch.save = dying
+    mon = Monitor(nn.GRU(2, 3, batch_first=True), sys.argv[1], every=1, tensorboard=False)
+    mon.record(0)
+""")
+
+
+def test_a_sigkill_during_a_checkpoint_leaves_no_temporary_for_good(tmp_path):
+    run = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-c", KILL_MID_CHECKPOINT, str(run)], cwd=ROOT, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == -signal.SIGKILL
+    temps = [p for p in run.rglob("*.tmp")]
+    assert temps, "the kill came before the temporary was written: the test proves nothing"
+    _tiny_monitor(run, overwrite=True).close()  # the next open of the run directory collects them
+    assert not list(run.rglob("*.tmp"))
+    # the trainer's next open (resume) collects them too
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                         val_batches=1)
+    trun = tmp_path / "trun"
+    train(config, trun, progress=False)
+    stale = trun / "checkpoints" / ".step_00000002.pt.abc123.tmp"
+    stale.write_bytes(b"half")
+    train(config, trun, resume=True, progress=False)
+    assert not stale.exists()
+
+
+def test_no_lock_file_is_left_after_clean_runs(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    assert cli_status(["audit", str(run), "--out", str(tmp_path / "audit")]) == 0
+    capsys.readouterr()
+    leftovers = [p.name for p in tmp_path.rglob("*lock*")]
+    assert leftovers == []
+
+
+def _monitor_as_nobody(run: str) -> None:
+    """In a forked child without root's rights: a Monitor in ``run``, whose parent it cannot write."""
+    if os.geteuid() == 0:
+        os.setgid(65534)
+        os.setuid(65534)
+    try:
+        DirectoryLock(run).__enter__()  # a lock beside the run, in the read-only parent: refused
+    except PermissionError:
+        pass
+    else:
+        os._exit(3)
+    try:
+        _tiny_monitor(run, every=1).close()
+    except BaseException as err:  # noqa: BLE001 - the exit status carries the failure to the test
+        print(f"Monitor failed: {type(err).__name__}: {err}", file=sys.stderr, flush=True)
+        os._exit(4)
+    os._exit(0)
+
+
+def test_a_monitor_in_a_read_only_parent_works(tmp_path):
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's tmp_path is private to its owner
+    try:
+        base.chmod(0o755)
+        parent = base / "parent"
+        (parent / "run").mkdir(parents=True)
+        if os.geteuid() == 0:
+            os.chown(parent / "run", 65534, 65534)
+        parent.chmod(0o555)
+        _tiny_monitor(tmp_path / "warm", every=1).close()  # imports done here: the child may not read the venv
+        child = multiprocessing.get_context("fork").Process(target=_monitor_as_nobody, args=(str(parent / "run"),))
+        child.start()
+        child.join(120)
+        assert child.exitcode == 0, {3: "the parent is writable: the test proves nothing",
+                                     4: "the Monitor failed"}.get(child.exitcode, child.exitcode)
+        assert (parent / "run" / "run.json").is_file() and not (parent / "run" / LOCK_NAME).exists()
+    finally:
+        (base / "parent").chmod(0o755)
+        shutil.rmtree(base)
+
+
+def test_the_lock_is_inside_a_run_directory_not_beside_it(tmp_path):
+    run = tmp_path / "run"
+    mon = _tiny_monitor(run, every=1)
+    try:
+        assert (run / LOCK_NAME).exists() and not list(tmp_path.glob(".*.lock"))
+        with pytest.raises(LockedError):
+            _tiny_monitor(run, overwrite=True)
+    finally:
+        mon.close()
+    assert not (run / LOCK_NAME).exists()
+
+
+def _writer(path: str, log: str, rounds: int, inside: bool) -> None:
+    for _ in range(rounds):
+        while True:
+            try:
+                lock = DirectoryLock(path, inside=inside).__enter__()
+                break
+            except LockedError:
+                time.sleep(0.0005)
+        with open(log, "a") as fh:
+            fh.write(f"in {os.getpid()}\n")
+            fh.flush()
+        time.sleep(0.001)
+        with open(log, "a") as fh:
+            fh.write(f"out {os.getpid()}\n")
+            fh.flush()
+        lock.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["beside", "inside"])
+def test_locks_unlinked_on_release_still_admit_one_writer_at_a_time(tmp_path, inside):
+    """Four processes take and release the lock of one directory 40 times each; every 'in' is followed
+    by the same process's 'out' (no two writers at once), and no lock file is left. Without the inode
+    re-check after acquiring, a process that opened the file before its holder unlinked it locks a
+    dead file and overlaps the next holder (the log shows two 'in' in a row)."""
+    out, log = tmp_path / "out", tmp_path / "log"
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(out), str(log), 40, inside)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert all(p.exitcode == 0 for p in procs)
+    lines = log.read_text().splitlines()
+    assert len(lines) == 4 * 40 * 2
+    for enter, leave in zip(lines[::2], lines[1::2]):
+        assert enter.startswith("in ") and leave == "out " + enter.split()[1], (enter, leave)
+    assert not (out / LOCK_NAME).exists() and not (tmp_path / ".out.lock").exists()
+
+
+# ------------------------------------------------------------------------------- runs without inputs
+
+@pytest.mark.parametrize("T", [None, 500])
+def test_a_monitor_run_without_inputs_is_audited_for_its_assumptions(tmp_path, T, capsys):
+    """An orthogonal FastRNN-like torch RNN recorded without inputs: every assumption that reads only the
+    parameters is judged; the bounds are not measured, and the report says why. FastRNN's eq. 4 depends
+    on T: judged at the monitor's T= when given, reported as not evaluated otherwise."""
+    from rnnaudit.auditing import audit_run
+    from rnnaudit.cells import FastRNN
+
+    torch.manual_seed(0)
+    cell = FastRNN(2, 4, dtype=torch.float64)
+    readout = nn.Linear(4, 1, dtype=torch.float64)  # the single-neuron output of SGORNN's theorems
+    with Monitor(cell, tmp_path / "run", every=1, tensorboard=False, T=T, readout=readout) as mon:
+        mon.record(0)
+    doc = audit_run(tmp_path / "run")
+    latest = doc["latest"]
+    assert "not measured" in latest["bounds_not_measured"] and "no inputs" in latest["bounds_not_measured"]
+    assert all(c["verdict"] is None for c in latest["claims"])
+    judged = [a for c in latest["claims"] if c["applies"] for a in c["assumptions"] if a["holds"] is not None]
+    assert judged, "no assumption was evaluated"
+    eq4 = next(c for c in latest["claims"] if c["id"] == "sgornn.eq4")
+    theorem2 = {a["name"]: a for a in next(c for c in latest["claims"] if c["id"] == "sgornn.theorem2")["assumptions"]}
+    bounded_inputs = theorem2["‖x_t‖₂ ≤ R_x for all t"]
+    assert bounded_inputs["holds"] is None and "inputs" in bounded_inputs["detail"]
+    assert theorem2["U = φ(Θ) orthogonal"]["holds"] is False  # a FastRNN's U is not orthogonal: judged, and fails
+    if T is None:
+        assert eq4["assumptions"][0]["holds"] is None and "T=" in eq4["assumptions"][0]["detail"]
+        assert eq4["assumptions"][0]["name"] == "FastRNN eq. 4 at the run's T"
+    else:
+        assert eq4["assumptions"][0]["holds"] in (True, False) and latest["config"]["T"] == 500
+    assert cli_status(["audit", str(tmp_path / "run"), "--out", str(tmp_path / "audit")]) == 0
+    out = capsys.readouterr().out
+    assert "bounds were not measured" in out
+    assert "not measured" in (tmp_path / "audit" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("link", ["checkpoint", "inputs", "run.json", "checkpoints-dir"])
+def test_a_symlink_inside_a_run_directory_pointing_outside_is_refused(tmp_path, link, capsys):
+    rnn = nn.GRU(2, 3, batch_first=True)
+    run = tmp_path / "run"
+    with Monitor(rnn, run, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = {"checkpoint": run / "checkpoints" / "step_00000000.pt", "inputs": run / "inputs.pt",
+              "run.json": run / "run.json", "checkpoints-dir": run / "checkpoints"}[link]
+    moved = outside / target.name
+    target.rename(moved)
+    target.symlink_to(moved)
+    assert cli_status(["audit", str(run), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "outside the run directory" in err[0] and "symlink" in err[0], err
+
+
+def test_a_symlinked_trainer_checkpoint_is_refused(tmp_path, capsys):
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    outside = tmp_path / "elsewhere.pt"
+    (run / "checkpoints" / "step_00000002.pt").rename(outside)
+    (run / "checkpoints" / "step_00000002.pt").symlink_to(outside)
+    assert cli_status(["audit", str(run), "--out", str(tmp_path / "audit")]) == 2
+    assert "outside the run directory" in capsys.readouterr().err
+
+
+def test_a_run_killed_before_its_first_checkpoint_is_resumed_from_step_0(tmp_path):
+    from rnnaudit.training import read_trajectory
+
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=4, record_every=1, checkpoint_every=2,
+                         val_batches=1)
+    run = tmp_path / "run"
+    train(config, run, progress=False)
+    # as a kill before the first checkpoint leaves it: run.json, a record, no checkpoint, a temporary, a lock file
+    for p in (run / "checkpoints").iterdir():
+        p.unlink()
+    (run / "checkpoints" / ".step_00000002.pt.x1y2.tmp").write_bytes(b"half")
+    (run / LOCK_NAME).write_text('{"pid": 999999}\n')
+    lines = (run / "trajectory.jsonl").read_text().splitlines()
+    (run / "trajectory.jsonl").write_text(lines[0] + "\n")
+    summary = train(config, run, resume=True, progress=False)
+    assert summary["steps"] == 4 and read_trajectory(run)["step"][-1] == 4
+    assert not list(run.rglob("*.tmp")) and not (run / LOCK_NAME).exists()
+
+
+def test_a_refused_resume_leaves_no_directory(tmp_path):
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                         val_batches=1)
+    with pytest.raises(ValueError, match="holds no run"):
+        train(config, tmp_path / "nosuch", resume=True, progress=False)
+    assert not (tmp_path / "nosuch").exists()
