@@ -71,7 +71,7 @@ sufficient = Claim(
                     sizes={"quick": [(1, 4), (3, 6)], "full": [(1, 4), (3, 6), (8, 12), (32, 30)]},
                     free=vanilla_free, project=project_lambda, starts=_starts,
                     from_model=lambda view: arch_cases_from_model(view, TORCH_VANILLA,
-                                                                  what="the echo state property's sufficient condition")),
+                                                                  what="the ESP's sufficient condition")),
     explanation="Would mean f is not 1-Lipschitz or the operator norm fails.",
     notes="Holds; attained in relu's linear region with W a multiple of I. On a trained nn.RNN the assumption "
           "σ_max(W_hh) < 1 fails whenever training grows ‖W_hh‖₂ past 1; the ESP may still hold (the condition is "

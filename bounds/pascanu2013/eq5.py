@@ -64,7 +64,8 @@ eq5 = Claim(
     bound=f"{EQ5_RTOL:g}·max(1, ‖J‖₂)",
     evaluate=lambda c: _parts(c, True),
     cases=_CASES,
-    explanation="The transpose is misplaced: the chain rule of x_i = W_rec σ(x_(i−1)) + … gives W_rec diag(σ'(x_(i−1))) "
+    explanation="The transpose is misplaced: the chain rule of x_i = W_rec σ(x_(i−1)) + … gives "
+                "W_rec diag(σ'(x_(i−1))) "
                 "(pascanu2013.eq5.corrected); the printed form is right only for symmetric W_rec (1×1 included).",
     notes="A misprint whose intended meaning is clear: the norms Sec. 2.1 bounds are the same for W and Wᵀ, so no "
           "conclusion of the paper changes.",
