@@ -100,9 +100,12 @@ exploding = Claim(
 
 
 def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    """1 against η when some ‖∂h_t/∂h_k‖₂ > 1, else 0 against η (the statement says nothing then)."""
     J, _ = step_jacobians(case)
     e = torch.linalg.matrix_norm(J, ord=2).max()
-    return {"1 < η = max_t ‖∂h_t/∂h_(t−1)‖₂ where the gradient grows": (e.new_ones(()), e)}
+    prods, _, _ = product_norms(J, 8)
+    grows = bool(prods.numel()) and float(prods.max()) > 1
+    return {"1 < η = max_t ‖∂h_t/∂h_(t−1)‖₂ where the gradient grows": (e.new_tensor(float(grows)), e)}
 
 
 def _sample_general(gen, h, T, device="cpu", dtype=torch.float64):
