@@ -29,8 +29,16 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.architectures import (ArchCase, arch_cases_from_model, layer_cases, product_norms, sample_arch,
-                                           spectral, step_jacobians, trajectory)
+from rnnaudit.bounds.architectures import (
+    ArchCase,
+    arch_cases_from_model,
+    layer_cases,
+    product_norms,
+    sample_arch,
+    spectral,
+    step_jacobians,
+    trajectory,
+)
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 
 __all__ = ["theorem1_lstm", "lstm_step_bounds"]
