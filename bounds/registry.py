@@ -9,7 +9,17 @@ from typing import Any
 
 import torch
 
-from rnnaudit.bounds import echo_state, enrnn, miller_hardt2019, nc_gru, pascanu2013, sgornn, spectral_rnn, srnn
+from rnnaudit.bounds import (
+    echo_state,
+    enrnn,
+    laurent2017,
+    miller_hardt2019,
+    nc_gru,
+    pascanu2013,
+    sgornn,
+    spectral_rnn,
+    srnn,
+)
 from rnnaudit.bounds.cases import case_from_state, check_state_sizes
 from rnnaudit.bounds.core import Claim, Statement
 from rnnaudit.bounds.search import COUNTEREXAMPLE_FORMAT
@@ -32,6 +42,7 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "pascanu2013": pascanu2013.CLAIMS,
     "miller_hardt2019": miller_hardt2019.CLAIMS,
     "echo_state": echo_state.CLAIMS,
+    "laurent2017": laurent2017.CLAIMS,
 }
 
 
@@ -45,6 +56,7 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
     "pascanu2013": pascanu2013.COVERAGE,
     "miller_hardt2019": miller_hardt2019.COVERAGE,
     "echo_state": echo_state.COVERAGE,
+    "laurent2017": laurent2017.COVERAGE,
 }
 
 

@@ -1,0 +1,36 @@
+"""Claims of Laurent & von Brecht 2017, "A recurrent neural network without chaos" (ICLR; arXiv 1612.06212).
+
+================================== =========================================================== ============
+claim id                           statement                                                   module
+================================== =========================================================== ============
+``laurent2017.chaotic_lstm``       an LSTM can be chaotic with zero input (example, λ₁ > 0)    ``chaos``
+``laurent2017.chaotic_gru``        a GRU can be chaotic with zero input (example, λ₁ > 0)      ``chaos``
+``laurent2017.cfn_zero_input``     the CFN's units decay monotonically with zero input         ``cfn``
+================================== =========================================================== ============
+
+What was read: the CFN's equations from implementations citing the paper; the paper's own text (its
+propositions, their numbering, the printed chaotic example's weights) was not readable here.
+"""
+
+from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.laurent2017.cfn import cfn_zero_input
+from rnnaudit.bounds.laurent2017.chaos import chaotic_gru, chaotic_lstm
+
+__all__ = ["CLAIMS", "COVERAGE", "chaotic_lstm", "chaotic_gru", "cfn_zero_input"]
+
+CLAIMS = (chaotic_lstm, chaotic_gru, cfn_zero_input)
+
+_NOT_READ = "the paper's wording and constants could not be read here; not guessed"
+
+COVERAGE = (
+    Statement("Sec. 2, LSTM/GRU with zero input can be chaotic (the paper's example and its attractor)",
+              ("laurent2017.chaotic_lstm", "laurent2017.chaotic_gru"),
+              "checked on rnnaudit's own examples; the paper's printed weights were not read"),
+    Statement("Sec. 3, the CFN's definition", ("laurent2017.cfn_zero_input",)),
+    Statement("Sec. 3, the CFN with zero input converges to the zero state (its only attractor)",
+              ("laurent2017.cfn_zero_input",)),
+    Statement("Sec. 3, the CFN's decay rates after the input stops, and the slower decay of higher layers",
+              reason=_NOT_READ),
+    Statement("Sec. 4 (experiments: word-level language modelling on Penn Treebank and Text8)",
+              reason="an empirical result of the paper's training runs"),
+)
