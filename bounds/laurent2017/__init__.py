@@ -6,6 +6,8 @@ claim id                           statement                                    
 ``laurent2017.chaotic_lstm``       an LSTM can be chaotic with zero input (example, λ₁ > 0)    ``chaos``
 ``laurent2017.chaotic_gru``        a GRU can be chaotic with zero input (example, λ₁ > 0)      ``chaos``
 ``laurent2017.cfn_zero_input``     the CFN's units decay monotonically with zero input         ``cfn``
+``laurent2017.no_chaos.general``   any cell: contraction on the data ⇒ λ₁ ≤ log η < 0          ``general``
+``laurent2017.chaos_explodes.general`` any cell: λ₁ > 0 on the data ⇒ ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁)  ``general``
 ================================== =========================================================== ============
 
 What was read: the CFN's equations from implementations citing the paper; the paper's own text (its
@@ -15,10 +17,12 @@ propositions, their numbering, the printed chaotic example's weights) was not re
 from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.laurent2017.cfn import cfn_zero_input
 from rnnaudit.bounds.laurent2017.chaos import chaotic_gru, chaotic_lstm
+from rnnaudit.bounds.laurent2017.general import chaos_explodes_general, no_chaos_general
 
-__all__ = ["CLAIMS", "COVERAGE", "chaotic_lstm", "chaotic_gru", "cfn_zero_input"]
+__all__ = ["CLAIMS", "COVERAGE", "chaotic_lstm", "chaotic_gru", "cfn_zero_input", "no_chaos_general",
+           "chaos_explodes_general"]
 
-CLAIMS = (chaotic_lstm, chaotic_gru, cfn_zero_input)
+CLAIMS = (chaotic_lstm, chaotic_gru, cfn_zero_input, no_chaos_general, chaos_explodes_general)
 
 _NOT_READ = "the paper's wording and constants could not be read here; not guessed"
 
@@ -29,6 +33,9 @@ COVERAGE = (
     Statement("Sec. 3, the CFN's definition", ("laurent2017.cfn_zero_input",)),
     Statement("Sec. 3, the CFN with zero input converges to the zero state (its only attractor)",
               ("laurent2017.cfn_zero_input",)),
+    Statement("The contrast between contracting (CFN) and chaotic (LSTM, GRU) dynamics, for any cell on given data",
+              ("laurent2017.no_chaos.general", "laurent2017.chaos_explodes.general"),
+              "rnnaudit's extensions: contraction excludes chaos; chaos makes gradients explode"),
     Statement("Sec. 3, the CFN's decay rates after the input stops, and the slower decay of higher layers",
               reason=_NOT_READ),
     Statement("Sec. 4 (experiments: word-level language modelling on Penn Treebank and Text8)",
