@@ -38,7 +38,7 @@ def finite_time_exponent(J: Tensor) -> Tensor:
     for t in range(J.shape[0]):
         q = J[t] @ q
         n = torch.linalg.vector_norm(q)
-        if float(n) == 0:
+        if float(n.detach()) == 0:
             return J.new_tensor(-math.inf)
         total = total + torch.log(n)
         q = q / n

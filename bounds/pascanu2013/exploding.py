@@ -104,7 +104,7 @@ def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     J, _ = step_jacobians(case)
     e = torch.linalg.matrix_norm(J, ord=2).max()
     prods, _, _ = product_norms(J, 8)
-    grows = bool(prods.numel()) and float(prods.max()) > 1
+    grows = bool(prods.numel()) and float(prods.max().detach()) > 1
     return {"1 < η = max_t ‖∂h_t/∂h_(t−1)‖₂ where the gradient grows": (e.new_tensor(float(grows)), e)}
 
 
