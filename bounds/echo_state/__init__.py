@@ -5,9 +5,9 @@ Neural Networks 35).
 ============================ ============================================================== ==============
 claim id                     statement                                                      module
 ============================ ============================================================== ==============
-``echo_state.sufficient``    σ_max(W) < 1 ⇒ ESP (tanh; relu, torch's nn.RNN every layer,    ``conditions``
+``echo_state.sufficient``    σ_max(W) < 1 ⇒ ESP (tanh; relu, torch's nn.RNN every layer,    ``sufficient``
                              IndRNN by extension)
-``echo_state.necessary``     zero input: ρ(W) > 1 ⇒ no ESP (the zero state is unstable)     ``conditions``
+``echo_state.necessary``     zero input: ρ(W) > 1 ⇒ no ESP (the zero state is unstable)     ``necessary``
 ============================ ============================================================== ==============
 
 What was read: neither Jaeger's report nor Yildiz et al.'s article was available to the search tool; the
@@ -15,7 +15,8 @@ statements are the issue's paraphrase of the standard conditions, checked here.
 """
 
 from rnnaudit.bounds.core import Statement
-from rnnaudit.bounds.echo_state.conditions import necessary, sufficient
+from rnnaudit.bounds.echo_state.necessary import necessary
+from rnnaudit.bounds.echo_state.sufficient import sufficient
 
 __all__ = ["CLAIMS", "COVERAGE", "sufficient", "necessary"]
 

@@ -16,7 +16,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_jacobians
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.miller_hardt2019.stability import A_W_BELOW, TORCH_VANILLA
+from rnnaudit.bounds.miller_hardt2019.rnn_stable import A_W_BELOW, TORCH_VANILLA
 from rnnaudit.bounds.pascanu2013.cases import per_layer, project_lambda, sample_contractive_vanilla, vanilla_free
 
 __all__ = ["theorem3_1_general"]

@@ -1,23 +1,25 @@
 """Claims of Laurent & von Brecht 2017, "A recurrent neural network without chaos" (ICLR; arXiv 1612.06212).
 
-================================== =========================================================== ============
-claim id                           statement                                                   module
-================================== =========================================================== ============
-``laurent2017.chaotic_lstm``       an LSTM can be chaotic with zero input (example, λ₁ > 0)    ``chaos``
-``laurent2017.chaotic_gru``        a GRU can be chaotic with zero input (example, λ₁ > 0)      ``chaos``
-``laurent2017.cfn_zero_input``     the CFN's units decay monotonically with zero input         ``cfn``
-``laurent2017.no_chaos.general``   any cell: contraction on the data ⇒ λ₁ ≤ log η < 0          ``general``
-``laurent2017.chaos_explodes.general`` any cell: λ₁ > 0 on the data ⇒ ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁)  ``general``
-================================== =========================================================== ============
+======================================== =============================================== ==========================
+claim id                                 statement                                       module
+======================================== =============================================== ==========================
+``laurent2017.chaotic_lstm``             an LSTM can be chaotic with zero input (λ₁ > 0) ``chaotic_lstm``
+``laurent2017.chaotic_gru``              a GRU can be chaotic with zero input (λ₁ > 0)   ``chaotic_gru``
+``laurent2017.cfn_zero_input``           the CFN's units decay with zero input           ``cfn_zero_input``
+``laurent2017.no_chaos.general``         any cell: contraction ⇒ λ₁ ≤ log η < 0          ``no_chaos_general``
+``laurent2017.chaos_explodes.general``   any cell: λ₁ > 0 ⇒ ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁)       ``chaos_explodes_general``
+======================================== =============================================== ==========================
 
 What was read: the CFN's equations from implementations citing the paper; the paper's own text (its
 propositions, their numbering, the printed chaotic example's weights) was not readable here.
 """
 
 from rnnaudit.bounds.core import Statement
-from rnnaudit.bounds.laurent2017.cfn import cfn_zero_input
-from rnnaudit.bounds.laurent2017.chaos import chaotic_gru, chaotic_lstm
-from rnnaudit.bounds.laurent2017.general import chaos_explodes_general, no_chaos_general
+from rnnaudit.bounds.laurent2017.cfn_zero_input import cfn_zero_input
+from rnnaudit.bounds.laurent2017.chaos_explodes_general import chaos_explodes_general
+from rnnaudit.bounds.laurent2017.chaotic_gru import chaotic_gru
+from rnnaudit.bounds.laurent2017.chaotic_lstm import chaotic_lstm
+from rnnaudit.bounds.laurent2017.no_chaos_general import no_chaos_general
 
 __all__ = ["CLAIMS", "COVERAGE", "chaotic_lstm", "chaotic_gru", "cfn_zero_input", "no_chaos_general",
            "chaos_explodes_general"]

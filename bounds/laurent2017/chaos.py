@@ -18,9 +18,10 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, step_jacobians
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.core import Assumption, CaseSpace
 
-__all__ = ["example", "top_exponent", "chaotic_lstm", "chaotic_gru", "RECIPES", "WARMUP", "WINDOWS"]
+__all__ = ["example", "top_exponent", "chaos_cases", "measure_chaos", "CHAOS_ASSUMPTIONS", "RECIPES", "WARMUP",
+           "WINDOWS", "LENGTH", "SOURCE", "MEASURE", "BOUND", "finite_time_exponent"]
 
 #: kind → (units H, seed, gain): the examples exhibited (see the module docstring)
 RECIPES = {"lstm": (2, 3, 10.0), "gru": (2, 29, 4.0)}
@@ -84,38 +85,41 @@ def _long_enough(case: ArchCase) -> tuple[bool, str]:
 POSITIVE = 1e-12
 
 
-def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+def measure_chaos(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     """(3·SE + POSITIVE, max(λ₁, 0)): ratio ≤ 1 iff λ₁ ≥ 3·SE + POSITIVE; λ₁ ≤ 0 gives +inf."""
     lam, se = top_exponent(case)
     return {"3·SE < λ₁ (a positive top Lyapunov exponent, 3 standard errors)": (3 * se + POSITIVE, lam.clamp_min(0))}
 
 
-def _claim(kind: str) -> Claim:
-    name = {"lstm": "LSTM", "gru": "GRU"}[kind]
+#: the two assumptions of the existence claims
+CHAOS_ASSUMPTIONS = (Assumption("zero input", _zero_input), Assumption("long enough to estimate λ₁", _long_enough))
+SOURCE = ("laurent2017 (arXiv 1612.06212), the chaotic zero-input dynamics of LSTM and GRU networks (existence; the "
+          "paper's own example weights were not readable, rnnaudit exhibits its own)")
+MEASURE = "3 × the batch-means standard error of λ₁ (+ 1e-12)"
+BOUND = "λ₁, the finite-time top Lyapunov exponent (Benettin, one tangent vector) after the warm-up"
+
+
+def chaos_cases(kind: str) -> CaseSpace:
+    """The exhibited ``kind`` network, drawn from starts 10⁻³ away from the recipe's h_0 (the same basin)."""
 
     def sample(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
-        """The exhibited network from a start 10⁻³ away from the recipe's h_0 (the same basin)."""
         case = example(kind, T, device, dtype)
         case.h0.add_(1e-3 * torch.randn(case.h0.shape, generator=gen, dtype=torch.float64).to(case.h0))
         return case
 
     H = RECIPES[kind][0]
-    return Claim(
-        id=f"laurent2017.chaotic_{kind}",
-        source="laurent2017 (arXiv 1612.06212), the chaotic zero-input dynamics of LSTM and GRU networks "
-               "(existence; the paper's own example weights were not readable, rnnaudit exhibits its own)",
-        statement=f"There is a {name} whose zero-input dynamics are chaotic",
-        assumptions=(Assumption("zero input", _zero_input), Assumption("long enough to estimate λ₁", _long_enough)),
-        measure="3 × the batch-means standard error of λ₁ (+ 1e-12)",
-        bound="λ₁, the finite-time top Lyapunov exponent (Benettin, one tangent vector) after the warm-up",
-        evaluate=_measure,
-        cases=CaseSpace(case_type=ArchCase, sample=sample, sizes={"quick": [(H, LENGTH)], "full": [(H, 8 * LENGTH)]}),
-        explanation="The exhibited network would not be chaotic (λ₁ within 3 SE of 0 or negative).",
-        notes=f"Holds: the exhibited {name} (recipe {RECIPES[kind]}) has λ₁ > 0 by many standard errors "
-              "(docs/classic-papers.md gives the numbers). Its recurrent gains are far above what torch's "
-              "initialisation draws; chaos in trained models is a matter of measurement, not of this statement.",
-    )
+    return CaseSpace(case_type=ArchCase, sample=sample, sizes={"quick": [(H, LENGTH)], "full": [(H, 8 * LENGTH)]})
 
 
-chaotic_lstm = _claim("lstm")
-chaotic_gru = _claim("gru")
+def finite_time_exponent(J: Tensor) -> Tensor:
+    """λ₁ over all T steps from q_0 = 1/√S (module docstring); −inf when some J_t q_(t−1) = 0."""
+    q = torch.ones(J.shape[1], dtype=J.dtype, device=J.device) / math.sqrt(J.shape[1])
+    total = J.new_zeros(())
+    for t in range(J.shape[0]):
+        q = J[t] @ q
+        n = torch.linalg.vector_norm(q)
+        if float(n.detach()) == 0:
+            return J.new_tensor(-math.inf)
+        total = total + torch.log(n)
+        q = q / n
+    return total / J.shape[0]

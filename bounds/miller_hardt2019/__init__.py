@@ -16,7 +16,7 @@ unread (their constants are not guessed).
 
 from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.miller_hardt2019.data_dependent import data_dependent
-from rnnaudit.bounds.miller_hardt2019.stability import rnn_stable
+from rnnaudit.bounds.miller_hardt2019.rnn_stable import rnn_stable
 
 __all__ = ["CLAIMS", "COVERAGE", "rnn_stable", "data_dependent"]
 
@@ -34,10 +34,11 @@ COVERAGE = (
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "
               + _NOT_READ),
     Statement("Equivalence under training by gradient descent (the main theorem)", reason=_NOT_READ),
-    Statement("Stable models cannot have exploding gradients", ("pascanu2013.exploding.general",),
-              "a growing gradient needs an expanding step (checked there for any cell)"),
+    Statement("Stable models cannot have exploding gradients",
+              reason="the paper's wording not read; the fact itself (a growing gradient needs an expanding step) is "
+                     "checked for any cell by pascanu2013.exploding.general"),
     Statement("Data-dependent stability of nominally unstable trained models (Sec. on experiments)",
-              ("miller_hardt2019.data_dependent", "pascanu2013.vanishing.general"),
+              ("miller_hardt2019.data_dependent",),
               "the measurement on a given model is what the audit reports; the paper's own numbers are empirical "
               "results of its training runs"),
     Statement("Experiments (language modelling, polyphonic music, speech: stable vs unstable models)",

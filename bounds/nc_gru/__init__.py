@@ -11,7 +11,7 @@ claim id                            where in nc_gru.md                          
 ``nc_gru.eq7`` (+ ``.corrected``)   Sec. 3.1, eq. 7: gradients through h_T only              ``eq7``
 ``nc_gru.theorem1`` (+ ``.corr.``)  Theorem 1, eq. 8–12 (SM 7, eq. 23–45)                    ``theorem1``
 ``nc_gru.theorem1_torch``           Theorem 1's argument in torch.nn.GRU's form              ``theorem1_torch``
-``nc_gru.theorem1_torch.layers``    the same for every layer of a stacked torch GRU          ``theorem1_layers``
+``nc_gru.theorem1_torch.layers``    the same for every layer of a stacked torch GRU          ``theorem1_torch_layers``
 ``nc_gru.theorem1_lstm``            Theorem 1's argument for torch.nn.LSTM, every layer      ``theorem1_lstm``
 ``nc_gru.corollary1`` (+ ``.c.``)   Corollary 1, eq. 13 (SM 7, eq. 46–58)                    ``corollary1``
 ``nc_gru.corollary2`` (+ ``.c.``)   Corollary 2, eq. 14–15 (SM 7, eq. 59–64), two readings   ``corollary2``
@@ -64,7 +64,7 @@ from rnnaudit.bounds.nc_gru.sec4_data import sec4_data
 from rnnaudit.bounds.nc_gru.sec4_lm import sec4_lm
 from rnnaudit.bounds.nc_gru.sec5_3 import sec5_3
 from rnnaudit.bounds.nc_gru.theorem1 import theorem1, theorem1_corrected
-from rnnaudit.bounds.nc_gru.theorem1_layers import theorem1_torch_layers
+from rnnaudit.bounds.nc_gru.theorem1_torch_layers import theorem1_torch_layers
 from rnnaudit.bounds.nc_gru.theorem1_lstm import theorem1_lstm
 from rnnaudit.bounds.nc_gru.theorem1_torch import theorem1_torch
 

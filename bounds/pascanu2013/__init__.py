@@ -9,9 +9,9 @@ claim id                            where in the paper                          
 ``pascanu2013.eq5.corrected``       eq. (5) with W diag(σ')                                  ``eq5``
 ``pascanu2013.vanishing``           Sec. 2.1: λ₁ < 1/γ is sufficient for vanishing           ``vanishing``
                                     (vanilla RNN, torch's nn.RNN every layer, IndRNN)
-``pascanu2013.vanishing.general``   the same argument for any cell, η measured on the data   ``vanishing``
+``pascanu2013.vanishing.general``   the same argument for any cell, η measured on the data   ``vanishing_general``
 ``pascanu2013.exploding``           Sec. 2.1: λ₁ > 1/γ is necessary for exploding            ``exploding``
-``pascanu2013.exploding.general``   the same for any cell                                    ``exploding``
+``pascanu2013.exploding.general``   the same for any cell                                    ``exploding_general``
 =================================== ======================================================== ==============
 
 What was read: the abstract and introduction (arXiv-vanity rendering, through the search tool), eq. (5) as quoted
@@ -21,9 +21,11 @@ remaining displays could not be read, so the index below names sections.
 
 from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.pascanu2013.eq5 import eq5, eq5_corrected
-from rnnaudit.bounds.pascanu2013.exploding import exploding, exploding_general
+from rnnaudit.bounds.pascanu2013.exploding import exploding
+from rnnaudit.bounds.pascanu2013.exploding_general import exploding_general
 from rnnaudit.bounds.pascanu2013.gamma import gamma
-from rnnaudit.bounds.pascanu2013.vanishing import vanishing, vanishing_general
+from rnnaudit.bounds.pascanu2013.vanishing import vanishing
+from rnnaudit.bounds.pascanu2013.vanishing_general import vanishing_general
 
 __all__ = ["CLAIMS", "COVERAGE", "gamma", "eq5", "eq5_corrected", "vanishing", "vanishing_general", "exploding",
            "exploding_general"]

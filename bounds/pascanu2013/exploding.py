@@ -27,10 +27,10 @@ from rnnaudit.bounds.architectures import (
     step_jacobians,
 )
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.pascanu2013.cases import A_GROWS, draw, linear_regime_case, per_layer, pick, sample_any
+from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case, per_layer, pick
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
 
-__all__ = ["exploding", "exploding_general"]
+__all__ = ["exploding"]
 
 
 def _layer_growth(layer: ArchCase) -> Tensor:
@@ -96,35 +96,4 @@ exploding = Claim(
     explanation="Would contradict pascanu2013.vanishing (its contrapositive).",
     notes="Holds. On a model the assumption is whether some gradient grows on the user's data; it fails on a "
           "trained RNN whose gradients only decay, where the condition says nothing.",
-)
-
-
-def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    """1 against η when some ‖∂h_t/∂h_k‖₂ > 1, else 0 against η (the statement says nothing then)."""
-    J, _ = step_jacobians(case)
-    e = torch.linalg.matrix_norm(J, ord=2).max()
-    prods, _, _ = product_norms(J, 8)
-    grows = bool(prods.numel()) and float(prods.max().detach()) > 1
-    return {"1 < η = max_t ‖∂h_t/∂h_(t−1)‖₂ where the gradient grows": (e.new_tensor(float(grows)), e)}
-
-
-def _sample_general(gen, h, T, device="cpu", dtype=torch.float64):
-    return sample_any(gen, h, T, device, dtype, contractive=False)
-
-
-exploding_general = Claim(
-    id="pascanu2013.exploding.general",
-    source="pascanu2013 (arXiv 1211.5063), Sec. 2.1, the necessary condition's argument carried over by rnnaudit to "
-           "any recurrent cell",
-    statement="For any cell, a gradient that grows along a sequence (some ‖∂h_t/∂h_k‖₂ > 1) needs a step that "
-              "expands: η = max_t ‖∂h_t/∂h_(t−1)‖₂ > 1",
-    assumptions=(A_GROWS,),
-    measure="1",
-    bound="η along the same sequence (packed state; ratio > 1 would be growth with every step contracting)",
-    evaluate=_measure_general,
-    cases=CaseSpace(case_type=ArchCase, sample=_sample_general, sizes=SIZES,
-                    from_model=lambda view: arch_cases_from_model(view, what="the exploding condition")),
-    explanation="Would mean the spectral norm is not submultiplicative.",
-    notes="Holds. On a model the assumption (a growing gradient on the data) fails when every Jacobian product "
-          "decays, e.g. a trained contractive GRU; then the condition says nothing.",
 )

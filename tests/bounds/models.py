@@ -39,6 +39,16 @@ def view(model, x=None, **wrap_args) -> ModelView:
     return ModelView(cell, x)
 
 
+def contractive(model: nn.Module, norm: float = 0.8) -> nn.Module:
+    """``model`` with every recurrent block scaled to ‖·‖₂ = ``norm`` (inside the vanilla conditions)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.startswith("weight_hh"):
+                for block in p.split(p.shape[1]):
+                    block.mul_(norm / torch.linalg.matrix_norm(block.double(), ord=2).item())
+    return model
+
+
 def saturated(model: nn.Module) -> nn.Module:
     """``model`` as training can leave it: every recurrent matrix scaled to ‖·‖₂ = 1.5 and, for an LSTM, the forget
     gates' biases at 8 (f ≈ 1)."""

@@ -10,7 +10,7 @@ from rnnaudit.analysis import lyapunov_spectrum
 from rnnaudit.bounds import check_claim, evaluate_cases
 from rnnaudit.bounds.laurent2017 import (cfn_zero_input, chaos_explodes_general, chaotic_gru, chaotic_lstm,
                                          no_chaos_general)
-from rnnaudit.bounds.laurent2017.cfn import _sample as sample_cfn
+from rnnaudit.bounds.laurent2017.cfn_zero_input import _sample as sample_cfn
 from rnnaudit.bounds.laurent2017.chaos import example, top_exponent
 from tests.bounds.helpers import TINY, assert_has_power, with_sizes
 from tests.bounds.models import IndRNN, assessed, modules, view
