@@ -134,14 +134,17 @@ def trajectory(case: ArchCase) -> Tensor:
 
 
 def step_jacobians(case: ArchCase, states: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T, by autograd (torch.func.jacrev)."""
+    """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T, by autograd (torch.func.jacrev, vectorised over t
+    with vmap; a user's step that vmap cannot run is differentiated one step at a time)."""
     states = trajectory(case) if states is None else states
     step = lambda x_t, h: arch_step(case, x_t, h)  # noqa: E731
-    if case.kind == "step":  # a user's step need not support vmap: one jacrev per step
-        J_h = torch.stack([jacrev(step, argnums=1)(x_t, h) for x_t, h in zip(case.x, states[:-1])])
-        J_x = torch.stack([jacrev(step, argnums=0)(x_t, h) for x_t, h in zip(case.x, states[:-1])])
-        return J_h, J_x
-    return vmap(jacrev(step, argnums=1))(case.x, states[:-1]), vmap(jacrev(step, argnums=0))(case.x, states[:-1])
+    try:
+        return vmap(jacrev(step, argnums=(1, 0)))(case.x, states[:-1])
+    except (RuntimeError, ValueError, TypeError, NotImplementedError):
+        if case.kind != "step":
+            raise
+    pairs = [jacrev(step, argnums=(1, 0))(x_t, h) for x_t, h in zip(case.x, states[:-1], strict=True)]
+    return torch.stack([p[0] for p in pairs]), torch.stack([p[1] for p in pairs])
 
 
 def layer_cases(case: ArchCase) -> list[ArchCase]:
