@@ -28,7 +28,8 @@ from torch.func import jacrev, vmap
 from rnnaudit.bounds.core import NotApplicable
 
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "layer_cases",
-           "product_norms", "sample_arch", "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA"]
+           "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch", "arch_cases_from_model", "spectral",
+           "ACTIVATIONS", "GAMMA"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -168,31 +169,42 @@ def layer_cases(case: ArchCase) -> list[ArchCase]:
     return out
 
 
-#: at most this many start times k in the pairs (k, t) of :func:`product_norms` on a model's sequence:
-#: the cost is starts · T · S³; a claim's own cases (T ≤ 12) use every start.
-MAX_STARTS = 8
+#: on a model's sequence (``max_starts`` given), at most this many start times k, and lags τ = t − k about two per
+#: octave (1, 2, 3, 4, 6, 8, 11, 16, …, and the last): the cost is starts · log T spectral norms of S × S products
+#: instead of T²/2; a claim's own cases (T ≤ 12) use every pair.
+MAX_STARTS = 4
+
+
+def pair_schedule(T: int, max_starts: int | None = None) -> dict[int, set[int]]:
+    """Start time k → the times t > k at which a pair (k, t) is measured: all pairs when ``max_starts`` is None or
+    T ≤ 12, else ``max_starts`` evenly spread starts with lags about two per octave (see :data:`MAX_STARTS`)."""
+    if max_starts is None or T <= 12:
+        return {k: set(range(k + 1, T + 1)) for k in range(T)}
+    starts = sorted({round(i * (T - 1) / max(max_starts - 1, 1)) for i in range(max_starts)})
+    lags = {max(1, round(2 ** (i / 2))) for i in range(int(2 * math.log2(T)) + 1)}
+    return {k: {k + tau for tau in lags if k + tau <= T} | {T} for k in starts}
 
 
 def product_norms(J: Tensor, max_starts: int | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """‖J_t ⋯ J_{k+1}‖₂ = ‖∂h_t/∂h_k‖₂ and the product of the factors' norms Π_{j=k+1}^t ‖J_j‖₂, with τ = t − k,
-    for all 0 ≤ k < t ≤ T (or ``max_starts`` evenly spread start times k), each (N,).
+    over the pairs 0 ≤ k < t ≤ T of :func:`pair_schedule`, each (N,).
 
     Args:
         J: step Jacobians (T, S, S), J[j − 1] = ∂h_j/∂h_{j−1}.
+        max_starts: None for every pair; else the schedule's subset (a model's long sequences).
     """
     T, S = J.shape[0], J.shape[1]
-    starts = range(T) if max_starts is None or T <= max_starts else \
-        sorted({round(i * (T - 1) / (max_starts - 1)) for i in range(max_starts)})
     norms = spectral(J)
     eye = torch.eye(S, dtype=J.dtype, device=J.device)
     prods, bounds, taus = [], [], []
-    for k in starts:
+    for k, ts in pair_schedule(T, max_starts).items():
         P, b = eye, J.new_ones(())
-        for t in range(k + 1, T + 1):
+        for t in range(k + 1, max(ts) + 1):
             P, b = J[t - 1] @ P, b * norms[t - 1]
-            prods.append(spectral(P))
-            bounds.append(b)
-            taus.append(t - k)
+            if t in ts:
+                prods.append(spectral(P))
+                bounds.append(b)
+                taus.append(t - k)
     if not prods:
         return J.new_zeros(0), J.new_zeros(0), J.new_zeros(0)
     return torch.stack(prods), torch.stack(bounds), torch.tensor(taus, dtype=J.dtype, device=J.device)

@@ -64,9 +64,9 @@ from rnnaudit.bounds.nc_gru.sec4_data import sec4_data
 from rnnaudit.bounds.nc_gru.sec4_lm import sec4_lm
 from rnnaudit.bounds.nc_gru.sec5_3 import sec5_3
 from rnnaudit.bounds.nc_gru.theorem1 import theorem1, theorem1_corrected
-from rnnaudit.bounds.nc_gru.theorem1_torch_layers import theorem1_torch_layers
 from rnnaudit.bounds.nc_gru.theorem1_lstm import theorem1_lstm
 from rnnaudit.bounds.nc_gru.theorem1_torch import theorem1_torch
+from rnnaudit.bounds.nc_gru.theorem1_torch_layers import theorem1_torch_layers
 
 #: The claims in the order the paper states them (SM 7's proof steps last, where the supplement puts them).
 CLAIMS = (sec2_1, sec2_1_corrected, eq2, scaling_d, eq4, eq5, eq7, eq7_corrected, theorem1, theorem1_corrected,

@@ -30,6 +30,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import (
+    MAX_STARTS,
     ArchCase,
     arch_cases_from_model,
     layer_cases,
@@ -84,8 +85,8 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
         step_m.append(spectral(J))
         step_b.append(Bt)
         # ∏ B_j over (k, t]: product_norms of the diagonal "Jacobians" diag(B_j) gives exactly those products
-        prods, _, _ = product_norms(J, 8)
-        _, bprod, _ = product_norms(Bt[:, None, None], 8)
+        prods, _, _ = product_norms(J, MAX_STARTS)
+        _, bprod, _ = product_norms(Bt[:, None, None], MAX_STARTS)
         prod_m.append(prods)
         prod_b.append(bprod)
     return {"‖∂s_t/∂s_(t−1)‖₂ ≤ B_t": worst_pair(torch.cat(step_m), torch.cat(step_b)),

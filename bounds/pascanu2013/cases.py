@@ -10,6 +10,7 @@ from torch import Tensor
 from rnnaudit.bounds.architectures import (
     GAMMA,
     GATED,
+    MAX_STARTS,
     VANILLA,
     ArchCase,
     layer_cases,
@@ -60,7 +61,7 @@ def eta(case: ArchCase) -> Tensor:
 def growth(case: ArchCase) -> Tensor:
     """max over 0 ≤ k < t ≤ T of ‖∂h_t/∂h_k‖₂ (packed state)."""
     J, _ = step_jacobians(case)
-    prods, _, _ = product_norms(J, 8)
+    prods, _, _ = product_norms(J, MAX_STARTS)
     return prods.max()
 
 

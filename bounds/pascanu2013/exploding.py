@@ -19,6 +19,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.architectures import (
     GAMMA,
+    MAX_STARTS,
     VANILLA,
     ArchCase,
     arch_cases_from_model,
@@ -35,7 +36,7 @@ __all__ = ["exploding"]
 
 def _layer_growth(layer: ArchCase) -> Tensor:
     J, _ = step_jacobians(layer)
-    prods, _, _ = product_norms(J, 8)
+    prods, _, _ = product_norms(J, MAX_STARTS)
     return prods.max() if prods.numel() else J.new_zeros(())
 
 

@@ -56,3 +56,14 @@ def test_product_norms_are_the_jacobian_products():
     full = torch.func.jacrev(lambda h0: trajectory(type(case)(case.kind, case.weights, case.x, h0))[-1])(case.h0)
     assert abs(float(prods[4]) - float(torch.linalg.matrix_norm(full, ord=2))) < 1e-12  # k = 0, t = 5
     assert bool((prods <= bounds * (1 + 1e-12)).all())
+
+
+def test_a_long_sequence_is_measured_on_a_schedule_of_pairs():
+    """On a model's long sequence the products are taken at 4 starts and about two lags per octave, always including
+    the last step; a short sequence gets every pair."""
+    from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
+
+    assert sum(len(ts) for ts in pair_schedule(10, MAX_STARTS).values()) == 55  # T(T + 1)/2
+    long = pair_schedule(200, MAX_STARTS)
+    assert sorted(long) == [0, 66, 133, 199] and all(200 in ts for ts in long.values())
+    assert {1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 200} == long[0]
