@@ -141,7 +141,7 @@ theorem1_lstm = Claim(
               "module docstring) and ‖∂s_t/∂s_k‖₂ ≤ ∏ B_j",
     assumptions=(A_BOUND_BELOW,),
     measure="‖∂s_t/∂s_(t−1)‖₂ and ‖∂s_t/∂s_k‖₂ by autograd through torch's LSTM equations, each layer's own (h, c); "
-            "worst step, worst pair (up to 8 start times on a model's sequence)",
+            "worst step, worst pair (a long sequence: 4 starts, about two lags per octave)",
     bound="B_t from the gates, states and ‖W_hi‖₂, ‖W_hf‖₂, ‖W_hg‖₂, ‖W_ho‖₂ at that step; ∏ B_j",
     evaluate=_measure,
     cases=CaseSpace(case_type=ArchCase, sample=_sample, sizes={"quick": [(2, 4)],

@@ -49,7 +49,7 @@ vanishing_general = Claim(
     statement="For any cell, if η = max_t ‖∂h_t/∂h_{t−1}‖₂ < 1 along a sequence, then ‖∂h_t/∂h_k‖₂ ≤ η^(t−k)",
     assumptions=(A_ETA,),
     measure="‖∂h_t/∂h_k‖₂ of the packed state (all layers; h and c of an LSTM) by products of autograd step Jacobians; "
-            "up to 8 start times k on a model's sequence, all on the claim's own cases",
+            "on a long sequence 4 start times k and about two lags per octave, every pair when T ≤ 12",
     bound="η^(t−k), η the largest step-Jacobian norm along the same sequence",
     evaluate=_measure_general,
     cases=CaseSpace(case_type=ArchCase, sample=_sample_general, sizes=SIZES, starts=_starts,
