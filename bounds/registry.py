@@ -9,18 +9,28 @@ from typing import Any
 
 import torch
 
-from rnnaudit.bounds import enrnn, nc_gru, sgornn, spectral_rnn, srnn
+from rnnaudit.bounds import (
+    echo_state,
+    enrnn,
+    laurent2017,
+    miller_hardt2019,
+    nc_gru,
+    pascanu2013,
+    sgornn,
+    spectral_rnn,
+    srnn,
+)
 from rnnaudit.bounds.cases import case_from_state, check_state_sizes
-from rnnaudit.names import PAPERS as _PAPER_NAMES
 from rnnaudit.bounds.core import Claim, Statement
 from rnnaudit.bounds.search import COUNTEREXAMPLE_FORMAT
 from rnnaudit.limits import check_sizes
+from rnnaudit.names import PAPERS as _PAPER_NAMES
 from rnnaudit.untrusted import InputError, load_torch_file
 
 __all__ = ["PAPERS", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "all_claims", "claim_by_id", "coverage",
            "load_counterexample"]
 
-#: The five specification papers (file stems in papers/).
+#: The five specification papers (file stems in papers/), then the classic papers they cite.
 PAPERS = _PAPER_NAMES
 
 CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
@@ -29,6 +39,10 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "nc_gru": nc_gru.CLAIMS,
     "srnn": srnn.CLAIMS,
     "enrnn": enrnn.CLAIMS,
+    "pascanu2013": pascanu2013.CLAIMS,
+    "miller_hardt2019": miller_hardt2019.CLAIMS,
+    "echo_state": echo_state.CLAIMS,
+    "laurent2017": laurent2017.CLAIMS,
 }
 
 
@@ -39,6 +53,10 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
     "nc_gru": nc_gru.COVERAGE,
     "srnn": srnn.COVERAGE,
     "enrnn": enrnn.COVERAGE,
+    "pascanu2013": pascanu2013.COVERAGE,
+    "miller_hardt2019": miller_hardt2019.COVERAGE,
+    "echo_state": echo_state.COVERAGE,
+    "laurent2017": laurent2017.COVERAGE,
 }
 
 

@@ -14,6 +14,8 @@ claim id                             where in enrnn.md                          
 ``enrnn.coupling``                   remark after eq. 3: W of eq. 2 is block upper          ``coupling``
                                      triangular, so ρ(W) = max(ρ(W^(L)), ρ(W^(S))) ≤ 1
 ``enrnn.theorem3.1``                 Theorem 3.1 (proof in Sec. 8.1)                       ``theorem3_1``
+``enrnn.theorem3.1.general``         Theorem 3.1's argument for any vanilla RNN with a      ``theorem3_1_general``
+                                     1-Lipschitz σ (torch's nn.RNN, every layer; IndRNN)
 ``enrnn.normalisation``              Sec. 3.1, 4, 5: ρ(W^(S)) = ρ(T)/(ρ(T) + ε) ≤ 1         ``normalisation``
 ``enrnn.proposition3.2``             Proposition 3.2 as printed (proof in Sec. 8.2)        ``proposition3_2``
 ``enrnn.proposition3.2.corrected``   the same with the inner factor 1/ρ(T), for ε ≥ 0      ``proposition3_2``
@@ -60,15 +62,18 @@ from rnnaudit.bounds.enrnn.sec5 import sec5
 from rnnaudit.bounds.enrnn.spectral_norm import spectral_norm
 from rnnaudit.bounds.enrnn.table1 import table1, table1_corrected
 from rnnaudit.bounds.enrnn.theorem3_1 import theorem3_1
+from rnnaudit.bounds.enrnn.theorem3_1_general import theorem3_1_general
 from rnnaudit.bounds.enrnn.transient import transient
 
 __all__ = ["CLAIMS", "COVERAGE", "spectral_norm", "transient", "eq3", "decay", "decay_corrected", "coupling",
-           "theorem3_1", "normalisation", "proposition3_2", "proposition3_2_corrected", "conjugate", "eq4",
+           "theorem3_1", "theorem3_1_general", "normalisation", "proposition3_2", "proposition3_2_corrected",
+           "conjugate", "eq4",
            "eq4_corrected", "complexity", "eq5", "eq5_corrected", "sec5", "baselines", "table1", "table1_corrected",
            "comparisons", "proof3_1", "proof3_2", "eq7", "eq7_corrected"]
 
 #: The claims in the order the paper states them.
-CLAIMS = (spectral_norm, transient, eq3, decay, decay_corrected, coupling, theorem3_1, normalisation, proposition3_2,
+CLAIMS = (spectral_norm, transient, eq3, decay, decay_corrected, coupling, theorem3_1, theorem3_1_general,
+          normalisation, proposition3_2,
           proposition3_2_corrected, conjugate, eq4, eq4_corrected, complexity, eq5, eq5_corrected, sec5, baselines,
           table1, table1_corrected, comparisons, proof3_1, proof3_2, eq7, eq7_corrected)
 
@@ -106,7 +111,7 @@ COVERAGE = (
     Statement("Sec. 3, paragraph before Theorem 3.1 (some norm has ‖W^(S)‖ < 1; assume the 2-norm)",
               ("enrnn.decay",), "such a norm exists, but the ReLU gates are not contractions in it, so only the "
                                 "2-norm assumption carries over (enrnn.decay, enrnn.decay.corrected)"),
-    Statement("Theorem 3.1", ("enrnn.theorem3.1", "enrnn.decay.corrected")),
+    Statement("Theorem 3.1", ("enrnn.theorem3.1", "enrnn.decay.corrected", "enrnn.theorem3.1.general")),
     Statement("Sec. 3, remark after Theorem 3.1 (the bounds go to zero as τ grows)",
               ("enrnn.theorem3.1", "enrnn.decay"),
               "true under ‖W^(S)‖₂ < 1, which ρ(W^(S)) < 1 does not give (enrnn.decay) and ε = 0 forbids "

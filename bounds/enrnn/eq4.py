@@ -15,8 +15,17 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim
-from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, C_matrix, GradCase, S_matrix,
-                                         autograd_gradient, formula_gradient, sample_grad_case)
+from rnnaudit.bounds.enrnn.eigen import (
+    A_EPS_POSITIVE_G,
+    A_SEPARATED_G,
+    A_SIMPLE_G,
+    C_matrix,
+    GradCase,
+    S_matrix,
+    autograd_gradient,
+    formula_gradient,
+    sample_grad_case,
+)
 
 __all__ = ["eq4", "eq4_corrected", "ascent_direction", "descent_cosine"]
 

@@ -15,8 +15,17 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.enrnn.cases import draw
-from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, GradCase, S_matrix, C_matrix,
-                                         dominant_index, formula_gradient, normalised_loss)
+from rnnaudit.bounds.enrnn.eigen import (
+    A_EPS_POSITIVE_G,
+    A_SEPARATED_G,
+    A_SIMPLE_G,
+    C_matrix,
+    GradCase,
+    S_matrix,
+    dominant_index,
+    formula_gradient,
+    normalised_loss,
+)
 
 __all__ = ["sample_tied_case", "eq7", "eq7_corrected", "EQ7_DELTA", "EQ7_RTOL", "one_sided_derivative",
            "steepest_other_direction"]

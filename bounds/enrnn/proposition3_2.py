@@ -10,8 +10,18 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.enrnn.cases import (EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
-                                         finish_case, input_weights_and_bias, new_cell, random_angle, recurrent_matrix)
+from rnnaudit.bounds.enrnn.cases import (
+    EPS0_NOTE,
+    ENRNNCase,
+    dominant_matrix,
+    draw,
+    enrnn_cases_from_model,
+    finish_case,
+    input_weights_and_bias,
+    new_cell,
+    random_angle,
+    recurrent_matrix,
+)
 from rnnaudit.cells import enrnn_recurrence, prop32_gradient, spectral_radius
 
 __all__ = ["sample_prop32_case", "proposition3_2", "proposition3_2_corrected", "PROP32_RTOL", "FD_DELTA",

@@ -11,6 +11,8 @@ claim id                            where in nc_gru.md                          
 ``nc_gru.eq7`` (+ ``.corrected``)   Sec. 3.1, eq. 7: gradients through h_T only              ``eq7``
 ``nc_gru.theorem1`` (+ ``.corr.``)  Theorem 1, eq. 8–12 (SM 7, eq. 23–45)                    ``theorem1``
 ``nc_gru.theorem1_torch``           Theorem 1's argument in torch.nn.GRU's form              ``theorem1_torch``
+``nc_gru.theorem1_torch.layers``    the same for every layer of a stacked torch GRU          ``theorem1_torch_layers``
+``nc_gru.theorem1_lstm``            Theorem 1's argument for torch.nn.LSTM, every layer      ``theorem1_lstm``
 ``nc_gru.corollary1`` (+ ``.c.``)   Corollary 1, eq. 13 (SM 7, eq. 46–58)                    ``corollary1``
 ``nc_gru.corollary2`` (+ ``.c.``)   Corollary 2, eq. 14–15 (SM 7, eq. 59–64), two readings   ``corollary2``
 ``nc_gru.eq18`` (+ ``.corrected``)  Sec. 3.2, eq. 16–18 and Algorithm 1                      ``eq18``
@@ -62,18 +64,21 @@ from rnnaudit.bounds.nc_gru.sec4_data import sec4_data
 from rnnaudit.bounds.nc_gru.sec4_lm import sec4_lm
 from rnnaudit.bounds.nc_gru.sec5_3 import sec5_3
 from rnnaudit.bounds.nc_gru.theorem1 import theorem1, theorem1_corrected
+from rnnaudit.bounds.nc_gru.theorem1_lstm import theorem1_lstm
 from rnnaudit.bounds.nc_gru.theorem1_torch import theorem1_torch
+from rnnaudit.bounds.nc_gru.theorem1_torch_layers import theorem1_torch_layers
 
 #: The claims in the order the paper states them (SM 7's proof steps last, where the supplement puts them).
 CLAIMS = (sec2_1, sec2_1_corrected, eq2, scaling_d, eq4, eq5, eq7, eq7_corrected, theorem1, theorem1_corrected,
-          theorem1_torch,
+          theorem1_torch, theorem1_torch_layers, theorem1_lstm,
           corollary1, corollary1_corrected, corollary2, corollary2_corrected, eq18, eq18_corrected, alg1_skew,
           sec3_3, sec3_3_corrected, corollary3, corollary3_corrected, param_match, param_match_corrected,
           sec4_1, sec4_1_corrected, sec4_2, sec4_2_corrected, sec4_3, sec4_3_corrected, copy_baseline, sec4_4,
           sec4_data, sec4_lm, sec5_3, eq36, eq37, eq37_corrected, eq47, eq47_corrected)
 
 __all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "scaling_d", "eq4", "eq5", "eq7", "eq7_corrected",
-           "theorem1", "theorem1_corrected", "theorem1_torch", "corollary1", "corollary1_corrected", "corollary2",
+           "theorem1", "theorem1_corrected", "theorem1_torch", "theorem1_torch_layers", "theorem1_lstm", "corollary1",
+           "corollary1_corrected", "corollary2",
            "corollary2_corrected", "eq18", "eq18_corrected", "alg1_skew", "sec3_3", "sec3_3_corrected", "corollary3",
            "corollary3_corrected", "param_match", "param_match_corrected", "sec4_1", "sec4_1_corrected", "sec4_2",
            "sec4_2_corrected", "sec4_3", "sec4_3_corrected", "copy_baseline", "sec4_4", "sec4_data", "sec4_lm",
@@ -107,7 +112,8 @@ COVERAGE = (
     Statement("Sec. 2.2, paragraph after eq. (6) (orthogonality 'maintained to the machine's precision')",
               ("nc_gru.eq4",)),
     Statement("eq. (7)", ("nc_gru.eq7", "nc_gru.eq7.corrected")),
-    Statement("Theorem 1", ("nc_gru.theorem1", "nc_gru.theorem1.corrected", "nc_gru.theorem1_torch")),
+    Statement("Theorem 1", ("nc_gru.theorem1", "nc_gru.theorem1.corrected", "nc_gru.theorem1_torch",
+                            "nc_gru.theorem1_torch.layers", "nc_gru.theorem1_lstm")),
     Statement("eq. (8)–(12)", ("nc_gru.theorem1", "nc_gru.theorem1.corrected")),
     Statement("Corollary 1", ("nc_gru.corollary1", "nc_gru.corollary1.corrected")),
     Statement("eq. (13)", ("nc_gru.corollary1", "nc_gru.corollary1.corrected")),

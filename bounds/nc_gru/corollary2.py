@@ -7,8 +7,20 @@ from __future__ import annotations
 from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum
-from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_GRU, A_ONE_STEP, A_SAT, A_SAT_VEC, A_STATE, EPS_NOTE, H_C, GRUCase,
-                                          gru_steps, saturated_bound, theorem1_alpha_beta)
+from rnnaudit.bounds.nc_gru.cases import (
+    A_EPS,
+    A_GRU,
+    A_ONE_STEP,
+    A_SAT,
+    A_SAT_VEC,
+    A_STATE,
+    EPS_NOTE,
+    H_C,
+    GRUCase,
+    gru_steps,
+    saturated_bound,
+    theorem1_alpha_beta,
+)
 from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, limit_steps
 
 __all__ = ["corollary2", "corollary2_corrected", "COR2_ASSUMPTIONS", "ASYMPTOTIC_14", "ASYMPTOTIC_15"]

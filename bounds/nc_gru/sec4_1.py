@@ -4,8 +4,15 @@ baselines (holds), and "the NC-GRU(Ur, Uc) model performs better than the NC-GRU
 from __future__ import annotations
 
 from rnnaudit.bounds.core import Assumption, Claim
-from rnnaudit.bounds.nc_gru.tables import (BASELINES, NC_UC, NC_URUC, TABLE_CASES, Comparison, comparison_parts,
-                                           exact_comparisons)
+from rnnaudit.bounds.nc_gru.tables import (
+                                           BASELINES,
+                                           NC_UC,
+                                           NC_URUC,
+                                           TABLE_CASES,
+                                           Comparison,
+                                           comparison_parts,
+                                           exact_comparisons,
+)
 
 __all__ = ["sec4_1", "sec4_1_corrected", "SEC4_1", "SEC4_1_CORRECTED", "A_PRINTED"]
 

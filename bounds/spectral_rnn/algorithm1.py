@@ -13,8 +13,13 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim
 from rnnaudit.bounds.spectral_rnn.cases import A_F64, SpectralCellCase
-from rnnaudit.bounds.spectral_rnn.eq13 import (A_NONZERO_U, gradient_cases, gradient_scales, identity_part,
-                                               local_reference)
+from rnnaudit.bounds.spectral_rnn.eq13 import (
+    A_NONZERO_U,
+    gradient_cases,
+    gradient_scales,
+    identity_part,
+    local_reference,
+)
 from rnnaudit.cells import householder_backward, householder_forward, reflect_grad, unpack_reflectors
 
 __all__ = ["algorithm1", "algorithm1_corrected", "algorithm1_backward_printed"]

@@ -12,8 +12,14 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Claim
 from rnnaudit.bounds.spectral_rnn.cases import A_F64
-from rnnaudit.bounds.spectral_rnn.eq13 import (A_NONZERO_U, REFLECTOR_GRADIENTS, gradient_scales, reflector_columns,
-                                               reflector_reference, stacked_part)
+from rnnaudit.bounds.spectral_rnn.eq13 import (
+    A_NONZERO_U,
+    REFLECTOR_GRADIENTS,
+    gradient_scales,
+    reflector_columns,
+    reflector_reference,
+    stacked_part,
+)
 from rnnaudit.cells import reflect_grad
 
 __all__ = ["algorithm3", "algorithm3_corrected", "algorithm3_printed"]

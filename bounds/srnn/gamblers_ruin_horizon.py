@@ -21,7 +21,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Claim, ExactVerdict
 from rnnaudit.bounds.srnn.cases import f64
-from rnnaudit.bounds.srnn.gamblers_ruin import A_FAIR, GAMBLER_Z, WalkCase, WALKS, mean_part
+from rnnaudit.bounds.srnn.gamblers_ruin import A_FAIR, GAMBLER_Z, WALKS, WalkCase, mean_part
 from rnnaudit.cells import shift
 
 __all__ = ["simulate_horizon", "vanish_within", "mean_time_given_within", "horizon_parts", "gamblers_ruin_horizon",

@@ -19,8 +19,17 @@ from torch import Tensor
 from torch.func import jacrev
 
 from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Supremum, worst_pair
-from rnnaudit.bounds.srnn.cases import (A_SIGMA_PRIME, SHUFFLE, ShuffleCase, affine_case, cell_params, f64,
-                                        perturbed_states, sample_shuffle_case, shuffle_starts)
+from rnnaudit.bounds.srnn.cases import (
+    A_SIGMA_PRIME,
+    SHUFFLE,
+    ShuffleCase,
+    affine_case,
+    cell_params,
+    f64,
+    perturbed_states,
+    sample_shuffle_case,
+    shuffle_starts,
+)
 from rnnaudit.cells import activation_derivative, shift
 
 __all__ = ["hidden_jacobians", "path_products", "hidden_gradient", "hidden_gradient_corrected", "JACOBIAN_RTOL"]

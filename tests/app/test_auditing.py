@@ -34,7 +34,8 @@ def test_audit_reports_sgornn_assumptions_and_bounds(tmp_path):
     assert not claims["sgornn.eq34"]["applies"] and claims["sgornn.eq34"]["reason"]
     run = audit_run(tmp_path)
     assert [a["step"] for a in run["checkpoints"]] == [10, 20, 30]
-    assert all(step is None for step in run["first_failure"].values())
+    # the SGORNN claims' assumptions; the any-cell claims' premises (a growing gradient, chaos) fail on a calm model
+    assert all(step is None for key, step in run["first_failure"].items() if key.startswith("sgornn."))
 
 
 def test_audit_flags_fastrnn_assumptions(tmp_path):

@@ -1,0 +1,64 @@
+"""laurent2017 (arXiv 1612.06212) with pascanu2013: chaos makes gradients explode, for any cell on the user's data.
+
+Σ_t log ‖J_t q_(t−1)‖₂ = log ‖J_T ⋯ J_1 q_0‖₂ ≤ log ‖∂h_T/∂h_0‖₂ (Benettin's normalised tangent vector, q_0 = 1/√S),
+so a positive finite-time top exponent λ₁ gives ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁) > 1. rnnaudit's extension (see
+laurent2017.no_chaos.general for the converse direction); its content on a model is the assumption λ₁ > 0.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_jacobians
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.laurent2017.chaos import example, finite_time_exponent
+from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case
+
+__all__ = ["chaos_explodes_general"]
+
+
+def _chaotic(case: ArchCase) -> tuple[bool, str]:
+    J, _ = step_jacobians(case)
+    lam = float(finite_time_exponent(J).detach())
+    return lam > 0, f"finite-time λ₁ = {lam:.6g} per step"
+
+
+A_CHAOTIC = Assumption("the sequence is chaotic: finite-time top Lyapunov exponent λ₁ > 0", _chaotic)
+
+
+def _explodes(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    J, _ = step_jacobians(case)
+    lam = finite_time_exponent(J)
+    P = J[0]
+    for t in range(1, J.shape[0]):
+        P = J[t] @ P
+    return {"e^(Tλ₁) ≤ ‖∂h_T/∂h_0‖₂": (torch.exp(J.shape[0] * lam), spectral(P))}
+
+
+def _sample_chaotic(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
+    """A chaotic example (laurent2017.chaotic_lstm/gru) run for T steps from a start 10⁻³ off its recipe, or an
+    expanding linear regime (J_t = s·I, s in [1.1, 3]); the assumption decides."""
+    u = draw(gen)
+    if u < 2 / 3:
+        case = example("lstm" if u < 1 / 3 else "gru", max(T, 2), device, dtype)
+        case.h0.add_(1e-3 * torch.randn(case.h0.shape, generator=gen, dtype=torch.float64).to(case.h0))
+        return case
+    return linear_regime_case(h, T, 1.1 + 1.9 * draw(gen), device, dtype)
+
+
+chaos_explodes_general = Claim(
+    id="laurent2017.chaos_explodes.general",
+    source="laurent2017 (arXiv 1612.06212), chaotic gated networks, with pascanu2013's exploding gradients: the link "
+           "for any cell, rnnaudit's extension",
+    statement="If a sequence is chaotic (finite-time λ₁ > 0), its gradient explodes: ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁) > 1",
+    assumptions=(A_CHAOTIC,),
+    measure="e^(Tλ₁)",
+    bound="‖∂h_T/∂h_0‖₂ by the product of autograd step Jacobians",
+    evaluate=_explodes,
+    cases=CaseSpace(case_type=ArchCase, sample=_sample_chaotic, sizes={"quick": [(2, 30)], "full": [(2, 30), (4, 200)]},
+                    from_model=lambda view: arch_cases_from_model(view, what="the chaos-explodes argument")),
+    explanation="Would mean ‖P q‖ > ‖P‖ for a unit q.",
+    notes="Holds. On a model the assumption (λ₁ > 0 on the data) fails for every non-chaotic trained model, which is "
+          "the common case; where it holds, the model's gradients explode on that sequence.",
+)

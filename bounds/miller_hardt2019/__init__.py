@@ -1,0 +1,46 @@
+"""Claims of Miller & Hardt 2019, "Stable Recurrent Models" (ICLR; arXiv 1805.10369).
+
+================================== ========================================================== ==================
+claim id                           where in the paper                                         module
+================================== ========================================================== ==================
+``miller_hardt2019.rnn_stable``    stability (contractive state map) and the vanilla-RNN      ``stability``
+                                   sufficient condition ‖W‖ < 1/L_ρ
+``miller_hardt2019.data_dependent`` data-dependent stability, local form, any cell           ``data_dependent``
+================================== ========================================================== ==================
+
+What was read: the abstract and introduction (ar5iv, arXiv-vanity and a conference-text rendering, through
+the search tool's excerpts). The numbered definitions, propositions and theorems themselves were not in any
+excerpt; the statements above are the issue's paraphrase, checked, and the index says which results remain
+unread (their constants are not guessed).
+"""
+
+from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.miller_hardt2019.data_dependent import data_dependent
+from rnnaudit.bounds.miller_hardt2019.rnn_stable import rnn_stable
+
+__all__ = ["CLAIMS", "COVERAGE", "rnn_stable", "data_dependent"]
+
+CLAIMS = (rnn_stable, data_dependent)
+
+_NOT_READ = ("its wording and constants could not be read from a primary source here (only the abstract and "
+             "introduction were in the available excerpts); not guessed")
+
+COVERAGE = (
+    Statement("Definition of stability (λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Sufficient condition for the vanilla RNN (‖W‖ < 1/L_ρ)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Sufficient condition for the LSTM", reason=_NOT_READ),
+    Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
+              ("miller_hardt2019.data_dependent",),
+              "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "
+              + _NOT_READ),
+    Statement("Equivalence under training by gradient descent (the main theorem)", reason=_NOT_READ),
+    Statement("Stable models cannot have exploding gradients",
+              reason="the paper's wording not read; the fact itself (a growing gradient needs an expanding step) is "
+                     "checked for any cell by pascanu2013.exploding.general"),
+    Statement("Data-dependent stability of nominally unstable trained models (Sec. on experiments)",
+              ("miller_hardt2019.data_dependent",),
+              "the measurement on a given model is what the audit reports; the paper's own numbers are empirical "
+              "results of its training runs"),
+    Statement("Experiments (language modelling, polyphonic music, speech: stable vs unstable models)",
+              reason="an empirical result of the paper's training runs"),
+)

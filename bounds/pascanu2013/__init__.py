@@ -1,0 +1,60 @@
+"""Claims of Pascanu, Mikolov & Bengio 2013, "On the difficulty of training recurrent neural networks" (ICML;
+arXiv 1211.5063), cited by spectral_rnn.md and enrnn.md; one module per statement.
+
+=================================== ======================================================== ==============
+claim id                            where in the paper                                       module
+=================================== ======================================================== ==============
+``pascanu2013.gamma``               Sec. 2.1: γ = 1 for tanh, 1/4 for sigmoid                ``gamma``
+``pascanu2013.eq5``                 eq. (5) as printed (Wᵀ diag(σ')): a misprint             ``eq5``
+``pascanu2013.eq5.corrected``       eq. (5) with W diag(σ')                                  ``eq5``
+``pascanu2013.vanishing``           Sec. 2.1: λ₁ < 1/γ is sufficient for vanishing           ``vanishing``
+                                    (vanilla RNN, torch's nn.RNN every layer, IndRNN)
+``pascanu2013.vanishing.general``   the same argument for any cell, η measured on the data   ``vanishing_general``
+``pascanu2013.exploding``           Sec. 2.1: λ₁ > 1/γ is necessary for exploding            ``exploding``
+``pascanu2013.exploding.general``   the same for any cell                                    ``exploding_general``
+=================================== ======================================================== ==============
+
+What was read: the abstract and introduction (arXiv-vanity rendering, through the search tool), eq. (5) as quoted
+in a Q&A thread; the statements of Sec. 2.1 are the issue's paraphrase, checked here. The numbering of the
+remaining displays could not be read, so the index below names sections.
+"""
+
+from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.pascanu2013.eq5 import eq5, eq5_corrected
+from rnnaudit.bounds.pascanu2013.exploding import exploding
+from rnnaudit.bounds.pascanu2013.exploding_general import exploding_general
+from rnnaudit.bounds.pascanu2013.gamma import gamma
+from rnnaudit.bounds.pascanu2013.vanishing import vanishing
+from rnnaudit.bounds.pascanu2013.vanishing_general import vanishing_general
+
+__all__ = ["CLAIMS", "COVERAGE", "gamma", "eq5", "eq5_corrected", "vanishing", "vanishing_general", "exploding",
+           "exploding_general"]
+
+CLAIMS = (gamma, eq5, eq5_corrected, vanishing, vanishing_general, exploding, exploding_general)
+
+_NOT_READ = "the statement's wording could not be read from a primary source here (only excerpts were available)"
+_EMPIRICAL = "an empirical result of the paper's training runs (needs its tasks and trained models)"
+
+COVERAGE = (
+    Statement("eq. (1)–(2) (the generic recurrent network and its parametrisation)",
+              reason="definitions; eq. (11)'s vanilla form is the case family of pascanu2013.vanishing"),
+    Statement("eq. (3)–(4) (the loss as a sum over time, the gradient as a sum of temporal contributions)",
+              reason="definitions of backpropagation through time; the products of step Jacobians they contain are "
+                     "what pascanu2013.vanishing measures"),
+    Statement("eq. (5) (∂x_i/∂x_(i−1) = W_recᵀ diag(σ'(x_(i−1))))", ("pascanu2013.eq5", "pascanu2013.eq5.corrected")),
+    Statement("Sec. 2.1, the linear-model argument (eigenvalues of W_rec below or above 1)",
+              ("pascanu2013.vanishing",), "the linear case is σ = identity, γ = 1; covered by the nonlinear statement"),
+    Statement("Sec. 2.1, sufficient condition for vanishing (λ₁ < 1/γ)",
+              ("pascanu2013.vanishing", "pascanu2013.vanishing.general")),
+    Statement("Sec. 2.1, necessary condition for exploding (λ₁ > 1/γ)",
+              ("pascanu2013.exploding", "pascanu2013.exploding.general")),
+    Statement("Sec. 2.1, γ = 1 for tanh and 1/4 for sigmoid", ("pascanu2013.gamma",)),
+    Statement("Sec. 2.2 (dynamical systems view: bifurcations, basins of attraction)",
+              reason="qualitative; " + _NOT_READ),
+    Statement("Sec. 2.3 (geometric interpretation: walls in the error surface)", reason="qualitative; " + _NOT_READ),
+    Statement("Sec. 3.2, Algorithm 1 (gradient norm clipping)",
+              reason="an algorithm, not a statement; clipping is what rnnaudit's training loop offers"),
+    Statement("Sec. 3.3 (the regulariser Ω preserving the norm of the backpropagated error)", reason=_NOT_READ),
+    Statement("Sec. 4 (experiments: temporal-order, addition, multiplication tasks; polyphonic music, PTB)",
+              reason=_EMPIRICAL),
+)

@@ -1,0 +1,100 @@
+"""pascanu2013 (arXiv 1211.5063), Sec. 2.1: the necessary condition for exploding gradients, λ₁ > 1/γ, and
+its extension to any cell.
+
+The condition is the contrapositive of the vanishing argument (pascanu2013.vanishing): λ₁ ≤ 1/γ gives
+‖∂x_t/∂x_k‖₂ ≤ (γλ₁)^(t−k) ≤ 1, so a gradient that grows (some ‖∂x_t/∂x_k‖₂ > 1) needs λ₁ > 1/γ. The same
+holds layer by layer for torch's nn.RNN and IndRNN (J = diag(σ') W). For any cell the argument says: a growing
+‖∂h_t/∂h_k‖₂ needs some step with ‖∂h_j/∂h_{j−1}‖₂ > 1 on the same sequence (pascanu2013.exploding.general).
+
+Strictness: at λ₁ = 1/γ the bound is 1, so no gradient exceeds 1 and the strict ">" is right (if exploding
+means exceeding 1; the paper's "explode" means growing without bound, for which the condition is also only
+necessary). Read from: see pascanu2013.vanishing (the statement's wording was not readable; the issue's
+paraphrase is checked).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from rnnaudit.bounds.architectures import (
+    GAMMA,
+    MAX_STARTS,
+    VANILLA,
+    ArchCase,
+    arch_cases_from_model,
+    product_norms,
+    sample_arch,
+    step_jacobians,
+)
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
+from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case, per_layer, pick
+from rnnaudit.bounds.pascanu2013.vanishing import SIZES
+
+__all__ = ["exploding"]
+
+
+def _layer_growth(layer: ArchCase) -> Tensor:
+    J, _ = step_jacobians(layer)
+    prods, _, _ = product_norms(J, MAX_STARTS)
+    return prods.max() if prods.numel() else J.new_zeros(())
+
+
+def _some_layer_grows(case: ArchCase) -> tuple[bool, str]:
+    if case.kind not in VANILLA:
+        return False, f"not a vanilla RNN ({case.kind})"
+    g = [float(_layer_growth(layer).detach()) for layer in per_layer(case)]
+    return max(g) > 1, "max_(k<t) ‖∂h_t/∂h_k‖₂ per layer = " + ", ".join(f"{v:.6g}" for v in g)
+
+
+A_LAYER_GROWS = Assumption("the gradient grows in some layer: max_(k<t) ‖∂x_t/∂x_k‖₂ > 1", _some_layer_grows)
+
+
+def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    """Per growing layer, 1/γ against λ₁ (ratio > 1 iff λ₁ < 1/γ, i.e. the necessary condition fails)."""
+    worst = None
+    for layer in per_layer(case):
+        if float(_layer_growth(layer).detach()) <= 1:
+            continue
+        lam = torch.linalg.matrix_norm(layer.recurrent_matrix(0), ord=2)
+        pair = (lam.new_tensor(1 / GAMMA[case.kind]), lam)
+        if worst is None or float(pair[0] / pair[1]) > float(worst[0] / worst[1]):
+            worst = pair
+    if worst is None:
+        zero = case.x.new_zeros(())
+        worst = (zero, zero + 1)
+    return {"1/γ < λ₁ where the gradient grows": worst}
+
+
+def _sample(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
+    """A vanilla case in the linear regime (small inputs and biases, zero state) with γλ₁ in [1.1, 3], which
+    grows; a structured growing case when a draw does not."""
+    kind = pick(gen, VANILLA)
+    case = sample_arch(gen, kind, h, T, norm=(1.1 + 1.9 * draw(gen)) / GAMMA[kind], device=device, dtype=dtype)
+    with torch.no_grad():
+        case.x.mul_(0.01)
+        case.h0.zero_()
+        for w in case.weights:
+            w[2].mul_(0.01)
+            w[3].mul_(0.01)
+    return case if _some_layer_grows(case)[0] else linear_regime_case(h, T, 2.0, device, dtype)
+
+
+def _from_model(view) -> list[ArchCase]:
+    return arch_cases_from_model(view, VANILLA, what="Pascanu et al.'s exploding condition")
+
+
+exploding = Claim(
+    id="pascanu2013.exploding",
+    source="pascanu2013 (arXiv 1211.5063), Sec. 2.1 (necessary condition for exploding gradients); extended by "
+           "rnnaudit to torch's nn.RNN (every layer) and IndRNN",
+    statement="It is necessary for the largest singular value λ₁ of W_rec to exceed 1/γ for gradients to explode",
+    assumptions=(A_LAYER_GROWS,),
+    measure="1/γ, in each layer whose ‖∂x_t/∂x_k‖₂ exceeds 1 somewhere on the sequence",
+    bound="λ₁ = ‖W‖₂ of that layer (ratio > 1 would be a growing gradient with λ₁ < 1/γ)",
+    evaluate=_measure,
+    cases=CaseSpace(case_type=ArchCase, sample=_sample, sizes=SIZES, from_model=_from_model),
+    explanation="Would contradict pascanu2013.vanishing (its contrapositive).",
+    notes="Holds. On a model the assumption is whether some gradient grows on the user's data; it fails on a "
+          "trained RNN whose gradients only decay, where the condition says nothing.",
+)

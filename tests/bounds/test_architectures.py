@@ -1,0 +1,69 @@
+"""bounds/architectures.py: the weight-given step is torch's own (RNN, GRU, LSTM, stacked), and models become cases of
+the right kind."""
+
+import pytest
+import torch
+from torch import nn
+
+from rnnaudit.bounds.architectures import arch_cases_from_model, layer_cases, product_norms, step_jacobians, trajectory
+from rnnaudit.bounds.core import NotApplicable
+from tests.bounds.models import IndRNN, modules, view
+
+F64 = torch.float64
+
+
+@pytest.mark.parametrize("name", ["lstm", "gru2", "rnn_tanh", "rnn_relu"])
+def test_the_step_is_torchs_own_forward(name):
+    torch.manual_seed(2)
+    m = {"lstm": nn.LSTM(3, 4, 2), "gru2": nn.GRU(3, 4, 2), "rnn_tanh": nn.RNN(3, 4, 2),
+         "rnn_relu": nn.RNN(3, 4, 2, nonlinearity="relu")}[name].double().eval()
+    x = torch.randn(1, 9, 3, dtype=F64)
+    (case,) = arch_cases_from_model(view(m, x.float()))
+    out, _ = m(x.transpose(0, 1))
+    states = trajectory(case)[1:]
+    # the last layer's h is the packed state's last h block; float64 both ways, 9 steps of O(10) operations
+    assert torch.allclose(states[:, 4:8], out[:, 0], atol=1e-13)
+
+
+def test_models_become_cases_of_their_kind():
+    kinds = {name: arch_cases_from_model(view(m))[0] for name, m in modules().items()}
+    assert {n: (c.kind, c.layers) for n, c in kinds.items()} == {
+        "lstm": ("lstm", 1), "lstmcell": ("lstm", 1), "gru1": ("gru", 1), "gru2": ("gru", 2),
+        "rnn_tanh": ("rnn_tanh", 1), "rnn_relu": ("rnn_relu", 1)}
+    step = arch_cases_from_model(view(IndRNN(3, 5)))
+    assert step[0].kind == "step" and len(step) == 2 and step[0].size() == (5, 12)
+
+
+def test_a_claim_for_other_kinds_says_why():
+    with pytest.raises(NotApplicable, match="gru"):
+        arch_cases_from_model(view(nn.GRU(3, 4)), ("rnn_tanh",), what="X")
+    with pytest.raises(NotApplicable, match="proj_size"):
+        arch_cases_from_model(view(nn.LSTM(3, 4, proj_size=2)), ("lstm",))
+
+
+def test_layer_cases_feed_each_layer_the_states_below():
+    (case,) = arch_cases_from_model(view(nn.GRU(3, 4, 2), torch.randn(1, 6, 3)))
+    lower, upper = layer_cases(case)
+    assert torch.allclose(upper.x, trajectory(case)[1:, :4]) and lower.x.shape == (6, 3)
+    assert torch.allclose(trajectory(upper)[1:], trajectory(case)[1:, 4:], atol=1e-14)
+
+
+def test_product_norms_are_the_jacobian_products():
+    (case,) = arch_cases_from_model(view(nn.RNN(3, 4), torch.randn(1, 5, 3)))
+    J, _ = step_jacobians(case)
+    prods, bounds, taus = product_norms(J)
+    assert prods.shape == (15,) and float(taus.max()) == 5
+    full = torch.func.jacrev(lambda h0: trajectory(type(case)(case.kind, case.weights, case.x, h0))[-1])(case.h0)
+    assert abs(float(prods[4]) - float(torch.linalg.matrix_norm(full, ord=2))) < 1e-12  # k = 0, t = 5
+    assert bool((prods <= bounds * (1 + 1e-12)).all())
+
+
+def test_a_long_sequence_is_measured_on_a_schedule_of_pairs():
+    """On a model's long sequence the products are taken at 4 starts and about two lags per octave, always including
+    the last step; a short sequence gets every pair."""
+    from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
+
+    assert sum(len(ts) for ts in pair_schedule(10, MAX_STARTS).values()) == 55  # T(T + 1)/2
+    long = pair_schedule(200, MAX_STARTS)
+    assert sorted(long) == [0, 66, 133, 199] and all(200 in ts for ts in long.values())
+    assert {1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 200} == long[0]
