@@ -140,8 +140,8 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
     bad = (~torch.isfinite(hs[1:])).flatten(1).any(1).nonzero()
     if bad.numel():
         t = int(bad[0]) + 1
-        raise ValueError(f"the trajectory is not finite from step t = {t} of T = {T} on (h_t overflowed: max |h_{t - 1}|"
-                         f" = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite trajectory, "
+        raise ValueError(f"the trajectory is not finite from step t = {t} of T = {T} on (h_t overflowed: "
+                         f"max |h_{t - 1}| = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite trajectory, "
                          f"so shorten x or rescale the cell")
     unit = torch.finfo(dtype).eps / 2
     gen = torch.Generator().manual_seed(seed)
