@@ -77,19 +77,23 @@ def free_parameter_count(claim: Claim, case) -> int:
     return sum(int(t.numel()) for t in claim.cases.free(case))
 
 
-def _start(claim: Claim, records: list[CaseRecord], h: int, T: int, gen: torch.Generator, device, dtype):
-    """The best measured case of size (h, T) inside the assumptions (random or structured), or a fresh draw."""
-    found = [r for r in records if (r.h, r.T) == (h, T) and r.case is not None and not r.failed_assumptions
+def _start(records: list[CaseRecord], h: int, T: int, device, dtype):
+    """The best measured case inside the assumptions (random or structured) of size (h, T), else of the
+    smallest size measured; None when no such case was recorded. The sampler is not called again: a check
+    draws exactly the cases its profile says."""
+    found = [r for r in records if r.case is not None and not r.failed_assumptions
              and r.origin in ("random", "structured") and math.isfinite(r.ratio)]
-    if found:
-        return copy_case(max(found, key=lambda r: r.ratio).case, device, dtype)
-    return claim.cases.sample(gen, h, T, device, dtype)
+    if not found:
+        return None
+    at = [r for r in found if (r.h, r.T) == (h, T)] or [r for r in found if r.h * r.T == min(q.h * q.T for q in found)]
+    return copy_case(max(at, key=lambda r: r.ratio).case, device, dtype)
 
 
 def global_search(claim: Claim, profile: Profile, *, seed: int, records: list[CaseRecord],
                   record: Callable[[Claim, object, str], CaseRecord], device="cpu",
                   dtype=torch.float64) -> GlobalRun:
-    """Differential evolution over the free parameters of ``claim``'s case at the profile's smallest size.
+    """Differential evolution over the free parameters of ``claim``'s case at the profile's smallest size (the
+    best recorded case there, or at the smallest size recorded).
 
     Args:
         claim, profile: as for :func:`rnnaudit.bounds.search.check_claim`; the budget is
@@ -104,13 +108,13 @@ def global_search(claim: Claim, profile: Profile, *, seed: int, records: list[Ca
     Returns:
         :class:`GlobalRun`; nothing is searched (and nothing appended) when the claim is not eligible.
     """
-    h, T = claim.cases.sizes[profile.name][0]
     stream = seed * 1_000_003 + zlib.crc32(f"{claim.id}/global".encode())
-    gen = torch.Generator().manual_seed(stream)
-    case = _start(claim, records, h, T, gen, device, dtype)
+    case = _start(records, *claim.cases.sizes[profile.name][0], device, dtype)
+    if case is None:
+        return GlobalRun(0, claim.cases.sizes[profile.name][0], profile.restarts * profile.ascent_steps)
     leaves = claim.cases.free(case)
     n = sum(int(t.numel()) for t in leaves)
-    run = GlobalRun(n, (h, T), profile.restarts * profile.ascent_steps)
+    run = GlobalRun(n, tuple(case.size()), profile.restarts * profile.ascent_steps)
     if not 0 < n <= MAX_FREE_PARAMETERS or run.budget <= 0:
         return run
     run.eligible = True
