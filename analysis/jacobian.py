@@ -41,10 +41,13 @@ J_k⁻¹ carries relative error ~κ(J_k)·u); it is 0 where a factor is numerica
 (σ_min(J_k) ≤ h·u·‖J_k‖), since then the product is singular too. These hold at any magnitude: the
 engine keeps every product scaled by an exact power of two, so norms of 1e-200 (long gaps of a contracting
 cell) or 1e200 are certified like norms near 1; only the value written to the float64 map is rounded
-outside float64's normal range (to 0 below about 4.9e-324, inf above 1.8e308).
+outside float64's normal range (to 0 below about 4.9e-324, inf above 1.8e308); ``smallest_log10`` holds
+log₁₀ σ_min at any magnitude.
 """
 
 from __future__ import annotations
+
+import math
 
 from dataclasses import dataclass
 
@@ -243,7 +246,11 @@ class JacobianMaps:
     Attributes:
         spectral, frobenius, smallest: (T + 1, T + 1) tensors (or (batch, T + 1, T + 1) with
             ``reduce="none"``), ``None`` when not requested; entry [t, s] for s ≤ t, 0 above the
-            diagonal. ``smallest`` is σ_min (the vanishing side).
+            diagonal. ``smallest`` is σ_min (the vanishing side), as a float64 value: a subnormal below
+            2.2e-308 and 0 below 4.9e-324, as any float64.
+        smallest_log10: with ``"smallest"``, log₁₀ σ_min at any magnitude (1e-400 is −400), from the engine's
+            mantissa and power of two, never under- or overflowing; −inf where the product is singular, NaN
+            above the diagonal; with ``reduce="mean"`` the log₁₀ of the batch mean of σ_min.
         stats: how many (pair, sequence) spectral norms each path settled (:mod:`analysis.certificate`):
             ``iterative`` (Krylov bound), ``gram`` (the Gram matrix's Frobenius bound), ``cholesky``
             (Cholesky certificate, with or without refinement), ``dense`` (exact eigenvalue where no
@@ -257,6 +264,7 @@ class JacobianMaps:
     frobenius: Tensor | None
     smallest: Tensor | None
     stats: dict
+    smallest_log10: Tensor | None = None
 
 
 def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict):
@@ -370,6 +378,7 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     stats = new_stats()
     direct = [nm for nm in norms if nm != "smallest"]
     per = {nm: [] for nm in norms}
+    per_log10: list[Tensor] = []
     run = _runner(chosen, rtol, block, max_iter, stats)
     for i in range(B):
         if direct:
@@ -377,12 +386,20 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
             for nm in direct:
                 per[nm].append(maps[nm])
         if "smallest" in norms:
-            inv = run(_inverse_factors(J[i]), starts, birth, rows=None, want=("spectral",))
-            s = inv["spectral"]
+            # log₂‖P⁻¹‖ from the engine's mantissa and exponent: 1/‖P⁻¹‖ taken as a float would be 0 once
+            # ‖P⁻¹‖ overflows (σ_min below 1/1.8e308 = 5.6e-309); a zero product (a singular factor) is −inf
+            inv = run(_inverse_factors(J[i]), starts, birth, rows=None, want=("spectral_log2",))["spectral_log2"]
             lower = torch.ones(T + 1, T + 1, dtype=torch.bool, device=x.device).tril()
-            per["smallest"].append(torch.where(lower & (s > 0), 1 / s, torch.zeros_like(s)))
+            log2 = torch.where(lower & (inv > -math.inf), -inv, torch.full_like(inv, -math.inf))
+            per["smallest"].append(torch.where(lower, torch.exp2(log2), torch.zeros_like(log2)))
+            per_log10.append(torch.where(lower, log2 * math.log10(2), torch.full_like(log2, math.nan)))
     out = {nm: _reduce(per[nm], reduce) for nm in norms}
-    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats)
+    log10 = None
+    if per_log10:
+        stacked = torch.stack(per_log10)
+        log10 = stacked if reduce == "none" else \
+            (torch.logsumexp(stacked * math.log(10), 0) - math.log(len(per_log10))) / math.log(10)
+    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10)
 
 
 def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,

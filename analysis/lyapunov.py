@@ -37,7 +37,15 @@ from rnnaudit.analysis.jacobian import _initial_states, _jacobians_at, _sequence
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["LyapunovSpectrum", "lyapunov_spectrum"]
+__all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "kaplan_yorke_dimension", "RANK_LOSS_FACTOR"]
+
+#: |R_t[i, i]| ≤ RANK_LOSS_FACTOR·S·u·‖J_t‖_F counts as an exact 0 (u: the unit roundoff of ``dtype``). When J_t Q
+#: has lost rank in exact arithmetic (a ReLU unit off zeroes a row of J_t, and a non-diagonal W mixes that loss
+#: into every column), Householder QR returns that R_ii as rounding noise of order S·u·‖J_t Q‖ ≤ S·u·‖J_t‖_F
+#: (backward error of QR, Higham 2002, Thm. 19.4), whose log gave −12 … −95 where the exponent is −∞. The
+#: factor 4 covers the constant of that bound; a genuine per-step contraction by less than 4·S·u (≈ 1e-15·S
+#: in float64) is indistinguishable from rank loss in this precision and is reported as −∞ too.
+RANK_LOSS_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -108,11 +116,13 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
 
     Returns:
         :class:`LyapunovSpectrum`, tensors in ``dtype`` on x's device. An exponent is −inf where the
-        product is singular (e.g. a ReLU unit off at some step makes J_t singular).
+        product is singular (e.g. a ReLU unit off at some step makes J_t singular): a QR factor
+        |R_t[i, i]| ≤ :data:`RANK_LOSS_FACTOR`·S·u·‖J_t‖_F is taken as the exact 0 it is up to rounding.
 
     Raises:
         ValueError: bad x or h0 (as the Jacobian maps), k not in [1, S], warmup not in [0, T),
-            window < 1, chunk < 1.
+            window < 1, chunk < 1; the trajectory or a Jacobian is not finite at some step (the state
+            overflowed: the message names the first such step t, 1-based as h_t).
     """
     cell = wrap(cell)
     x = _sequences(cell, x, single=True)
@@ -129,16 +139,30 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
     start = _initial_states(cell, x, h0)
     with torch.no_grad():
         hs = torch.cat([start, cell(x, start)[0]])
+    bad = (~torch.isfinite(hs[1:])).flatten(1).any(1).nonzero()
+    if bad.numel():
+        t = int(bad[0]) + 1
+        raise ValueError(f"the trajectory is not finite from step t = {t} of T = {T} on (h_t overflowed: "
+                         f"max |h_{t - 1}| = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite trajectory, "
+                         f"so shorten x or rescale the cell")
+    unit = torch.finfo(dtype).eps / 2
     gen = torch.Generator().manual_seed(seed)
     Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
     logs = torch.empty(steps, k, dtype=dtype, device=x.device)
     for lo in range(0, T, chunk):
         hi = min(T, lo + chunk)
         J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
-        for t, J_t in zip(range(lo, hi), J.to(dtype)):
+        J = J.to(dtype)
+        bad = (~torch.isfinite(J)).flatten(1).any(1).nonzero()
+        if bad.numel():
+            raise ValueError(f"the Jacobian J_t is not finite at step t = {lo + int(bad[0]) + 1} of T = {T} (the state "
+                             f"or the cell's derivative overflowed); the Lyapunov exponents need finite Jacobians")
+        for t, J_t in zip(range(lo, hi), J):
             Q, R = torch.linalg.qr(J_t @ Q)
             if t >= warmup:
-                logs[t - warmup] = torch.log(R.diagonal().abs())
+                d = R.diagonal().abs()
+                lost = d <= RANK_LOSS_FACTOR * S * unit * torch.linalg.matrix_norm(J_t)
+                logs[t - warmup] = torch.where(lost, -math.inf, torch.log(d))
         if progress is not None:
             progress(hi - lo)
     exponents = logs.mean(0)
@@ -155,3 +179,37 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         stderr, drift = nan, nan.clone()
     return LyapunovSpectrum(exponents=exponents, finite_time=finite_time, window=window, warmup=warmup, steps=steps,
                             stderr=stderr, drift=drift)
+
+
+def kaplan_yorke_dimension(exponents) -> float:
+    """Kaplan–Yorke (Lyapunov) dimension of a spectrum: D = j + (λ_1 + … + λ_j)/|λ_{j+1}|, where j is the
+    largest index with λ_1 + … + λ_j ≥ 0 (exponents sorted descending); D = 0 when λ_1 < 0 and D = S (the
+    number of exponents) when every partial sum is ≥ 0. An exponent −inf (a singular product) contributes a
+    fraction 0.
+
+    Args:
+        exponents: (S,) Lyapunov exponents (any order; nats or bits per step, the ratio is unit-free), e.g.
+            :attr:`LyapunovSpectrum.exponents`; a tensor, array or sequence of numbers.
+
+    Returns:
+        D as a float in [0, S].
+
+    Raises:
+        ValueError: ``exponents`` empty, not 1-D, or holding NaN or +inf.
+
+    Source: J. L. Kaplan & J. A. Yorke, "Chaotic behavior of multidimensional difference equations",
+    Lecture Notes in Math. 730 (1979); Engelken, Wolf & Abbott (2023), Sec. II (attractor dimension).
+    """
+    lam = torch.as_tensor(exponents, dtype=torch.float64).detach().cpu()
+    if lam.dim() != 1 or lam.numel() == 0:
+        raise ValueError(f"exponents must be a non-empty 1-D sequence, got shape {tuple(lam.shape)}")
+    if torch.isnan(lam).any() or (lam == math.inf).any():
+        raise ValueError(f"exponents must not hold NaN or +inf, got {lam.tolist()}")
+    lam = torch.sort(lam, descending=True).values.tolist()
+    total, j = 0.0, 0
+    while j < len(lam) and total + lam[j] >= 0:
+        total += lam[j]
+        j += 1
+    if j == len(lam):
+        return float(j)
+    return j + (total / abs(lam[j]) if math.isfinite(lam[j]) else 0.0)

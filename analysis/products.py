@@ -283,7 +283,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     Each factor and each block is kept scaled by an exact power of two (:func:`_scale_factors`,
     :func:`_keep_in_range`; with ``rows``, :func:`_keep_near_top` and a scaled copy of the kept columns), so
     products far below or above 1 are certified to the same relative tolerance; a value outside float64's
-    normal range is rounded when it is written to the map (to 0 below about 4.9e-324, to inf above 1.8e308).
+    normal range is rounded when it is written to the map (to 0 below about 4.9e-324, to inf above 1.8e308);
+    ``"spectral_log2"`` writes log₂ of the spectral norm instead, which holds any magnitude (−inf for 0).
     What a block cannot hold is a part more than about 1e-285 below its own largest entry (1e-600 with
     ``rows``): that part is lost as in any floating-point product, within the forming error
     (t − s)·γ_h·∏‖M_k‖ of :mod:`analysis.jacobian`'s accuracy statement.
@@ -297,7 +298,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
         M: (T, h, h) right factors (J_tᵀ for ∂h/∂h, J_t⁻¹ for inverse products).
         starts: (S, p, h) start blocks; birth: (S,) non-decreasing times in [0, T].
         rows: columns kept (a 1-D long tensor) or None for all.
-        want: names among "spectral", "frobenius".
+        want: names among "spectral", "frobenius", "spectral_log2".
         rtol: relative tolerance of the spectral norms. block: Krylov block size k (blocks with
             min(p, q) ≤ k are done exactly). max_iter: Krylov blocks per pair and step before the Gram path.
         stats: counters (:func:`new_stats`) updated in place.
@@ -320,7 +321,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     outs = {name: torch.zeros(T + 1, T + 1, **kw) for name in want}
     bufs = [torch.empty(S, p, h, **kw), torch.empty(S, p, h, **kw)]
     k = min(block, p, q)
-    iterative = "spectral" in want and k < min(p, q) and not exact
+    spectral = "spectral" in want or "spectral_log2" in want
+    iterative = spectral and k < min(p, q) and not exact
     mode = None
     if iterative:
         gen = torch.Generator().manual_seed(0)  # fixed start rows: the maps are deterministic
@@ -380,7 +382,7 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
                 hint = torch.full((hi - lo,), float("nan"), **kw)
                 hint[:min(hi, old) - lo] = lam[lo:min(hi, old)] * step_norm2[t - 1] * (1 + rtol) ** 2
             lam[lo:hi] = _spectral(A, f2, V[lo:hi], mode[lo:hi], since[lo:hi], werr[lo:hi], rtol, max_iter, st, hint)
-        elif "spectral" in want:
+        elif spectral:
             lam[lo:hi] = exact_top(A)
             st["dense_small"] += hi - lo
         cols = birth[lo:hi]
@@ -388,6 +390,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             outs["frobenius"][t, cols] = _ldexp(f2.sqrt(), scale)
         if "spectral" in want:
             outs["spectral"][t, cols] = _ldexp(lam[lo:hi].clamp_min(0).sqrt(), scale)
+        if "spectral_log2" in want:  # the block's power of two added to the log: no over- or underflow
+            outs["spectral_log2"][t, cols] = 0.5 * torch.log2(lam[lo:hi].clamp_min(0)) + scale
 
     def tile(t0: int, t1: int, lo: int, hi: int) -> dict:
         st = new_stats()

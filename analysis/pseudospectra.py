@@ -41,7 +41,8 @@ from rnnaudit.analysis.spectra import as_square_matrix
 from rnnaudit.limits import check_sizes
 
 __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid", "transient_growth",
-           "TransientGrowth", "kreiss_constant", "KreissEstimate", "NORMAL_TOL"]
+           "TransientGrowth", "kreiss_constant", "KreissEstimate", "NORMAL_TOL", "pseudospectral_abscissa",
+           "pseudospectral_radius"]
 
 #: A counts as normal when its Schur factor's strictly upper part has ‖N‖_F ≤ NORMAL_TOL·‖A‖_F; then
 #: σ_min(zI − A) is taken as min_i |z − λ_i|, off by at most ‖N‖₂ ≤ ‖N‖_F (Weyl). The complex Schur
@@ -515,9 +516,12 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     |z| = 1 + s (s log-spaced from s_lo = min(1e-2, max(1e-8, (1 − ρ)/100)) to 100·max(1, ‖A‖₂))
     × equally spaced angles, then refining the ``refine`` best grid points by Nelder–Mead in
     (log s, arg z). Every value returned is f at an actual point (or the limit f → 1 as
-    |z| → ∞), so **the result is a lower estimate of the supremum** (up to the rounding of f,
-    relatively ≲ 1e-8 at s = 1e-8), never an upper bound; it is exact only if the maximiser is
-    found. K(A) ≥ 1 always (the |z| → ∞ limit); K(A) = 1 for a normal A with ρ(A) ≤ 1;
+    |z| → ∞), so **the result is a lower estimate of the supremum** (up to the rounding of f:
+    |z| − 1 carries an absolute error of about 2u from |z| and σ_min one of about u·‖A‖₂, so f is
+    off relatively by ≲ (2 + ‖A‖₂)·u/s, ≈ 3.3e-8 at s = 1e-8 for ‖A‖₂ = 1), never an upper bound; it
+    is exact only if the maximiser is found. K(A) ≥ 1 always (the |z| → ∞ limit); K(A) = 1 for a
+    normal A with ρ(A) ≤ 1, returned exactly as 1 (without the grid) when A is normal to within
+    ``normal_tol`` and ρ(A) ≤ 1 + rho_tol: then f(z) = (|z| − 1)/min_i |z − λ_i| ≤ 1 everywhere;
     K(A) = ∞ if ρ(A) > 1, which is returned as ``inf`` when ρ(A) > 1 + rho_tol (rho_tol absorbs
     the rounding of eigenvalues on the unit circle). If ρ(A) = 1 with a defective unimodular
     eigenvalue, K(A) = ∞ too but the estimate is only large (≈ 1/s_lo = 1e8 for J_2(1)).
@@ -551,6 +555,8 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     rho = float(np.abs(solver.t).max())
     if rho > 1 + rho_tol:
         return KreissEstimate(value=math.inf, z=complex(solver.t[np.argmax(np.abs(solver.t))]), rho=rho)
+    if solver.is_normal(normal_tol):  # |z| − 1 ≤ min_i |z − λ_i| for ρ ≤ 1: the sup is the |z| → ∞ limit
+        return KreissEstimate(value=1.0, z=None, rho=rho)
     rng = np.random.default_rng(seed)
     norm = float(scipy.linalg.norm(solver.T, 2))
 
@@ -585,3 +591,141 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
         if v > best:
             best, best_z = v, complex(z[0])
     return KreissEstimate(value=best, z=best_z, rho=rho)
+
+
+# ------------------------------------------------------------------------- pseudospectral abscissa and radius
+#: Imaginary parts below this multiple of √u·(‖A‖_F + ε) count as rounding of a real eigenvalue of the
+#: Hamiltonian-like matrix of :func:`_outermost`: where a line only touches Λ_ε (a double eigenvalue) rounding
+#: splits the pair by O(√u) of the scale, which must not hide the touching point.
+_REAL_EIG_TOL = 1e2
+
+
+def _outermost(B: np.ndarray, eps: float, scale: float) -> float:
+    """The largest real x with ε a singular value of xI − B (−inf if none): the largest real eigenvalue of
+    [[B, −εI], [−εI, B^H]] (for (B − xI)v = εu, (B − xI)^H u = εv). It is the rightmost point of Λ_ε(B) on the
+    real axis: σ_min(xI − B) → ∞ as x → ∞ and never equals ε beyond it."""
+    n = B.shape[0]
+    eye = np.eye(n)
+    H = np.block([[B, -eps * eye], [-eps * eye, B.conj().T]])
+    mu = np.linalg.eigvals(H)
+    real = mu[np.abs(mu.imag) <= _REAL_EIG_TOL * math.sqrt(np.finfo(float).eps) * scale]
+    return float(real.real.max()) if real.size else -math.inf
+
+
+def _maximise(f, lo: float, hi: float, n_grid: int, seeds: np.ndarray, refine: int) -> tuple[float, float]:
+    """max of the scalar function f on [lo, hi]: a grid of n_grid points plus ``seeds``, then bounded Brent
+    refinement around the ``refine`` best points (one grid step either side)."""
+    ts = np.unique(np.concatenate([np.linspace(lo, hi, n_grid), seeds[(seeds >= lo) & (seeds <= hi)]]))
+    vals = np.array([f(t) for t in ts])
+    best_t, best = float(ts[int(np.argmax(vals))]), float(vals.max())
+    step = (hi - lo) / max(1, n_grid - 1)
+    for i in np.argsort(vals)[::-1][:refine]:
+        if not np.isfinite(vals[i]):
+            continue
+        a, b = max(lo, ts[i] - step), min(hi, ts[i] + step)
+        if b <= a:
+            continue
+        res = scipy.optimize.minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded",
+                                             options={"xatol": 1e-12 * max(1.0, abs(ts[i]))})
+        if -res.fun > best:
+            best_t, best = float(res.x), float(-res.fun)
+    return best_t, best
+
+
+def _check_eps(eps) -> float:
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < math.inf:
+        raise ValueError(f"eps must be a finite number > 0, got {eps!r}")
+    return float(eps)
+
+
+def _check_grid(n_grid, refine) -> None:
+    for name, v, low in (("n_grid", n_grid, 2), ("refine", refine, 0)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+
+def pseudospectral_abscissa(A, eps: float, *, n_grid: int = 256, refine: int = 4,
+                            normal_tol: float = NORMAL_TOL) -> Tensor:
+    """ε-pseudospectral abscissa α_ε(A) = max{Re z : σ_min(zI − A) ≤ ε}, the rightmost extent of Λ_ε(A).
+
+    For a normal A (to within ``normal_tol``, as :func:`sigma_min`) Λ_ε(A) is the union of the discs of radius
+    ε about the eigenvalues and α_ε = max_i Re λ_i + ε, returned as that sum. Otherwise, on each horizontal line
+    Im z = y the rightmost point of Λ_ε is the largest real eigenvalue x(y) of the 2n × 2n matrix
+    [[A − iyI, −εI], [−εI, A^H + iyI]] (the horizontal search of the criss-cross method), and α_ε = max_y x(y)
+    over the lines that can meet Λ_ε (|y − Im λ_i| ≤ ε + ‖N‖_F for some eigenvalue, by Weyl's inequality):
+    a grid of ``n_grid`` lines plus the eigenvalues' own, refined by bounded Brent steps around the ``refine``
+    best. Every value returned is x(y) at an actual line, so it is a lower estimate of α_ε, exact when the best
+    line is found (the criss-cross method of Burke, Lewis & Overton 2003 certifies it; this search does not).
+
+    Args:
+        A: (n, n) real or complex matrix (tensor, array, or RecurrentCell). eps: ε > 0.
+        n_grid: horizontal lines of the grid (≥ 2). refine: best lines refined (≥ 0).
+        normal_tol: as for :func:`sigma_min` (0: never the normal formula).
+
+    Returns:
+        0-d tensor, A's real dtype, on A's device.
+
+    Raises:
+        ValueError: bad A (see :func:`analysis.spectra.as_square_matrix`), eps not a finite number > 0, bad
+            n_grid, refine or normal_tol.
+
+    Source: enrnn.md Sec. 2 (pseudospectra); Trefethen & Embree, "Spectra and Pseudospectra" (2005), Ch. 14;
+    J. V. Burke, A. S. Lewis & M. L. Overton, IMA J. Numer. Anal. 23 (2003) (the Hamiltonian test);
+    EigTool's ``psa``.
+    """
+    A = as_square_matrix(A)
+    eps = _check_eps(eps)
+    _check_grid(n_grid, refine)
+    _check_normal_tol(normal_tol)
+    solver = _ShiftedSchur(A)
+    lam = solver.t
+    if solver.is_normal(normal_tol):
+        value = float(lam.real.max()) + eps
+    else:
+        An = solver.T  # unitarily similar to A: the same Λ_ε
+        reach = eps + solver.departure
+        scale = solver.scale + eps
+        _, value = _maximise(lambda y: _outermost(An - 1j * y * np.eye(solver.n), eps, scale),
+                             float(lam.imag.min()) - reach, float(lam.imag.max()) + reach, n_grid,
+                             lam.imag[lam.real >= lam.real.max() - reach], refine)
+    return torch.tensor(value, dtype=_real_dtype(A), device=A.device)
+
+
+def pseudospectral_radius(A, eps: float, *, n_grid: int = 256, refine: int = 4,
+                          normal_tol: float = NORMAL_TOL) -> Tensor:
+    """ε-pseudospectral radius ρ_ε(A) = max{|z| : σ_min(zI − A) ≤ ε}, the outermost extent of Λ_ε(A).
+
+    For a normal A (to within ``normal_tol``) ρ_ε = ρ(A) + ε, returned as that sum. Otherwise, on each ray
+    arg z = θ the outermost point of Λ_ε is r(θ) = the largest real eigenvalue of [[B, −εI], [−εI, B^H]] with
+    B = e^{−iθ}A (σ_min(re^{iθ}I − A) = σ_min(rI − B)), and ρ_ε = max_θ r(θ): a grid of ``n_grid`` angles plus
+    the eigenvalues' own, refined by bounded Brent steps around the ``refine`` best. A lower estimate of ρ_ε,
+    exact when the best ray is found (the criss-cross method of Mengi & Overton 2005 certifies it).
+
+    Args:
+        A: (n, n) real or complex matrix (tensor, array, or RecurrentCell). eps: ε > 0.
+        n_grid: rays of the grid (≥ 2). refine: best rays refined (≥ 0).
+        normal_tol: as for :func:`sigma_min` (0: never the normal formula).
+
+    Returns:
+        0-d tensor, A's real dtype, on A's device.
+
+    Raises:
+        ValueError: as :func:`pseudospectral_abscissa`.
+
+    Source: enrnn.md Sec. 2 (transient growth "as determined by the pseudo spectrum": sup_k ‖A^k‖ ≥
+    (ρ_ε − 1)/ε, Trefethen & Embree (2005), Thm. 16.4); E. Mengi & M. L. Overton, IMA J. Numer. Anal. 25 (2005);
+    EigTool's ``psr``.
+    """
+    A = as_square_matrix(A)
+    eps = _check_eps(eps)
+    _check_grid(n_grid, refine)
+    _check_normal_tol(normal_tol)
+    solver = _ShiftedSchur(A)
+    lam = solver.t
+    if solver.is_normal(normal_tol):
+        value = float(np.abs(lam).max()) + eps
+    else:
+        An, scale = solver.T, solver.scale + eps
+        _, value = _maximise(lambda th: _outermost(np.exp(-1j * th) * An, eps, scale), 0.0, 2 * math.pi,
+                             n_grid, np.mod(np.angle(lam), 2 * math.pi), refine)
+    return torch.tensor(value, dtype=_real_dtype(A), device=A.device)

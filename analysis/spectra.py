@@ -183,7 +183,9 @@ def schur_departure(A) -> Tensor:
     (scipy.linalg.schur, output='complex'), D diagonal, N strictly upper triangular.
 
     ‖N‖_F is the same for every Schur form of A and equals :func:`henrici_departure` in exact
-    arithmetic; computed this way it is backward stable (error ≈ u·‖A‖_F, no cancellation).
+    arithmetic; computed this way it is backward stable (error ≈ u·‖A‖_F, no cancellation), and the
+    norm is taken on N scaled by its largest entry, so it neither overflows nor underflows where
+    ‖N‖_F itself is a float (``[[1e300, 1e300], [0, 1]]`` gives 1e300, not inf).
 
     Returns:
         0-d real tensor (A's real dtype, on A's device). Computed on the CPU.
@@ -195,7 +197,9 @@ def schur_departure(A) -> Tensor:
     """
     A = as_square_matrix(A)
     T, _ = scipy.linalg.schur(A.cpu().numpy(), output="complex")
-    val = float(np.linalg.norm(np.triu(T, 1)))
+    N = np.triu(T, 1)
+    big = float(np.abs(N).max()) if N.size else 0.0
+    val = big * float(np.linalg.norm(N / big)) if 0 < big < math.inf else big
     return torch.tensor(val, dtype=_real_dtype(A), device=A.device)
 
 

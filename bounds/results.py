@@ -21,7 +21,8 @@ class CaseRecord:
         h, T: the case's size. ratio: its largest measured/bound. parts: measured/bound per part.
         failed_assumptions: the assumptions it fails, with their measured values.
         origin: ``"random"``, ``"structured"`` (a :attr:`CaseSpace.starts` construction),
-            ``"ascent"`` or ``"given"`` (fed by hand).
+            ``"ascent"``, ``"global"`` (the global optimiser of :mod:`rnnaudit.bounds.global_search`) or
+            ``"given"`` (fed by hand).
         vacuous: the claim's vacuity test said so for this case.
         errors: for identity parts, ``{part: (absolute error, ‖truth‖)}``.
         case: the case itself, kept only where a counterexample may need it.
@@ -59,6 +60,9 @@ class ClaimResult:
     worst_counterexample: str | None = None
     worst_counterexample_case: CaseRecord | None = None
     exact: ExactVerdict | None = None
+    #: results.json's ``search`` entry (:func:`rnnaudit.bounds.global_search.method_summary`): the best ratio
+    #: per part found by each search method; None for results not made by ``check_claim``.
+    search: dict | None = None
 
     @property
     def worst_record(self) -> CaseRecord | None:
@@ -124,6 +128,7 @@ class ClaimResult:
             "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
             "worst_counterexample": self.worst_counterexample, **self._evidence(),
+            "search": self.search if self.search is not None else {"methods": None},
         }
 
     def _evidence(self) -> dict:

@@ -5,7 +5,9 @@
 1. draws ``n_random`` cases over the claim's (h, T) grid, adds the claim's structured
    constructions (``cases.starts``) at every size, and measures measured/bound;
 2. runs projected gradient ascent on log(measured/bound) from ``restarts`` starts, projecting
-   back onto the assumptions after every step, and records every iterate;
+   back onto the assumptions after every step, and records every iterate; where the case at the
+   smallest size has at most 20 free scalars, also a global optimiser with the same budget
+   (:mod:`rnnaudit.bounds.global_search`), whose cases are recorded and re-checked the same way;
 3. gives the verdict: ``violated`` if the worst ratio exceeds ``1 + tolerance``,
    ``vacuous`` if the claim's own test says the bound exceeds any possible value in every
    case, ``inconclusive`` if no case could be measured, else ``holds``;
@@ -31,6 +33,7 @@ import torch
 from rnnaudit.atomic import atomic_path
 from rnnaudit.bounds.cases import case_from_state, case_state, copy_case
 from rnnaudit.bounds.core import PROFILES, Claim, Profile, safe_ratio
+from rnnaudit.bounds.global_search import global_search, method_summary
 from rnnaudit.bounds.results import CaseRecord, ClaimResult
 
 __all__ = ["check_claim", "evaluate_cases", "measure_case", "claim_generator", "save_counterexample",
@@ -169,12 +172,14 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
         _ascent(claim, case, profile, records, device, dtype)
         if progress:
             progress(1)
+    run = global_search(claim, profile, seed=seed, records=records, record=_record, device=device, dtype=dtype)
     outside = [r for r in records if r.failed_assumptions and not math.isnan(r.ratio)]
     errors = [f"{len(outside)} case(s) left the assumptions and were excluded "
               f"(first: {outside[0].failed_assumptions[0]})."] if outside else []
     kept = [r for r in records if not r.failed_assumptions or math.isnan(r.ratio)]
     verdict = _verdict(claim, kept)
-    result = ClaimResult(claim, verdict, kept, errors=errors, exact=claim.exact() if claim.exact else None)
+    result = ClaimResult(claim, verdict, kept, errors=errors, exact=claim.exact() if claim.exact else None,
+                         search=method_summary(run, kept))
     if verdict == "violated":
         _attach_counterexample(result, out_dir)
     keep = (result.counterexample_case, result.worst_counterexample_case)

@@ -15,7 +15,9 @@ __all__ = ["plot_lyapunov"]
 @styled
 def plot_lyapunov(spectrum, *, title: str = "", top: int = 5, ax=None):
     """Two panels: the exponents λ_i (nats per step) against i with ±2 standard errors and the line λ = 0,
-    and the finite-time exponents of the ``top`` largest per window (convergence).
+    and the finite-time exponents of the ``top`` largest per window (convergence). An exponent −inf (a
+    product that lost rank) is drawn as a downward triangle at the bottom edge of the left panel, labelled
+    "−∞"; a finite-time exponent −inf likewise at the bottom of the right panel.
 
     Args:
         spectrum: a :class:`rnnaudit.analysis.lyapunov.LyapunovSpectrum`.
@@ -43,13 +45,20 @@ def plot_lyapunov(spectrum, *, title: str = "", top: int = 5, ax=None):
     a.errorbar(index[finite], exps[finite], yerr=2 * np.nan_to_num(err[finite]), fmt="o", ms=3, capsize=2,
                color=series_style(0)["color"])
     a.axhline(0.0, color=REFERENCE_COLOR, lw=0.8, ls="--")
+    _mark_minus_inf(a, index[~finite], np.isneginf(exps[~finite]))
+    if not finite.all():
+        a.legend(fontsize=8, loc="upper right")
     a.set_xlabel("index i")
     a.set_ylabel("$\\lambda_i$ (nats per step)")
     a.set_title(f"Lyapunov spectrum ({spectrum.steps} steps after {spectrum.warmup} warm-up)")
+    ends = np.arange(1, windows.shape[0] + 1) * spectrum.window
     for i in range(min(top, windows.shape[1])):
-        b.plot(np.arange(1, windows.shape[0] + 1) * spectrum.window, windows[:, i], label=f"$\\lambda_{{{i + 1}}}$",
-               **series_style(i))
+        b.plot(ends, windows[:, i], label=f"$\\lambda_{{{i + 1}}}$", **series_style(i))
     b.axhline(0.0, color=REFERENCE_COLOR, lw=0.8, ls="--")
+    shown = windows[:, :min(top, windows.shape[1])]
+    rows, cols = np.nonzero(np.isneginf(shown))
+    _mark_minus_inf(b, ends[rows], np.ones(len(rows), dtype=bool), colors=[series_style(int(c))["color"] for c in cols],
+                    annotate=False)
     b.set_xlabel("counted steps (end of window)")
     b.set_ylabel(f"finite-time exponent over {spectrum.window} steps")
     b.set_title("convergence")
@@ -60,3 +69,18 @@ def plot_lyapunov(spectrum, *, title: str = "", top: int = 5, ax=None):
     attach_data(fig, {"index": index, "exponent": exps, "stderr": err,
                       **{f"finite_time/{i + 1}": windows[:, i] for i in range(windows.shape[1])}})
     return fig
+
+
+def _mark_minus_inf(ax, xs, neg, colors=None, annotate: bool = True) -> None:
+    """Values −inf at positions ``xs`` (``neg`` True) as triangles on the lower edge of ``ax`` (matplotlib would
+    drop them silently), in the legend as "−∞ (singular product)" and, with ``annotate``, each labelled "−∞".
+    Nothing is drawn when there are none."""
+    xs = np.asarray(xs)[np.asarray(neg, dtype=bool)]
+    if xs.size == 0:
+        return
+    colors = colors if colors is not None else [series_style(0)["color"]] * xs.size
+    ax.scatter(xs, np.zeros(xs.size), transform=ax.get_xaxis_transform(), marker="v", s=30, c=colors,
+               clip_on=False, zorder=3, label="$-\\infty$ (singular product)")
+    for x in xs if annotate else ():
+        ax.annotate("$-\\infty$", (x, 0), xycoords=ax.get_xaxis_transform(), xytext=(0, 6),
+                    textcoords="offset points", ha="center", fontsize=7)

@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from rnnaudit.atomic import write_json_atomic, write_text_atomic
+from rnnaudit.bounds.global_search import AGREEMENT_LOG_TOL, disagreements
 from rnnaudit.bounds.results import ClaimResult
 from rnnaudit.figures.audit_report import render_audit_html, render_audit_markdown
 from rnnaudit.figures.html import VERDICT_ORDER, fmt_number
@@ -101,6 +102,7 @@ def render_markdown(doc: dict) -> str:
                 lines += ["", f"*Corrected form:* `{fixed['id']}` ({fixed['verdict']}): {fixed['statement']}"]
             if c.get("counterexample"):
                 lines += ["", f"*Reproduce* (from this directory): `rnnaudit reproduce {c['counterexample']}`"]
+    lines += _method_disagreements(claims)
     lines += ["", "## All claims", "", "| claim | source | verdict | worst ratio | what breaks |",
               "|---|---|---|---|---|"]
     for c in claims:
@@ -129,6 +131,26 @@ def render_markdown(doc: dict) -> str:
         for f in doc["figures"]:
             lines += ["", f"![{f['caption']}]({f['path']})", "", f"*{f['caption']}*"]
     return "\n".join(lines) + "\n"
+
+
+def _method_disagreements(claims: list[dict]) -> list[str]:
+    """The claim parts where the gradient ascent and the global optimiser (results.json ``search.methods``)
+    found best ratios more than AGREEMENT_LOG_TOL apart in log, the optimiser's worse (larger) finds first."""
+    rows = [(c["id"], part, a, g) for c in claims for part, a, g in disagreements(c.get("search"))]
+    searched = sum(1 for c in claims if (c.get("search") or {}).get("methods"))
+    if not searched:
+        return []
+    out = ["", "## Search methods that disagree", "",
+           f"{searched} claims have at most 20 free parameters at their smallest size and were searched by both "
+           f"projected gradient ascent and differential evolution with the same budget; listed: every part where "
+           f"the best ratios differ by more than {AGREEMENT_LOG_TOL:g} in log. A larger ratio from the optimiser "
+           "means the ascent missed a worse case; a smaller one may be the optimiser's single, smallest size."]
+    if not rows:
+        return out + ["", "None."]
+    out += ["", "| claim | part | ascent | global optimiser |", "|---|---|---:|---:|"]
+    rows.sort(key=lambda r: (not r[3] > r[2], r[0]))
+    out += [f"| `{i}` | {_md_cell(part)} | {fmt_number(a)} | {fmt_number(g)} |" for i, part, a, g in rows]
+    return out
 
 
 def write_results(doc: dict, out_dir: str | os.PathLike) -> None:

@@ -330,3 +330,35 @@ def test_bad_arguments_raise_value_errors():
         hidden_jacobian_maps(cell, torch.randn(0, 2, dtype=F64))  # T = 0
     with pytest.raises(ValueError, match="s <= t"):
         pair_jacobian(cell, x, 3, 2)
+
+
+def test_smallest_is_represented_without_underflow_below_5_6e_309():
+    """h_t = diag(0.1, 0.5) h_{t−1}: σ_min(∂h_t/∂h_s) = 0.1^(t−s) exactly. 1/‖P⁻¹‖ taken as a float was 0 from
+    0.1^309 on (‖P⁻¹‖ = 1e309 overflows); the value is now a subnormal down to 4.9e-324, and log₁₀ σ_min is
+    −(t − s) at any gap, −400 included."""
+    from rnnaudit.cells import wrap
+    F = torch.float64
+    D = torch.diag(torch.tensor([0.1, 0.5], dtype=F))
+    cell = wrap(lambda x_t, h: h @ D.mT + 0 * x_t[..., :1], input_size=1, state_size=2)
+    m = hidden_jacobian_maps(cell, torch.zeros(400, 1, dtype=F), norms=("smallest",))
+    assert float(m.smallest[308, 0]) == pytest.approx(1e-308, rel=1e-12)
+    assert float(m.smallest[320, 0]) == pytest.approx(1e-320, rel=1e-3)  # a subnormal: 3 digits left
+    assert float(m.smallest[400, 0]) == 0.0
+    gaps = torch.tensor([1, 100, 309, 320, 400])
+    assert torch.allclose(m.smallest_log10[gaps, 0], -gaps.double(), rtol=0, atol=1e-10)
+    assert math.isnan(float(m.smallest_log10[0, 5]))  # above the diagonal
+
+
+def test_smallest_log10_is_minus_infinity_for_a_singular_product_and_averages_in_log_space():
+    from rnnaudit.cells import wrap
+    F = torch.float64
+    D = torch.diag(torch.tensor([0.0, 0.5], dtype=F))
+    cell = wrap(lambda x_t, h: h @ D.mT + 0 * x_t[..., :1], input_size=1, state_size=2)
+    m = hidden_jacobian_maps(cell, torch.zeros(2, 5, 1, dtype=F), norms=("smallest",))
+    assert float(m.smallest_log10[3, 1]) == -math.inf and float(m.smallest[3, 1]) == 0.0
+    E = torch.diag(torch.tensor([0.1, 0.5], dtype=F))
+    both = wrap(lambda x_t, h: torch.where(x_t[..., :1] > 0, h @ E.mT, h @ (E / 10).mT), input_size=1, state_size=2)
+    x = torch.stack([torch.ones(3, 1, dtype=F), -torch.ones(3, 1, dtype=F)])
+    m = hidden_jacobian_maps(both, x, norms=("smallest",))
+    assert float(m.smallest_log10[3, 0]) == pytest.approx(math.log10((1e-3 + 1e-6) / 2), rel=1e-12)
+    assert float(m.smallest[3, 0]) == pytest.approx((1e-3 + 1e-6) / 2, rel=1e-12)

@@ -158,3 +158,60 @@ def test_bad_arguments_are_named():
         lyapunov_spectrum(cell, torch.randn(2, 10, 2, dtype=F64))
     with pytest.raises(ValueError, match="dtype"):
         lyapunov_spectrum(cell, torch.randn(10, 2))
+
+
+def _linear(D: torch.Tensor):
+    return wrap(lambda x_t, h: h @ D.mT + 0 * x_t[..., :1], input_size=1, state_size=D.shape[0])
+
+
+def test_an_overflowing_trajectory_is_refused_naming_the_step():
+    """h_t = diag(1.2, 0.5) h_{t−1}, h_0 = 1: 1.2^t passes 1.8e308 at t = ⌈log(1.8e308)/log 1.2⌉ = 3894. Up to
+    T = 3800 the exponents are log 1.2, log 0.5 (after a warm-up that aligns Q: (0.5/1.2)^100 ≈ 1e-38); at
+    T = 4000 the state is inf, and the spectrum would be NaN."""
+    cell = _linear(torch.diag(torch.tensor([1.2, 0.5], dtype=F64)))
+    ok = lyapunov_spectrum(cell, torch.zeros(3800, 1, dtype=F64), h0=torch.ones(2, dtype=F64), warmup=100)
+    assert torch.allclose(ok.exponents, torch.tensor([1.2, 0.5], dtype=F64).log(), rtol=0, atol=1e-12)
+    first = math.ceil(math.log(torch.finfo(F64).max) / math.log(1.2))
+    with pytest.raises(ValueError, match=f"not finite from step t = {first} of T = 4000"):
+        lyapunov_spectrum(cell, torch.zeros(4000, 1, dtype=F64), h0=torch.ones(2, dtype=F64))
+
+
+def test_a_non_finite_jacobian_is_refused_naming_the_step():
+    """A map whose state stays finite but whose derivative does not: h ↦ √|h| at h = 0, switched on at step 3."""
+    cell = wrap(lambda x_t, h: torch.where(x_t[..., :1] > 0, h.abs().sqrt(), h), input_size=1, state_size=1)
+    x = torch.tensor([[0.0], [0.0], [1.0]], dtype=F64)
+    with pytest.raises(ValueError, match="J_t is not finite at step t = 3 of T = 3"):
+        lyapunov_spectrum(cell, x)
+
+
+def test_products_that_lose_rank_give_minus_infinity_not_rounding_noise():
+    """A ReLU RNN with a dense W ≥ 0 whose units 0–3 are off at every step (bias −100) and units 4–7 on (bias 1,
+    h ≥ 0): J_t = diag(ReLU′(z_t)) W has rank 4, so λ_5 … λ_8 are −∞.
+    QR of J_t Q returns those R_ii as rounding noise (≈ 1e-17), whose logs were
+    reported as exponents of −12 … −95; the live exponents stay finite."""
+    g = torch.Generator().manual_seed(0)
+    rnn = nn.RNN(2, 8, batch_first=True, dtype=F64, nonlinearity="relu").eval()
+    with torch.no_grad():
+        rnn.weight_hh_l0.copy_(0.2 * torch.rand(8, 8, generator=g, dtype=F64))
+        rnn.weight_ih_l0.zero_()
+        rnn.bias_ih_l0.zero_()
+        rnn.bias_hh_l0.copy_(torch.tensor([-100.0] * 4 + [1.0] * 4, dtype=F64))
+    res = lyapunov_spectrum(rnn, torch.zeros(300, 2, dtype=F64))
+    assert torch.isfinite(res.exponents[:4]).all(), res.exponents
+    assert (res.exponents[4:] == -math.inf).all(), res.exponents
+
+
+def test_kaplan_yorke_dimension_known_answers():
+    from rnnaudit.analysis.lyapunov import kaplan_yorke_dimension
+    # Lorenz-like: 0.9, 0, −14.6 → 2 + 0.9/14.6
+    assert kaplan_yorke_dimension([0.9, 0.0, -14.6]) == pytest.approx(2 + 0.9 / 14.6, rel=1e-15)
+    shuffled = torch.tensor([-14.6, 0.9, 0.0], dtype=F64)
+    assert kaplan_yorke_dimension(shuffled) == pytest.approx(2 + 0.9 / 14.6, rel=1e-15)
+    assert kaplan_yorke_dimension([-0.1, -0.2]) == 0.0  # a stable fixed point
+    assert kaplan_yorke_dimension([0.3, 0.1]) == 2.0  # volumes grow in every direction
+    assert kaplan_yorke_dimension([0.5, -math.inf]) == 1.0  # a singular direction adds nothing
+    assert kaplan_yorke_dimension([1.0, -0.5, -1.0]) == pytest.approx(2.5)
+    for bad, message in [([], "non-empty 1-D"), ([[0.1]], "non-empty 1-D"), ([0.1, math.nan], "NaN or \\+inf"),
+                         ([math.inf], "NaN or \\+inf")]:
+        with pytest.raises(ValueError, match=message):
+            kaplan_yorke_dimension(bad)

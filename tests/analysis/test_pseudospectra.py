@@ -323,3 +323,62 @@ def test_transient_growth_reports_overflowed_powers_as_inf():
     growth = transient_growth(2 * torch.eye(3, dtype=torch.float64), 2000)
     assert growth.curve[1023].item() == 2.0 ** 1023 and torch.isinf(growth.curve[1024:]).all()
     assert growth.peak == math.inf and growth.k_peak == 1024
+
+
+def _orthogonal(n, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.linalg.qr(torch.randn(n, n, generator=g, dtype=torch.float64))[0]
+
+
+def test_kreiss_constant_of_an_orthogonal_matrix_is_one_within_its_documented_rounding():
+    """K(Q) = 1 for Q orthogonal: exactly 1 by the normal route; by the Lanczos route (normal_tol = 0) f carries
+    the documented relative rounding (2 + ‖A‖₂)·u/s at s = 1e-8, which was exceeded as 1.0000000222 was
+    documented as ≲ 1e-8."""
+    Q = _orthogonal(6)
+    assert kreiss_constant(Q).value == 1.0
+    lanczos = kreiss_constant(Q, normal_tol=0).value
+    assert 1.0 <= lanczos <= 1 + 3 * np.finfo(float).eps / 2 / 1e-8
+    # the negative control: a non-normal contraction still gets its grid search and a K above 1
+    assert kreiss_constant(torch.tensor([[0.5, 4.0], [0.0, 0.5]], dtype=torch.float64)).value > 1.5
+
+
+def test_pseudospectral_abscissa_and_radius_of_normal_matrices_are_max_re_plus_eps_and_rho_plus_eps():
+    from rnnaudit.analysis.pseudospectra import pseudospectral_abscissa, pseudospectral_radius
+    D = torch.diag(torch.tensor([0.3, -0.8, 0.55], dtype=torch.float64))
+    assert float(pseudospectral_abscissa(D, 0.125)) == 0.55 + 0.125
+    assert float(pseudospectral_radius(D, 0.125)) == 0.8 + 0.125
+    Q = 0.9 * _orthogonal(5, seed=1)
+    lam = torch.linalg.eigvals(Q)
+    for normal_tol in (NORMAL_TOL, 0.0):  # the formula, and the Hamiltonian search that must agree with it
+        assert float(pseudospectral_abscissa(Q, 0.1, normal_tol=normal_tol)) == pytest.approx(
+            float(lam.real.max()) + 0.1, abs=1e-10)
+        assert float(pseudospectral_radius(Q, 0.1, normal_tol=normal_tol)) == pytest.approx(0.9 + 0.1, abs=1e-10)
+
+
+def test_pseudospectral_abscissa_and_radius_agree_with_a_dense_svd_grid():
+    """A non-normal matrix: every grid point with σ_min ≤ ε (dense SVD) lies within the returned extents, and the
+    extents exceed the grid's by less than the grid spacing (the boundary point is within one cell of a grid
+    point inside)."""
+    from rnnaudit.analysis.pseudospectra import pseudospectral_abscissa, pseudospectral_radius
+    g = torch.Generator().manual_seed(0)
+    A = 0.4 * torch.randn(6, 6, generator=g, dtype=torch.float64) + torch.diag(torch.ones(5, dtype=torch.float64), 1)
+    eps, step = 0.1, 0.01
+    x = np.arange(-2.5, 2.5 + step / 2, step)
+    X, Y = np.meshgrid(x, x)
+    Z = X + 1j * Y
+    inside = sigma_min_dense(A, torch.from_numpy(Z)).numpy() <= eps
+    alpha, rho = float(pseudospectral_abscissa(A, eps)), float(pseudospectral_radius(A, eps))
+    assert X[inside].max() <= alpha <= X[inside].max() + step
+    assert np.abs(Z[inside]).max() <= rho <= np.abs(Z[inside]).max() + step * math.sqrt(2)
+    assert alpha > float(torch.linalg.eigvals(A).real.max()) + eps  # non-normal: beyond the discs
+
+
+def test_pseudospectral_extents_refuse_bad_arguments():
+    from rnnaudit.analysis.pseudospectra import pseudospectral_abscissa, pseudospectral_radius
+    A = torch.eye(2, dtype=torch.float64)
+    for f in (pseudospectral_abscissa, pseudospectral_radius):
+        for eps in (0, -1.0, math.inf, math.nan, True):
+            with pytest.raises(ValueError, match="eps must be a finite number > 0"):
+                f(A, eps)
+        with pytest.raises(ValueError, match="n_grid"):
+            f(A, 0.1, n_grid=1)

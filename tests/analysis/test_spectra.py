@@ -235,3 +235,12 @@ def test_huge_matrices_give_inf_or_the_scaled_departure_never_nan():
     assert henrici_departure(1e300 * jordan).item() == pytest.approx(1e300, rel=1e-12)
     assert henrici_departure(1e-300 * jordan).item() == pytest.approx(1e-300, rel=1e-12, abs=0)
     assert henrici_departure(torch.zeros(2, 2, dtype=torch.float64)).item() == 0.0
+
+
+def test_schur_departure_does_not_overflow_where_the_value_is_a_float():
+    """[[1e300, 1e300], [0, 1]] is its own Schur form: ‖N‖_F = 1e300 exactly; squaring the entry overflowed."""
+    from rnnaudit.analysis.spectra import schur_departure
+    assert float(schur_departure(torch.tensor([[1e300, 1e300], [0.0, 1.0]], dtype=torch.float64))) == 1e300
+    assert float(schur_departure(torch.tensor([[1e-300, 1e-300], [0.0, 1.0]], dtype=torch.float64))) == pytest.approx(
+        1e-300, rel=4e-16)
+    assert float(schur_departure(torch.eye(3, dtype=torch.float64))) == 0.0
