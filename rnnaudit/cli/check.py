@@ -10,6 +10,7 @@ __all__ = ["run"]
 
 
 def run(args) -> int:
+    from rnnaudit.bounds.core import VERDICTS
     from rnnaudit.checking import check
 
     result = check(args.paper, profile=args.profile, seed=args.seed, device=args.device, out_dir=args.out)
@@ -21,7 +22,10 @@ def run(args) -> int:
         exact = f"  ({r.exact.verdict} exactly)" if r.exact is not None else ""
         print(f"{r.claim.id:<{width}}  {verdict(r.verdict, 12)}  worst ratio "
               f"{'–' if worst is None else f'{worst:.4g}'}{exact}")
-    counts = {v: sum(r.verdict == v for r in result.results) for v in ("holds", "violated", "vacuous", "inconclusive")}
+        for rd in r.readings:
+            ratio = "–" if rd.worst_ratio is None else f"{rd.worst_ratio:.4g}"
+            print(f"{'':<{width}}    reading {rd.reading.name}: {verdict(rd.verdict)} (worst ratio {ratio})")
+    counts = {v: sum(r.verdict == v for r in result.results) for v in VERDICTS}
     print(", ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; wrote {args.out / 'results.json'}, "
           f"{args.out / 'report.md'} and {args.out / 'report.html'}")
-    return 1 if args.strict and result.violated else 0
+    return 1 if args.strict and any(r.verdict in args.strict for r in result.results) else 0  # --strict's verdicts

@@ -22,9 +22,9 @@ def test_results_json_follows_the_schema(report_dir):
     assert {"sgornn.hidden_state", "sgornn.theorem2", "sgornn.corollary1"} <= set(ids)
     for c in doc["claims"]:
         assert SCHEMA_CLAIM <= c.keys()
-        assert c["verdict"] in ("holds", "violated", "vacuous", "inconclusive")
+        assert c["verdict"] in ("holds", "false", "vacuous", "inconclusive")
         assert c["n_cases"] > 0 and isinstance(c["worst_ratio"], float)
-        assert (c["verdict"] == "violated") == (c["counterexample"] is not None)
+        assert (c["verdict"] == "false") == (c["counterexample"] is not None)
         if c["counterexample"]:
             assert (report_dir / c["counterexample"]).is_file()
 

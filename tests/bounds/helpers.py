@@ -21,7 +21,7 @@ def assert_has_power(claim: Claim, divide_by: float, profile: Profile = TINY, *,
     """The check has power: with the claim's bound divided by ``divide_by`` (a false statement when the
     true supremum exceeds 1/``divide_by``), it says ``violated`` on cases inside the assumptions."""
     result = check_claim(with_bound_scaled(claim, 1 / divide_by), profile, seed=seed)
-    assert result.verdict == "violated", (claim.id, result.worst_ratio)
+    assert result.verdict == "false", (claim.id, result.worst_ratio)
     assert result.errors == [] and result.counterexample_case.failed_assumptions == []
     return result
 
@@ -48,7 +48,7 @@ def assert_reproducible_violation(claim, profile: Profile, out_dir, *, seed: int
     of its assumptions, and its saved smallest counterexample reloads through the registry and
     reproduces the recorded ratio to ``rel``. Returns the reloaded case."""
     result = check_claim(claim, profile, seed=seed, out_dir=out_dir)
-    assert result.verdict == "violated" and result.errors == []
+    assert result.verdict == "false" and result.errors == []
     assert result.counterexample_case.failed_assumptions == []
     claim_id, case, recorded = load_counterexample(result.counterexample)
     assert claim_id == claim.id

@@ -51,13 +51,13 @@ def test_ratio_at_the_tolerance_holds_and_above_it_is_violated():
     assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
         claim.cases, sample=constant(1 + 0.5 * claim.tolerance, 1.0))), ONE).verdict == "holds"
     assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
-        claim.cases, sample=constant(1 + 2 * claim.tolerance, 1.0))), ONE).verdict == "violated"
+        claim.cases, sample=constant(1 + 2 * claim.tolerance, 1.0))), ONE).verdict == "false"
 
 
 def test_zero_over_zero_holds_and_positive_over_zero_is_infinite():
     assert check_claim(toy_claim(constant(0.0, 0.0)), ONE).verdict == "holds"
     result = check_claim(toy_claim(constant(1e-300, 0.0)), ONE)
-    assert result.verdict == "violated" and math.isinf(result.worst_ratio)
+    assert result.verdict == "false" and math.isinf(result.worst_ratio)
     r = safe_ratio(torch.tensor([0.0, 2.0, 3.0, -1.0]), torch.tensor([0.0, 0.0, 2.0, 0.0]))
     assert r.tolist() == [0.0, math.inf, 1.5, 0.0]  # −1 ≤ 0 holds
 
@@ -67,7 +67,7 @@ def test_vacuous_only_when_every_case_says_so():
     alternating = iter([True, False, True])
     assert check_claim(toy_claim(constant(0.5, 1.0), vacuous=lambda c: next(alternating)), ONE).verdict == "holds"
     # a violation is reported even where the bound is also vacuous elsewhere
-    assert check_claim(toy_claim(constant(2.0, 1.0), vacuous=lambda c: True), ONE).verdict == "violated"
+    assert check_claim(toy_claim(constant(2.0, 1.0), vacuous=lambda c: True), ONE).verdict == "false"
 
 
 def test_inconclusive_when_nothing_can_be_measured():
@@ -90,7 +90,7 @@ def test_a_sampled_case_outside_the_assumptions_is_excluded_and_reported():
 def test_hand_fed_cases_outside_the_assumptions_are_measured_and_listed():
     case = ToyCase(torch.tensor(3.0), torch.tensor(1.0), inside=False)
     result = evaluate_cases(toy_claim(constant(1.0, 1.0)), [case])
-    assert result.verdict == "violated" and result.records[0].failed_assumptions == ["inside (inside = False)"]
+    assert result.verdict == "false" and result.records[0].failed_assumptions == ["inside (inside = False)"]
 
 
 def test_the_saved_counterexample_is_the_smallest_violating_case(tmp_path):
@@ -120,7 +120,7 @@ def test_the_ascent_finds_a_violation_random_cases_miss():
     claim = toy_claim(sample, free=lambda c: [c.a], project=lambda c: c.a.clamp_(max=2.0))
     assert check_claim(claim, ONE).verdict == "holds"
     result = check_claim(claim, Profile("quick", n_random=2, restarts=1, ascent_steps=40, lr=0.1))
-    assert result.verdict == "violated" and result.worst_ratio == pytest.approx(2.0)
+    assert result.verdict == "false" and result.worst_ratio == pytest.approx(2.0)
 
 
 def test_worst_pair_follows_the_ratio_rule():
@@ -158,7 +158,7 @@ def test_identities_report_the_relative_error_of_the_formula():
         return {"formula = truth": (case.a, case.b, torch.tensor(4.0, dtype=F64))}
     claim = dataclasses.replace(toy_claim(constant(2.0, 1e-12)), evaluate=evaluate)
     entry = check_claim(claim, ONE).to_json()
-    assert entry["verdict"] == "violated" and entry["worst_ratio"] == pytest.approx(2e12)
+    assert entry["verdict"] == "false" and entry["worst_ratio"] == pytest.approx(2e12)
     assert entry["relative_error"] == pytest.approx(0.5) and entry["absolute_error"] == pytest.approx(2.0)
 
 

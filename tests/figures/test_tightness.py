@@ -10,10 +10,10 @@ from rnnaudit.figures import plot_tightness
 from rnnaudit.figures.tightness import is_T_independent, ratio_value
 
 CLAIMS = [{"id": "a.x", "verdict": "holds", "tightness": {"by_T": {"1": 0.5, "10": 0.9}, "by_h": {"4": 0.9}}},
-          {"id": "nc_gru.theorem1", "verdict": "violated",
+          {"id": "nc_gru.theorem1", "verdict": "false",
            "tightness": {"by_T": {"2": 0.5, "4": "inf", "8": "inf", "10": "inf"}, "by_h": {"4": "inf"}}},
           {"id": "a.z", "verdict": "holds", "tightness": {"by_T": {}, "by_h": {}}},
-          {"id": "spectral_rnn.param_count", "verdict": "violated", "tightness": {"by_T": {"1": 1312.0},
+          {"id": "spectral_rnn.param_count", "verdict": "false", "tightness": {"by_T": {"1": 1312.0},
                                                                                    "by_h": {"8": 1312.0}}}]
 
 

@@ -40,7 +40,7 @@ def test_exact_rank_is_exact():
 
 def test_exact_counterexample():
     verdict = proposition1.exact()
-    assert verdict.verdict == "violated" and "R_22 = 0" in verdict.detail
+    assert verdict.verdict == "false" and "R_22 = 0" in verdict.detail
 
 
 def _lapack_sign(B, **kw):
@@ -52,4 +52,4 @@ def _lapack_sign(B, **kw):
 def test_proposition1_corrected_check_has_power_against_the_other_sign(monkeypatch):
     monkeypatch.setattr(prop1_module, "proposition1_reflectors", _lapack_sign)
     result = check_claim(with_sizes(proposition1_corrected, [(3, 1)]), TINY, seed=0)
-    assert result.verdict == "violated" and result.worst_record.parts["R_ii ≥ 0"] > 1
+    assert result.verdict == "false" and result.worst_record.parts["R_ii ≥ 0"] > 1

@@ -28,7 +28,7 @@ def test_table1_violated_for_a_dense_recurrent_matrix():
     outgrows every cache at d_h = 4096 (128 MB), and the measured exponent is ≈ 2 > 1.5."""
     case = TimingCase((1024, 2048, 4096), T=4, d_i=2, fr_hidden=(8,), seed=0, recurrence="dense", reps=2, batch=1)
     result = evaluate_cases(table1, [case])
-    assert result.verdict == "violated", result.records[0].parts
+    assert result.verdict == "false", result.records[0].parts
     assert any(f.startswith("W_p applied as a permutation") for f in result.records[0].failed_assumptions)
 
 
