@@ -243,7 +243,7 @@ AUDIT = {"source": "runs/x", "first_failure": {"sgornn.theorem2: U = φ(Θ) orth
                          "assumptions_hold": False,
                          "assumptions": [{"name": "U = φ(Θ) orthogonal", "holds": False,
                                           "detail": "‖UᵀU − I‖₂ = 0.3"}]},
-                        {"id": "sgornn.eq3", "applies": True, "reason": None, "verdict": "false",
+                        {"id": "sgornn.eq3", "applies": True, "reason": None, "verdict": "violated",
                          "reading": "violated on this model, inside the assumptions", "worst_ratio": 1.5,
                          "assumptions_hold": True,
                          "assumptions": [{"name": "α_t ∈ (0, 1)", "holds": True, "detail": "α = 0.05"}]},
