@@ -187,3 +187,77 @@ def test_exact_verdicts_and_known_suprema_reach_the_results():
         Statement("Theorem 9")
     assert Statement("Theorem 9", ("x.y",)).status == "checked"
     assert Statement("eq. (1)", reason="a definition").status == "not checkable"
+
+
+# ------------------------------------------------------------------------- false, misprinted, readings
+def _reading(evaluate, name="b doubled"):
+    from rnnaudit.bounds import Reading
+
+    return Reading(name, "a ≤ 2b", "the toy's own text", evaluate)
+
+
+def test_printed_form_failing_with_a_reading_that_holds_is_misprinted():
+    claim = dataclasses.replace(toy_claim(constant(1.5, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "misprinted" and result.fails
+    (reading,) = result.readings
+    assert reading.verdict == "holds" and reading.worst_ratio == pytest.approx(0.75) and reading.n_cases == 3
+    entry = result.to_json()
+    assert entry["readings"] == [{"name": "b doubled", "statement": "a ≤ 2b", "support": "the toy's own text",
+                                  "verdict": "holds", "worst_ratio": pytest.approx(0.75), "n_cases": 3,
+                                  "exact": None}]
+    assert result.counterexample_case is not None  # saved for misprinted as for false
+
+
+def test_printed_form_failing_with_no_reading_that_holds_is_false():
+    # the negative control of the test above: the same reading, on a case where it fails too
+    claim = dataclasses.replace(toy_claim(constant(3.0, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "false" and result.readings[0].verdict == "false"
+    assert result.readings[0].worst_ratio == pytest.approx(1.5)
+
+
+def test_printed_form_holding_is_holds_whatever_a_reading_says():
+    claim = dataclasses.replace(toy_claim(constant(0.5, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ b/4": (c.a, c.b / 4)}, "b quartered"),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "holds" and result.readings[0].verdict == "false"
+
+
+def test_evaluate_cases_measures_the_readings_on_the_given_cases():
+    claim = dataclasses.replace(toy_claim(constant(1.0, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    inside = evaluate_cases(claim, [ToyCase(torch.tensor(1.5, dtype=F64), torch.tensor(1.0, dtype=F64))])
+    assert inside.verdict == "misprinted"
+    far = evaluate_cases(claim, [ToyCase(torch.tensor(5.0, dtype=F64), torch.tensor(1.0, dtype=F64))])
+    assert far.verdict == "false"
+
+
+def test_an_exact_counterexample_decides_a_strict_inequality_attained_with_equality():
+    """Ratio exactly 1 holds in floating point; an exact verdict that the strict form is attained makes it false."""
+    attained = ExactVerdict("violated", "a = b exactly, where a < b is stated")
+    claim = dataclasses.replace(toy_claim(constant(1.0, 1.0)), exact=lambda: attained)
+    result = check_claim(claim, ONE)
+    assert result.verdict == "false" and result.counterexample_case is not None
+    # the negative control: the same cases with an exact proof hold
+    proved = dataclasses.replace(claim, exact=lambda: ExactVerdict("proved", "a ≤ b"))
+    assert check_claim(proved, ONE).verdict == "holds"
+
+
+def test_a_reading_needs_the_text_that_supports_it():
+    from rnnaudit.bounds import Reading
+
+    with pytest.raises(ValueError, match="supports"):
+        Reading("x", "a ≤ 2b", "", lambda c: {})
+
+
+def test_a_finding_names_a_claim_of_its_entry_and_a_failing_verdict():
+    from rnnaudit.bounds.core import Finding
+
+    Statement("eq. 1", ("p.eq1",), finding=Finding("false", "p.eq1", "wrong"))
+    with pytest.raises(ValueError, match="not among its claims"):
+        Statement("eq. 1", ("p.eq1",), finding=Finding("false", "p.eq2", "wrong"))
+    with pytest.raises(ValueError, match="verdict"):
+        Finding("violated", "p.eq1", "wrong")
