@@ -137,8 +137,8 @@ def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], dev
     for _ in range(profile.ascent_steps):
         opt.zero_grad()
         worst, _ = _ratio(claim.evaluate(case))
-        if not torch.isfinite(worst) or worst <= 0:
-            break
+        if not torch.isfinite(worst) or worst <= 0 or not worst.requires_grad:
+            break  # (no gradient: the worst part is measured at moved copies of the case, e.g. a limit reading)
         torch.log(worst).backward()
         opt.step()
         with torch.no_grad():
