@@ -19,7 +19,9 @@ def run(args) -> int:
     width = max((len(r.claim.id) for r in result.results), default=10)
     for r in result.results:
         worst = r.worst_ratio
-        exact = f"  ({r.exact.verdict} exactly)" if r.exact is not None else ""
+        # the exact (sympy) verdict in words that cannot be mistaken for the claim's own verdict
+        exact = {"proved": "  (proved exactly)", "violated": "  (exact counterexample)"}.get(
+            r.exact.verdict, "") if r.exact is not None else ""
         print(f"{r.claim.id:<{width}}  {verdict(r.verdict, 12)}  worst ratio "
               f"{'–' if worst is None else f'{worst:.4g}'}{exact}")
         for rd in r.readings:
@@ -28,4 +30,4 @@ def run(args) -> int:
     counts = {v: sum(r.verdict == v for r in result.results) for v in VERDICTS}
     print(", ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; wrote {args.out / 'results.json'}, "
           f"{args.out / 'report.md'} and {args.out / 'report.html'}")
-    return 1 if args.strict and any(r.verdict in args.strict for r in result.results) else 0  # --strict's verdicts
+    return 1 if args.strict and any(r.verdict in args.strict for r in result.results) else 0

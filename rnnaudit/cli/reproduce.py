@@ -29,6 +29,13 @@ def run(args) -> int:
         held = "holds" if worst <= 1 + claim.tolerance else "fails"
         print(f"  reading {reading.name}: measured/bound = {worst:.10g} ({held} on this case)")
     still = ratio > 1 + claim.tolerance
+    if not still and ratio >= 1 - claim.tolerance and claim.exact is not None:
+        # a strict inequality attained with equality: floating point measures 1, the exact verdict decides
+        exact = claim.exact()
+        if exact.verdict == "violated":
+            print(f"attained with equality on this case (ratio 1 within {claim.tolerance:g}); the exact verdict "
+                  f"refutes the printed statement: {exact.detail}")
+            return 0
     print("the printed statement still fails on this case" if still
           else "NO LONGER FAILS: the printed statement holds on this case")
     return 0 if still else 1

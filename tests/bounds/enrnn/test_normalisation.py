@@ -42,3 +42,17 @@ def test_normalisation_identity_sees_a_relative_error_of_one_in_a_million():
 
 def test_normalisation_check_has_power():
     assert_has_power(small(normalisation), 2, TINY)
+
+
+def test_reproduce_says_the_strict_inequality_is_attained(tmp_path, capsys, monkeypatch):
+    """The counterexample of a claim false by its exact verdict measures 1; reproduce says so and exits 0, while
+    the same case with a proving exact verdict no longer fails (the negative control, exit 1)."""
+    import rnnaudit.cli as cli
+
+    result = check_claim(small(normalisation), TINY, seed=0, out_dir=tmp_path)
+    assert cli.main(["reproduce", result.counterexample]) == 0
+    assert "attained with equality" in capsys.readouterr().out
+    proved = dataclasses.replace(normalisation, exact=lambda: _exact(eps_paper=0.01))
+    monkeypatch.setattr("rnnaudit.bounds.claim_by_id", lambda cid: proved)
+    assert cli.main(["reproduce", result.counterexample]) == 1
+    assert "NO LONGER FAILS" in capsys.readouterr().out

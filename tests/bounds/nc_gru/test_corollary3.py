@@ -51,7 +51,7 @@ def test_corollary3_violated_in_ncgru_uc_with_large_ur():
         case.cell.U_r.copy_(100 * torch.eye(3, dtype=F64))
     _saturate_up(case)
     result = evaluate_cases(corollary3, [case])
-    assert result.verdict == "false"
+    assert result.fails
     assert [f for f in result.records[0].failed_assumptions if f.startswith("U_r(A_r), U_c(A_c) orthogonal")]
     assert len(result.records[0].failed_assumptions) == 1
     # the corrected form, which keeps ‖U_r‖₂, accounts for it

@@ -56,7 +56,7 @@ def test_theorem1_printed_max_fails_on_all_negative_states_and_abs_reading_holds
     exceeds it, while the |·| reading holds."""
     case = all_negative_case()
     printed = evaluate_cases(theorem1, [case])
-    assert printed.verdict == "false" and printed.records[0].failed_assumptions == []
+    assert printed.verdict == "misprinted" and printed.records[0].failed_assumptions == []
     assert measure_case(theorem1_corrected, case)[0] <= 1 + theorem1_corrected.tolerance
     # a milder member (a = 0.3, b = 0, κ = 2, ‖U_u‖₂ = 4): the printed bound at t = 2 is
     # 1/2 − (1/4)(0.3)(4) = 0.2 > 0, while ∂h_2/∂h_1 = I/2 + 0.15(P − I) has norm 1/2: ratio 2.5
