@@ -29,7 +29,7 @@ from torch import Tensor
 __all__ = ["Assumption", "CaseSpace", "NotApplicable", "Claim", "Profile", "PROFILES", "VERDICTS",
            "Tolerances", "FLOAT64_CASES", "FLOAT32_TRAINED", "tolerances", "assumption_tolerances", "within",
            "nothing_free", "no_projection", "safe_ratio", "worst_pair", "DEFAULT_TOLERANCE", "Supremum",
-           "ExactVerdict", "Statement", "Reading", "Finding", "FAILING", "FINDING_VERDICTS", "select_parts"]
+           "ExactVerdict", "Statement", "Reading", "Finding", "FAILING", "FINDING_VERDICTS"]
 
 #: The verdicts of ``check`` about a paper's claim (docs/verdicts.md). ``false``: the statement as printed
 #: fails and no reading the paper's text supports holds; ``misprinted``: it fails as printed but a supported
@@ -387,21 +387,6 @@ PROFILES = {
     "quick": Profile("quick", n_random=24, restarts=3, ascent_steps=40),
     "full": Profile("full", n_random=200, restarts=10, ascent_steps=200),
 }
-
-
-def select_parts(evaluate: Callable[[Any], dict], keep: Callable[[str], bool]) -> Callable[[Any], dict]:
-    """``evaluate`` restricted to the parts whose name ``keep`` accepts: a claim whose evaluation measures several
-    readings at once gives its printed form and each :class:`Reading` their own parts.
-
-    Raises (when called):
-        ValueError: no part of the case's evaluation is kept (a reading with nothing to measure).
-    """
-    def selected(case):
-        parts = {k: v for k, v in evaluate(case).items() if keep(k)}
-        if not parts:
-            raise ValueError("select_parts: no part of the evaluation is kept")
-        return parts
-    return selected
 
 
 # ---------------------------------------------------------------------------------------- ratios

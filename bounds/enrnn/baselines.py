@@ -18,7 +18,8 @@ import sympy as sp
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict, Reading, select_parts
+from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict, Reading
+from rnnaudit.bounds.readings import select_parts
 from rnnaudit.bounds.enrnn.cases import A_AS_PRINTED, PaperCase
 from rnnaudit.tasks.synthetic import copy_task
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, ExactVerdict, Reading, Supremum, select_parts
+from rnnaudit.bounds.core import Claim, ExactVerdict, Reading, Supremum
+from rnnaudit.bounds.readings import select_parts
 from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_GRU, A_ONE_STEP, A_SAT, A_SAT_VEC, A_STATE, EPS_NOTE, H_C, GRUCase,
                                           gru_steps, saturated_bound, theorem1_alpha_beta)
 from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, limit_steps

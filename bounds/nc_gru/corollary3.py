@@ -9,8 +9,8 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import (Assumption, Claim, ExactVerdict, Reading, Supremum, assumption_tolerances,
-                                  select_parts)
+from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Reading, Supremum, assumption_tolerances
+from rnnaudit.bounds.readings import select_parts
 from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, GRUCase, assumption_check,
                                           gru_steps, sample_saturated_case, saturated_bound, spectral)
 from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, ncgru_step_starts, saturated_limit, step_jacobian

@@ -12,7 +12,8 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading, select_parts
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading
+from rnnaudit.bounds.readings import select_parts
 from rnnaudit.bounds.srnn.cases import f64
 from rnnaudit.cells import shift
 

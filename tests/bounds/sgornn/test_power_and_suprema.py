@@ -53,7 +53,7 @@ def test_check_sees_a_bound_divided_by_the_justified_factor(cid):
 @pytest.mark.parametrize("cid", VIOLATED)
 def test_violated_claims_are_violated_inside_their_assumptions(cid):
     result = check_claim(_small(BY_ID[cid]), TINY, seed=0)
-    assert result.verdict == "false" and result.errors == []
+    assert result.fails and result.errors == [], (cid, result.verdict)
     assert result.worst_counterexample_case.failed_assumptions == []
 
 

@@ -40,7 +40,7 @@ def test_exact_rank_is_exact():
 
 def test_exact_counterexample():
     verdict = proposition1.exact()
-    assert verdict.verdict == "false" and "R_22 = 0" in verdict.detail
+    assert verdict.verdict == "violated" and "R_22 = 0" in verdict.detail
 
 
 def _lapack_sign(B, **kw):
