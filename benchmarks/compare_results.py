@@ -5,8 +5,10 @@
 
 Verdicts, case counts and worst ratios (overall and per part) must be identical, bit for bit,
 except the worst ratios of claims measured from wall-clock timings (``--timing``, default
-``srnn.table1``), whose verdicts must still agree. Claims present in one file only are listed. ``--paper``
-compares only those papers' claims.
+``srnn.table1``), whose verdicts must still agree; each claim's readings (docs/verdicts.md) are compared the
+same way, by name. Claims present in one file only are listed. ``--paper`` compares only those papers' claims.
+A file of ``format_version`` 1 (no key) wrote ``violated`` where version 2 writes ``false`` or ``misprinted``:
+against a version-2 file those count as the same verdict, and the renamings are counted on their own line.
 Exit status 0 when nothing differs, 1 otherwise (each difference printed on one line).
 """
 
@@ -18,9 +20,42 @@ import sys
 from pathlib import Path
 
 
+#: Verdicts that format_version 1's ``violated`` split into (docs/verdicts.md).
+FAILING = ("false", "misprinted")
+
+
+def format_version(doc: dict) -> int:
+    """The document's ``format_version`` (1 when absent: written before the key existed)."""
+    return int(doc.get("format_version", 1))
+
+
+def _same_verdict(a: str | None, b: str | None) -> bool:
+    """Equal, or ``violated`` (format_version 1) against one of the verdicts it split into."""
+    return a == b or (a == "violated" and b in FAILING) or (b == "violated" and a in FAILING)
+
+
+def _reading_diffs(cid: str, a: dict, b: dict, ratios: bool) -> list[str]:
+    old = {r["name"]: r for r in a.get("readings") or []}
+    new = {r["name"]: r for r in b.get("readings") or []}
+    out = [f"{cid}: reading {name!r} only in the first file" for name in old.keys() - new.keys()]
+    out += [f"{cid}: reading {name!r} only in the second file" for name in new.keys() - old.keys()]
+    for name in sorted(old.keys() & new.keys()):
+        for key in ("verdict", "worst_ratio") if ratios else ("verdict",):
+            if old[name].get(key) != new[name].get(key):
+                out.append(f"{cid}: reading {name!r} {key} {old[name].get(key)!r} -> {new[name].get(key)!r}")
+    return out
+
+
+def renamed(before: dict, after: dict) -> int:
+    """How many claims of both documents went from ``violated`` to ``false``/``misprinted`` or back."""
+    old = {c["id"]: c.get("verdict") for c in before["claims"]}
+    return sum(1 for c in after["claims"] if c["id"] in old and old[c["id"]] != c.get("verdict")
+               and _same_verdict(old[c["id"]], c.get("verdict")))
+
+
 def compare(before: dict, after: dict, timing: set[str], papers: set[str] | None = None) -> list[str]:
     """Differences between two results.json documents, one line each (empty when none); only the
-    claims of ``papers`` when given."""
+    claims of ``papers`` when given. ``violated`` (format_version 1) equals ``false`` and ``misprinted``."""
     keep = lambda c: papers is None or c["paper"] in papers  # noqa: E731
     old = {c["id"]: c for c in before["claims"] if keep(c)}
     new = {c["id"]: c for c in after["claims"] if keep(c)}
@@ -28,10 +63,13 @@ def compare(before: dict, after: dict, timing: set[str], papers: set[str] | None
     out += [f"{cid}: only in the second file" for cid in new.keys() - old.keys()]
     for cid in sorted(old.keys() & new.keys()):
         a, b = old[cid], new[cid]
-        keys = ("verdict",) if cid in timing else ("verdict", "n_cases", "worst_ratio", "worst_parts")
+        if not _same_verdict(a.get("verdict"), b.get("verdict")):
+            out.append(f"{cid}: verdict {a.get('verdict')!r} -> {b.get('verdict')!r}")
+        keys = () if cid in timing else ("n_cases", "worst_ratio", "worst_parts")
         for key in keys:
             if a.get(key) != b.get(key):
                 out.append(f"{cid}: {key} {a.get(key)!r} -> {b.get(key)!r}")
+        out += _reading_diffs(cid, a, b, ratios=cid not in timing)
     return out
 
 
@@ -53,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     for line in diffs:
         print(line)
     n = sum(1 for c in docs[1]["claims"] if args.paper is None or c["paper"] in args.paper)
+    if format_version(docs[0]) != format_version(docs[1]):
+        print(f"format_version {format_version(docs[0])} -> {format_version(docs[1])}: {renamed(*docs)} verdict(s) "
+              "'violated' renamed 'false' or 'misprinted' (not differences)")
     print(f"{n} claims compared, {len(diffs)} difference(s)")
     return 1 if diffs else 0
 

@@ -29,9 +29,19 @@ from torch import Tensor
 __all__ = ["Assumption", "CaseSpace", "NotApplicable", "Claim", "Profile", "PROFILES", "VERDICTS",
            "Tolerances", "FLOAT64_CASES", "FLOAT32_TRAINED", "tolerances", "assumption_tolerances", "within",
            "nothing_free", "no_projection", "safe_ratio", "worst_pair", "DEFAULT_TOLERANCE", "Supremum",
-           "ExactVerdict", "Statement"]
+           "ExactVerdict", "Statement", "Reading", "Finding", "FAILING", "FINDING_VERDICTS"]
 
-VERDICTS = ("holds", "violated", "vacuous", "inconclusive")
+#: The verdicts of ``check`` about a paper's claim (docs/verdicts.md). ``false``: the statement as printed
+#: fails and no reading the paper's text supports holds; ``misprinted``: it fails as printed but a supported
+#: reading (:class:`Reading`) holds; ``vacuous``: holds, but the bound exceeds every possible value;
+#: ``inconclusive``: no case could be measured.
+VERDICTS = ("holds", "false", "misprinted", "vacuous", "inconclusive")
+
+#: The verdicts of a statement that fails as printed (a counterexample is saved for each).
+FAILING = ("false", "misprinted")
+
+#: What a statement-index entry can record about the paper (:class:`Finding`).
+FINDING_VERDICTS = FAILING
 
 #: Relative slack before a ratio counts as a violation. Every measured quantity here is a
 #: float64 computation of O(T·h) operations with T·h ≤ 10⁶ in the shipped profiles, so its
@@ -208,6 +218,28 @@ class ExactVerdict:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """What rnnaudit found wrong in a statement of the paper, recorded in its index entry.
+
+    Attributes:
+        verdict: ``"false"`` or ``"misprinted"`` (:data:`FINDING_VERDICTS`): the verdict that the
+            claim named by ``claim`` must show, so the finding is never only words in a reason.
+        claim: the id of the claim whose verdict shows it (one of the entry's ``claims``).
+        summary: the finding in one line.
+    """
+
+    verdict: str
+    claim: str
+    summary: str
+
+    def __post_init__(self):
+        if self.verdict not in FINDING_VERDICTS:
+            raise ValueError(f"Finding.verdict must be one of {FINDING_VERDICTS}, got {self.verdict!r}")
+        if not self.claim or not self.summary:
+            raise ValueError("Finding needs the claim whose verdict shows it and a summary")
+
+
+@dataclass(frozen=True)
 class Statement:
     """One entry of a paper's statement index: a labelled statement and how rnnaudit covers it.
 
@@ -217,20 +249,62 @@ class Statement:
         claims: ids of the claims that check it (empty when it is not checkable).
         reason: why it is not checkable (e.g. "needs the paper's dataset"), or a note on how the
             claims cover it.
+        finding: what rnnaudit found wrong in the statement (:class:`Finding`), or None. A test
+            requires its claim to show the finding's verdict.
+
+    Raises:
+        ValueError: no claims and no reason; a finding whose claim is not among ``claims``.
     """
 
     label: str
     claims: tuple[str, ...] = ()
     reason: str = ""
+    finding: Finding | None = None
 
     def __post_init__(self):
         if not self.claims and not self.reason:
             raise ValueError(f"{self.label}: a statement no claim checks needs the reason why it is not checkable")
+        if self.finding is not None and self.finding.claim not in self.claims:
+            raise ValueError(f"{self.label}: the finding's claim {self.finding.claim!r} is not among its claims "
+                             f"{self.claims}")
 
     @property
     def status(self) -> str:
         """``"checked"`` when some claim checks it, else ``"not checkable"``."""
         return "checked" if self.claims else "not checkable"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Another fair reading of a claim's printed text, checked beside the printed form.
+
+    A reading interprets the same printed words (a symbol read as the only one the text defines, the
+    quantifier the proof uses, the activation every experiment uses); it is not a correction
+    rnnaudit proposes (those are separate ``.corrected`` claims). The claim's headline verdict is
+    ``holds`` when the printed form holds, ``misprinted`` when it fails but some reading holds,
+    ``false`` when none does.
+
+    Attributes:
+        name: short label shown in the report, e.g. ``"h̄ read as h"``.
+        statement: the statement under this reading.
+        support: where the paper's own text supports it (section, equation, proof step).
+        evaluate: ``case → {part: (measured, bound)}`` as :attr:`Claim.evaluate`.
+        cases: the :class:`CaseSpace` of this reading; None: the claim's own.
+        exact: optional ``() → ExactVerdict`` of this reading.
+        assumptions: this reading's hypotheses; None: the claim's own.
+    """
+
+    name: str
+    statement: str
+    support: str
+    evaluate: Callable[[Any], dict[str, tuple[Tensor, Tensor]]]
+    cases: CaseSpace | None = None
+    exact: Callable[[], ExactVerdict] | None = None
+    assumptions: tuple[Assumption, ...] | None = None
+
+    def __post_init__(self):
+        if not self.support:
+            raise ValueError(f"reading {self.name!r}: a reading needs the paper's text that supports it")
 
 
 @dataclass(frozen=True)
@@ -261,7 +335,11 @@ class Claim:
             form or by a construction (:class:`Supremum`), so the report can say how close the
             search came and a test can require it to come within 1 %.
         exact: optional ``() → ExactVerdict``: a proof or an exact (rational or symbolic)
-            counterexample by sympy, for algebraic and combinatorial claims.
+            counterexample by sympy, for algebraic and combinatorial claims. An exact ``violated``
+            decides the printed form fails even where floating point cannot (a strict inequality
+            attained with equality).
+        readings: the other fair readings of the printed text (:class:`Reading`), each checked and
+            reported with its own verdict and ratio.
     """
 
     id: str
@@ -278,6 +356,7 @@ class Claim:
     tolerance: float = DEFAULT_TOLERANCE
     supremum: Supremum | None = None
     exact: Callable[[], ExactVerdict] | None = None
+    readings: tuple[Reading, ...] = ()
 
     @property
     def paper(self) -> str:

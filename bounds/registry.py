@@ -28,7 +28,7 @@ from rnnaudit.names import PAPERS as _PAPER_NAMES
 from rnnaudit.untrusted import InputError, load_torch_file
 
 __all__ = ["PAPERS", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "all_claims", "claim_by_id", "coverage",
-           "load_counterexample"]
+           "load_counterexample", "findings", "findings_not_shown"]
 
 #: The five specification papers (file stems in papers/), then the classic papers they cite.
 PAPERS = _PAPER_NAMES
@@ -62,9 +62,35 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
 
 def coverage(papers=None) -> list[dict]:
     """The statement index of ``papers`` (default: all) as results.json's ``coverage`` list: one
-    ``{"paper", "label", "status", "claims", "reason"}`` per labelled statement, in paper order."""
-    return [{"paper": p, "label": s.label, "status": s.status, "claims": list(s.claims), "reason": s.reason}
+    ``{"paper", "label", "status", "claims", "reason", "finding"}`` per labelled statement, in paper order;
+    ``finding`` is ``{"verdict", "claim", "summary"}`` or None."""
+    return [{"paper": p, "label": s.label, "status": s.status, "claims": list(s.claims), "reason": s.reason,
+             "finding": None if s.finding is None else {"verdict": s.finding.verdict, "claim": s.finding.claim,
+                                                         "summary": s.finding.summary}}
             for p in (PAPERS if papers is None else papers) for s in COVERAGE_BY_PAPER[p]]
+
+
+def findings(papers=None) -> list[tuple[str, Statement]]:
+    """Every statement-index entry of ``papers`` (default: all) that records a finding, as (paper, entry)."""
+    return [(p, s) for p in (PAPERS if papers is None else papers) for s in COVERAGE_BY_PAPER[p]
+            if s.finding is not None]
+
+
+def findings_not_shown(verdicts: dict[str, str], papers=None) -> list[str]:
+    """The findings of the statement index that no claim's verdict shows, one line each (empty when every finding's
+    claim has the finding's verdict).
+
+    Args:
+        verdicts: claim id → verdict (from a check, e.g. ``{r.claim.id: r.verdict for r in run.results}``); a
+            finding whose claim is missing counts as not shown.
+    """
+    out = []
+    for paper, s in findings(papers):
+        shown = verdicts.get(s.finding.claim)
+        if shown != s.finding.verdict:
+            out.append(f"{paper}, {s.label}: records '{s.finding.verdict}' ({s.finding.summary}) but "
+                       f"{s.finding.claim} is {shown or 'not checked'}")
+    return out
 
 
 def all_claims() -> list[Claim]:

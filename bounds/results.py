@@ -8,9 +8,13 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from rnnaudit.bounds.core import Claim, ExactVerdict
+from rnnaudit.bounds.core import FAILING, Claim, ExactVerdict, Reading
 
-__all__ = ["CaseRecord", "ClaimResult", "json_number"]
+__all__ = ["CaseRecord", "ClaimResult", "ReadingResult", "json_number", "RESULTS_FORMAT_VERSION"]
+
+#: ``format_version`` of results.json. 2: verdicts ``false``/``misprinted`` replace ``violated``, and each claim
+#: carries ``readings`` (docs/verdicts.md). Documents without the key are version 1.
+RESULTS_FORMAT_VERSION = 2
 
 
 @dataclass
@@ -48,6 +52,28 @@ class CaseRecord:
 
 
 @dataclass
+class ReadingResult:
+    """The outcome of checking one :class:`~rnnaudit.bounds.core.Reading` of a claim.
+
+    Attributes:
+        reading: the reading. verdict: ``holds``, ``false``, ``vacuous`` or ``inconclusive``.
+        worst_ratio: largest measured/bound under this reading (None: nothing measured).
+        exact: the reading's own exact verdict, if it has one. n_cases: cases measured.
+    """
+
+    reading: Reading
+    verdict: str
+    worst_ratio: float | None
+    exact: ExactVerdict | None = None
+    n_cases: int = 0
+
+    def to_json(self) -> dict:
+        return {"name": self.reading.name, "statement": self.reading.statement, "support": self.reading.support,
+                "verdict": self.verdict, "worst_ratio": json_number(self.worst_ratio), "n_cases": self.n_cases,
+                "exact": None if self.exact is None else {"verdict": self.exact.verdict, "detail": self.exact.detail}}
+
+
+@dataclass
 class ClaimResult:
     """The outcome of checking one claim; :meth:`to_json` gives the results.json entry."""
 
@@ -63,6 +89,12 @@ class ClaimResult:
     #: results.json's ``search`` entry (:func:`rnnaudit.bounds.global_search.method_summary`): the best ratio
     #: per part found by each search method; None for results not made by ``check_claim``.
     search: dict | None = None
+    readings: list[ReadingResult] = field(default_factory=list)
+
+    @property
+    def fails(self) -> bool:
+        """Whether the statement as printed fails (verdict ``false`` or ``misprinted``)."""
+        return self.verdict in FAILING
 
     @property
     def worst_record(self) -> CaseRecord | None:
@@ -105,7 +137,7 @@ class ClaimResult:
 
     def notes_text(self) -> str:
         parts = []
-        if self.verdict == "violated" and self.claim.explanation:
+        if self.fails and self.claim.explanation:
             parts.append(self.claim.explanation)
         if self.worst_counterexample_case is not None:
             ce = self.worst_counterexample_case
@@ -127,7 +159,8 @@ class ClaimResult:
             "counterexample": self.counterexample, "notes": self.notes_text(),
             "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
-            "worst_counterexample": self.worst_counterexample, **self._evidence(),
+            "worst_counterexample": self.worst_counterexample,
+            "readings": [r.to_json() for r in self.readings], **self._evidence(),
             "search": self.search if self.search is not None else {"methods": None},
         }
 
@@ -143,7 +176,7 @@ class ClaimResult:
             # the scalar is the failing identity's error when an identity part sets the worst ratio; when the
             # claim holds, the least accurate identity; a claim violated through a bound part has none
             part = max(worst.parts, key=lambda k: worst.parts[k])
-            key = part if part in rel else (max(rel, key=rel.get) if self.verdict != "violated" else None)
+            key = part if part in rel else (max(rel, key=rel.get) if not self.fails else None)
             if key is not None:
                 out["relative_error"], out["absolute_error"] = json_number(rel[key]), worst.errors[key][0]
         if self.exact is not None:

@@ -8,16 +8,21 @@
    back onto the assumptions after every step, and records every iterate; where the case at the
    smallest size has at most 20 free scalars, also a global optimiser with the same budget
    (:mod:`rnnaudit.bounds.global_search`), whose cases are recorded and re-checked the same way;
-3. gives the verdict: ``violated`` if the worst ratio exceeds ``1 + tolerance``,
-   ``vacuous`` if the claim's own test says the bound exceeds any possible value in every
-   case, ``inconclusive`` if no case could be measured, else ``holds``;
-4. saves the smallest violating case (fewest T·h) and the worst (largest ratio) as reloadable
-   ``.pt`` files; claims with an ``exact`` test also get a sympy verdict.
+3. decides whether the printed form fails: the worst ratio exceeds ``1 + tolerance``, or the
+   claim's exact (sympy) test gives an exact counterexample (a strict inequality attained with
+   equality fails exactly even where floating point cannot tell);
+4. checks each of the claim's other fair readings (:class:`~rnnaudit.bounds.core.Reading`) the same
+   way and gives the headline verdict (docs/verdicts.md): ``misprinted`` if the printed form fails and
+   some reading holds, ``false`` if it fails and none holds; otherwise ``vacuous`` if the claim's own
+   test says the bound exceeds any possible value in every case, ``inconclusive`` if no case could be
+   measured, else ``holds``;
+5. saves the smallest failing case (fewest T·h) and the worst (largest ratio) of the printed form as
+   reloadable ``.pt`` files; claims with an ``exact`` test also get a sympy verdict.
 
-Every recorded case is re-checked against the assumption predicates, so a "violated" verdict
-from :func:`check_claim` is always a counterexample *inside* the assumptions. Cases fed by hand
+Every recorded case is re-checked against the assumption predicates, so a failing verdict from
+:func:`check_claim` is always a counterexample *inside* the assumptions. Cases fed by hand
 through :func:`evaluate_cases` are measured as given (this is how the tests prove a check can
-fail: a case outside the assumptions must come back ``violated``), and their failed
+fail: a case outside the assumptions must come back ``false``), and their failed
 assumptions are listed.
 """
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -32,12 +38,12 @@ import torch
 
 from rnnaudit.atomic import atomic_path
 from rnnaudit.bounds.cases import case_from_state, case_state, copy_case
-from rnnaudit.bounds.core import PROFILES, Claim, Profile, safe_ratio
+from rnnaudit.bounds.core import FAILING, PROFILES, Claim, ExactVerdict, Profile, Reading, safe_ratio
 from rnnaudit.bounds.global_search import global_search, method_summary
-from rnnaudit.bounds.results import CaseRecord, ClaimResult
+from rnnaudit.bounds.results import CaseRecord, ClaimResult, ReadingResult
 
 __all__ = ["check_claim", "evaluate_cases", "measure_case", "claim_generator", "save_counterexample",
-           "COUNTEREXAMPLE_FORMAT"]
+           "COUNTEREXAMPLE_FORMAT", "headline"]
 
 #: The ``format`` key of a counterexample file written by :func:`save_counterexample`.
 COUNTEREXAMPLE_FORMAT = "rnnaudit-counterexample-2"
@@ -55,9 +61,10 @@ def _errors(parts: dict) -> dict[str, tuple[float, float]]:
             for k, v in parts.items() if len(v) == 3}
 
 
-def measure_case(claim: Claim, case) -> tuple[float, dict[str, float]]:
-    """measured/bound of one case, as the checks compute it: (worst ratio, ratio of each part)."""
-    worst, parts = _ratio(claim.evaluate(case))
+def measure_case(claim: Claim, case, reading: Reading | None = None) -> tuple[float, dict[str, float]]:
+    """measured/bound of one case, as the checks compute it: (worst ratio, ratio of each part); under
+    ``reading`` (one of ``claim.readings``) when given, else as printed."""
+    worst, parts = _ratio((claim.evaluate if reading is None else reading.evaluate)(case))
     return float(worst.detach()), parts
 
 
@@ -85,15 +92,41 @@ def _record(claim: Claim, case, origin: str) -> CaseRecord:
     return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case)
 
 
-def _verdict(claim: Claim, records: list[CaseRecord]) -> str:
+def _printed_verdict(claim: Claim, records: list[CaseRecord], exact: ExactVerdict | None) -> str:
+    """``"fails"``, ``"vacuous"``, ``"inconclusive"`` or ``"holds"`` of the statement as evaluated.
+
+    An exact counterexample decides ``"fails"`` whatever the floating-point cases say: a strict
+    inequality attained with equality under the paper's own settings is measured as ratio 1."""
     measured = [r for r in records if not math.isnan(r.ratio)]
+    if exact is not None and exact.verdict == "violated":
+        return "fails"
     if not measured:
         return "inconclusive"
     if max(r.ratio for r in measured) > 1 + claim.tolerance:
-        return "violated"
+        return "fails"
     if claim.vacuous is not None and all(r.vacuous for r in measured):
         return "vacuous"
     return "holds"
+
+
+def headline(printed: str, readings: list[ReadingResult]) -> str:
+    """The claim's verdict from its printed form's (``"fails"`` or a verdict) and its readings': ``misprinted``
+    when the printed form fails and some reading holds (or holds vacuously), ``false`` when none does."""
+    if printed != "fails":
+        return printed
+    return "misprinted" if any(r.verdict in ("holds", "vacuous") for r in readings) else "false"
+
+
+def _reading_claim(claim: Claim, reading: Reading) -> Claim:
+    """The claim as this reading states it: its own statement, evaluation and (optionally) cases and exact test."""
+    return replace(claim, id=f"{claim.id}[{reading.name}]", statement=reading.statement, evaluate=reading.evaluate,
+                   cases=reading.cases or claim.cases, exact=reading.exact, readings=(), supremum=None,
+                   assumptions=claim.assumptions if reading.assumptions is None else reading.assumptions)
+
+
+def _reading_result(reading: Reading, result: ClaimResult) -> ReadingResult:
+    return ReadingResult(reading, "holds" if result.verdict == "holds" else result.verdict, result.worst_ratio,
+                         result.exact, len(result.ratios))
 
 
 def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], device, dtype) -> None:
@@ -107,8 +140,8 @@ def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], dev
     for _ in range(profile.ascent_steps):
         opt.zero_grad()
         worst, _ = _ratio(claim.evaluate(case))
-        if not torch.isfinite(worst) or worst <= 0:
-            break
+        if not torch.isfinite(worst) or worst <= 0 or not worst.requires_grad:
+            break  # (no gradient: the worst part is measured at moved copies of the case, e.g. a limit reading)
         torch.log(worst).backward()
         opt.step()
         with torch.no_grad():
@@ -177,10 +210,14 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
     errors = [f"{len(outside)} case(s) left the assumptions and were excluded "
               f"(first: {outside[0].failed_assumptions[0]})."] if outside else []
     kept = [r for r in records if not r.failed_assumptions or math.isnan(r.ratio)]
-    verdict = _verdict(claim, kept)
-    result = ClaimResult(claim, verdict, kept, errors=errors, exact=claim.exact() if claim.exact else None,
+    exact = claim.exact() if claim.exact else None
+    readings = [_reading_result(rd, check_claim(_reading_claim(claim, rd), profile, seed=seed, device=device,
+                                                 dtype=dtype))
+                for rd in claim.readings]
+    verdict = headline(_printed_verdict(claim, kept, exact), readings)
+    result = ClaimResult(claim, verdict, kept, errors=errors, exact=exact, readings=readings,
                          search=method_summary(run, kept))
-    if verdict == "violated":
+    if verdict in FAILING:
         _attach_counterexample(result, out_dir)
     keep = (result.counterexample_case, result.worst_counterexample_case)
     for r in result.records:
@@ -193,14 +230,20 @@ def evaluate_cases(claim: Claim, cases: list, *, out_dir: str | Path | None = No
 
     Returns:
         :class:`~rnnaudit.bounds.core.ClaimResult` whose verdict is computed from these cases
-        alone; each record lists the assumptions its case fails.
+        alone (the claim's readings that share its case family are measured on them too; the exact
+        verdict is reported but does not decide); each record lists the assumptions its case fails.
     """
     records = [_record(claim, c, "given") for c in cases]
-    result = ClaimResult(claim, _verdict(claim, records), records, exact=claim.exact() if claim.exact else None)
+    # a reading with a case family of its own cannot be measured on the claim's cases: it is left out here
+    readings = [_reading_result(rd, evaluate_cases(_reading_claim(claim, rd), cases)) for rd in claim.readings
+                if rd.cases is None]
+    # hand-fed cases are about the floating-point evaluation: the exact verdict is reported, not applied
+    verdict = headline(_printed_verdict(claim, records, None), readings)
+    result = ClaimResult(claim, verdict, records, exact=claim.exact() if claim.exact else None, readings=readings)
     failed = sorted({a for r in records for a in r.failed_assumptions})
     if failed:
         result.errors.append("Cases outside the assumptions: " + "; ".join(failed) + ".")
-    if result.verdict == "violated":
+    if result.verdict in FAILING:
         _attach_counterexample(result, out_dir)
     return result
 
@@ -211,6 +254,11 @@ def _attach_counterexample(result: ClaimResult, out_dir: str | Path | None) -> N
     another case)."""
     claim = result.claim
     violating = [r for r in result.records if r.ratio > 1 + claim.tolerance]
+    if not violating:  # failed exactly only (a strict inequality attained): the cases of largest ratio
+        top = max((r.ratio for r in result.records if not math.isnan(r.ratio)), default=None)
+        violating = [r for r in result.records if top is not None and r.ratio == top]
+        if not violating:
+            return
     with_case = [r for r in violating if r.case is not None] or violating
     smallest = min(with_case, key=lambda r: (r.h * r.T, -r.ratio))
     worst = max(with_case, key=lambda r: (r.ratio, -r.h * r.T))

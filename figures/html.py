@@ -15,7 +15,8 @@ __all__ = ["rich", "math_html", "page", "verdict_badge", "breakable_id", "fmt_nu
            "anchor"]
 
 #: Verdicts in the order a reader wants them: what needs attention first.
-VERDICT_ORDER = ("violated", "inconclusive", "vacuous", "holds")
+#: The verdicts of ``check`` in the order the reports list them (docs/verdicts.md): failing first.
+VERDICT_ORDER = ("false", "misprinted", "inconclusive", "vacuous", "holds")
 
 #: Operator names that take a subscript although they are words (max_i, sup_k, opt_A).
 _OPERATORS = ("max", "min", "sup", "inf", "lim", "argmax", "argmin", "opt", "log", "sum", "prod")
@@ -200,7 +201,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#eff2f5;padding:.4em 
 sub,sup{font-size:75%;line-height:0}
 .verdict{display:inline-block;padding:0 7px;border-radius:10px;font-size:12.5px;font-weight:600;white-space:nowrap;
 border:1px solid currentColor}
-.v-violated{color:var(--bad);background:#ffebe9}
+.v-violated,.v-false{color:var(--bad);background:#ffebe9}
+.v-misprinted{color:#9a3412;background:#ffedd5}
 .v-holds{color:var(--ok);background:#dafbe1}
 .v-vacuous{color:var(--warn);background:#fff8c5}
 .v-inconclusive{color:var(--info);background:#ddf4ff}

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from rnnaudit.atomic import write_json_atomic, write_text_atomic
 from rnnaudit.bounds.global_search import AGREEMENT_LOG_TOL, disagreements
-from rnnaudit.bounds.results import ClaimResult
+from rnnaudit.bounds.results import RESULTS_FORMAT_VERSION, ClaimResult
 from rnnaudit.figures.audit_report import render_audit_html, render_audit_markdown
 from rnnaudit.figures.html import VERDICT_ORDER, fmt_number
-from rnnaudit.figures.report_data import (corrected_of, papers_of, shown_ratio, verdict_counts, violated_worst_first,
-                                          what_breaks)
+from rnnaudit.figures.report_data import (corrected_of, failing_worst_first, fails, papers_of, shown_ratio,
+                                          verdict_counts, what_breaks)
 from rnnaudit.figures.report_html import render_html
 
 __all__ = ["version", "results_document", "write_results", "render_markdown", "render_html", "render_audit_markdown",
@@ -33,8 +33,8 @@ def results_document(results: list[ClaimResult], *, device: str, dtype: str, see
                      figures: list[tuple[str, Path]], out_dir: str | os.PathLike, skipped_papers: list[str],
                      coverage: list[dict] | None = None) -> dict:
     """The results.json object: run metadata, one entry per claim (:meth:`ClaimResult.to_json`, with the
-    claim's ``explanation`` — what breaks when it is violated — added where absent) and the statement index of
-    the papers checked (``coverage``)."""
+    claim's ``explanation`` — what breaks when it fails as printed — added where absent), the statement index of
+    the papers checked (``coverage``) and ``format_version`` (:data:`RESULTS_FORMAT_VERSION`)."""
     claims = []
     for r in results:
         entry = r.to_json()
@@ -44,6 +44,7 @@ def results_document(results: list[ClaimResult], *, device: str, dtype: str, see
                 entry[key] = os.path.relpath(entry[key], out_dir)
         claims.append(entry)
     return {
+        "format_version": RESULTS_FORMAT_VERSION,
         "rnnaudit_version": version(),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "device": device, "dtype": dtype, "seed": seed, "profile": profile,
@@ -64,8 +65,8 @@ def _md_cell(text: str) -> str:
 
 
 def render_markdown(doc: dict) -> str:
-    """report.md, summary first: verdict counts per paper, the violated claims worst first (what
-    breaks, corrected form, reproduce command), the claims table, then each claim's statement,
+    """report.md, summary first: verdict counts per paper, the claims that fail as printed worst first (what
+    breaks, their readings, corrected form, reproduce command), the claims table, then each claim's statement,
     assumptions, tightness and notes, then the figures."""
     claims = doc.get("claims", [])
     by_id = {c["id"]: c for c in claims}
@@ -84,19 +85,22 @@ def render_markdown(doc: dict) -> str:
         lines.append(f"| {p} | {len(mine)} | " + " | ".join(str(counts[v]) for v in VERDICT_ORDER) + " |")
     total = verdict_counts(claims)
     lines.append(f"| **all** | {len(claims)} | " + " | ".join(str(total[v]) for v in VERDICT_ORDER) + " |")
-    lines += ["", "Ratios are measured/bound: above 1 means the stated bound is violated. `worst` is the largest ratio "
-              "over random and adversarial cases that satisfy the claim's assumptions; vacuous and inconclusive "
-              "claims have none."]
+    lines += ["", "Ratios are measured/bound: above 1 means the statement fails on that case. `worst` is the largest "
+              "ratio over random and adversarial cases that satisfy the claim's assumptions; vacuous and inconclusive "
+              "claims have none. `false`: the statement as printed fails and no reading the paper's text supports "
+              "holds; `misprinted`: it fails as printed but a supported reading holds (docs/verdicts.md)."]
     if doc.get("papers_without_claims"):
         lines += ["", "Papers selected with no claims implemented yet: " + ", ".join(doc["papers_without_claims"])
                   + "."]
-    violated = violated_worst_first(claims)
-    if violated:
-        lines += ["", "## Violated claims, worst first"]
-        for c in violated:
-            lines += ["", f"### `{c['id']}`: measured/bound = {_md_ratio(c)}", "", f"*Source:* {c['source']}"]
+    failing = failing_worst_first(claims)
+    if failing:
+        lines += ["", "## Claims that fail as printed (false, misprinted), worst first"]
+        for c in failing:
+            lines += ["", f"### `{c['id']}` ({c['verdict']}): measured/bound = {_md_ratio(c)}", "",
+                      f"*Source:* {c['source']}"]
             if what_breaks(c):
                 lines += ["", f"*What breaks:* {what_breaks(c)}"]
+            lines += _md_readings(c)
             fixed = corrected_of(c, by_id)
             if fixed is not None:
                 lines += ["", f"*Corrected form:* `{fixed['id']}` ({fixed['verdict']}): {fixed['statement']}"]
@@ -113,6 +117,7 @@ def render_markdown(doc: dict) -> str:
                   f"*Statement:* {c['statement']}", "", f"*Measured:* {c.get('measure', '–')}. "
                   f"*Bound:* {c.get('bound', '–')}.", "",
                   "*Assumptions:* " + ("; ".join(c["assumptions"]) or "none stated") + "."]
+        lines += _md_readings(c)
         if shown_ratio(c) is not None:
             lines += ["", "| part | worst ratio |", "|---|---|"]
             parts = (c.get("worst_parts") or {}).items()
@@ -151,6 +156,23 @@ def _method_disagreements(claims: list[dict]) -> list[str]:
     rows.sort(key=lambda r: (not r[3] > r[2], r[0]))
     out += [f"| `{i}` | {_md_cell(part)} | {fmt_number(a)} | {fmt_number(g)} |" for i, part, a, g in rows]
     return out
+
+
+def _md_readings(c: dict) -> list[str]:
+    """The claim's readings as a table (name, statement, verdict, worst ratio, the text that supports it)."""
+    readings = c.get("readings") or []
+    if not readings:
+        return []
+    printed = "fails" if fails(c) else c.get("verdict")
+    rows = [f"| printed | {_md_cell(c['statement'])} | {printed} | {_md_ratio(c)} | – |"]
+    for r in readings:
+        ratio = r.get("worst_ratio")
+        shown = "–" if ratio is None or r.get("verdict") not in ("holds", "false") else fmt_number(
+            float("inf") if ratio == "inf" else ratio)
+        rows.append(f"| {_md_cell(r['name'])} | {_md_cell(r['statement'])} | {r['verdict']} | {shown} | "
+                    f"{_md_cell(r.get('support', ''))} |")
+    return ["", "*Readings:*", "", "| reading | statement | verdict | worst ratio | supported by |",
+            "|---|---|---|---|---|", *rows]
 
 
 def write_results(doc: dict, out_dir: str | os.PathLike) -> None:

@@ -1,8 +1,10 @@
-"""Reading a results.json document for the reports: verdict counts per paper, the violated claims
-worst first, each claim's "what breaks", its corrected form, and which ratio is shown.
+"""Reading a results.json document for the reports: verdict counts per paper, the claims that fail
+as printed (``false`` and ``misprinted``) worst first, each claim's "what breaks", its corrected form,
+and which ratio is shown.
 
 Every optional field (``explanation``, ``coverage``, ``worst_counterexample``, ``relative_error``,
-``exact``, ``supremum``) may be missing: a document written by an older version still renders.
+``exact``, ``supremum``, ``readings``) may be missing: a document written by an older version still renders
+(format_version 1 wrote ``violated`` where version 2 writes ``false`` or ``misprinted``; it is shown as failing).
 """
 
 from __future__ import annotations
@@ -14,12 +16,20 @@ from collections import Counter
 from rnnaudit.figures.html import VERDICT_ORDER
 from rnnaudit.figures.tightness import ratio_value
 
-__all__ = ["shown_ratio", "what_breaks", "gist", "verdict_counts", "violated_worst_first", "corrected_of", "papers_of",
-           "ratio_sort_key", "coverage_by_paper"]
+__all__ = ["shown_ratio", "what_breaks", "gist", "verdict_counts", "failing_worst_first", "fails", "corrected_of",
+           "papers_of", "ratio_sort_key", "coverage_by_paper"]
 
 #: Verdicts whose worst ratio means something: a vacuous bound's ratio says nothing about the
 #: claim, and an inconclusive search has none worth reading.
-_RATIO_VERDICTS = ("holds", "violated")
+_RATIO_VERDICTS = ("holds", "false", "misprinted", "violated")
+
+#: Verdicts of a statement that fails as printed; ``violated`` is format_version 1's word for both.
+_FAILING = ("false", "misprinted", "violated")
+
+
+def fails(claim: dict) -> bool:
+    """Whether the claim fails as printed (``false``, ``misprinted``, or an older document's ``violated``)."""
+    return claim.get("verdict") in _FAILING
 
 
 def shown_ratio(claim: dict) -> float | None:
@@ -37,9 +47,9 @@ def ratio_sort_key(claim: dict) -> float:
 
 
 def what_breaks(claim: dict) -> str:
-    """Which step or assumption of the paper breaks, for a violated claim: its ``explanation``
+    """Which step or assumption of the paper breaks, for a claim that fails as printed: its ``explanation``
     (older documents without the field: its notes, which begin with it); "" otherwise."""
-    if claim.get("verdict") != "violated":
+    if not fails(claim):
         return ""
     return claim.get("explanation") or claim.get("notes") or ""
 
@@ -78,10 +88,10 @@ def verdict_counts(claims: list[dict]) -> Counter:
     return counts
 
 
-def violated_worst_first(claims: list[dict]) -> list[dict]:
-    """The violated claims, largest ratio first (∞ first; file order among equals)."""
-    violated = [c for c in claims if c.get("verdict") == "violated"]
-    return sorted(violated, key=ratio_sort_key, reverse=True)
+def failing_worst_first(claims: list[dict]) -> list[dict]:
+    """The claims that fail as printed (``false`` and ``misprinted``), largest ratio first (∞ first; file order
+    among equals)."""
+    return sorted([c for c in claims if fails(c)], key=ratio_sort_key, reverse=True)
 
 
 def corrected_of(claim: dict, by_id: dict[str, dict]) -> dict | None:

@@ -1,10 +1,10 @@
 """report.html of ``rnnaudit check``, summary first.
 
-Order: a table of contents; the verdict counts per paper; the violated claims, worst first, each
-with what breaks, its corrected form and the ``rnnaudit reproduce`` command; the full table
-(sortable by verdict and by ratio, with a "what breaks" column); per paper its coverage and every
-claim with statement and assumptions, under an anchor ``#claim-<id>``; the figures, embedded. One
-self-contained file that works offline.
+Order: a table of contents; the verdict counts per paper; the claims that fail as printed (``false``,
+``misprinted``), worst first, each with what breaks, its readings, its corrected form and the
+``rnnaudit reproduce`` command; the full table (sortable by verdict and by ratio, with a "what
+breaks" column); per paper its coverage and every claim with statement, assumptions and readings,
+under an anchor ``#claim-<id>``; the figures, embedded. One self-contained file that works offline.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
 from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio, verdict_counts,
-                                          violated_worst_first, what_breaks)
+                                          failing_worst_first, fails, what_breaks)
 
 __all__ = ["render_html", "embedded_figures"]
 
@@ -52,10 +52,10 @@ def _meta(doc: dict) -> str:
             f"<code>{esc(str(doc.get('profile', '?')))}</code></p>")
 
 
-def _toc(doc: dict, papers: list[str], n_violated: int) -> str:
+def _toc(doc: dict, papers: list[str], n_failing: int) -> str:
     paper_links = "".join(f"<li><a href='#{anchor('paper', p)}'>{esc(p)}</a></li>" for p in papers)
     items = ["<li><a href='#summary'>Summary</a></li>",
-             f"<li><a href='#violated'>Violated claims ({n_violated})</a></li>",
+             f"<li><a href='#failing'>Claims that fail as printed ({n_failing})</a></li>",
              "<li><a href='#all-claims'>All claims</a></li>",
              f"<li>Claims by paper:<ol>{paper_links}</ol></li>"]
     if doc.get("figures"):
@@ -97,20 +97,25 @@ def _summary(doc: dict, papers: list[str]) -> str:
             f"</strong> {esc(sentence)}.</p><div class='table-wrap'><table>"
             f"<thead><tr><th>paper</th><th class='num'>claims</th>{head}{cov_head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>{note}"
-            "<p class='muted'>Ratios are measured/bound: above 1 the stated bound is violated. The worst ratio is "
+            "<p class='muted'>Ratios are measured/bound: above 1 the statement fails on that case. The worst ratio is "
             "the largest over random and adversarial cases inside the claim's assumptions; vacuous and inconclusive "
-            "claims are shown without one.</p></section>")
+            "claims are shown without one. <em>false</em>: the statement as printed fails and no reading the "
+            "paper's text supports holds; <em>misprinted</em>: it fails as printed but a supported reading "
+            "holds.</p></section>")
 
 
 def _violations(doc: dict, by_id: dict) -> str:
     items = []
-    for c in violated_worst_first(doc.get("claims", [])):
-        parts = [f"<div class='head'>{_link(c['id'])} <span class='ratio'>measured/bound = "
+    for c in failing_worst_first(doc.get("claims", [])):
+        parts = [f"<div class='head'>{_link(c['id'])} {verdict_badge(c.get('verdict'))} "
+                 "<span class='ratio'>measured/bound = "
                  f"{number_html(shown_ratio(c))}</span>{_exact_note(c)} <span class='src'>{rich(c.get('source'))}"
                  "</span></div>"]
         breaks = what_breaks(c)
         if breaks:
             parts.append(f"<p><span class='label'>What breaks:</span> {rich(breaks)}</p>")
+        if c.get("readings"):
+            parts.append(f"<p><span class='label'>Readings:</span></p>{_readings_table(c)}")
         fixed = corrected_of(c, by_id)
         if fixed is not None:
             parts.append(f"<p><span class='label'>Corrected form:</span> {_link(fixed['id'])} "
@@ -118,10 +123,27 @@ def _violations(doc: dict, by_id: dict) -> str:
         if c.get("counterexample"):
             parts.append(f"<p><span class='label'>Reproduce:</span> {_reproduce(c['counterexample'])} "
                          "<span class='muted'>(from this report's directory)</span></p>")
-        items.append(f"<li class='violation' id='{anchor('violated', c['id'])}'>{''.join(parts)}</li>")
+        items.append(f"<li class='violation' id='{anchor('failing', c['id'])}'>{''.join(parts)}</li>")
     body = (f"<ol class='violations'>{''.join(items)}</ol>" if items
-            else "<p>No claim was violated.</p>")
-    return f"<section id='violated'><h2>Violated claims, worst first</h2>{body}</section>"
+            else "<p>No claim fails as printed.</p>")
+    return f"<section id='failing'><h2>Claims that fail as printed, worst first</h2>{body}</section>"
+
+
+def _readings_table(c: dict) -> str:
+    """The printed form and each reading: statement, verdict, worst ratio, the text that supports the reading."""
+    printed = "fails" if fails(c) else c.get("verdict")
+    rows = [f"<tr><td>printed</td><td>{rich(c.get('statement'))}</td><td>{verdict_badge(printed)}</td>"
+            f"<td class='num'>{_ratio_text(c)}</td><td>–</td></tr>"]
+    for r in c.get("readings") or []:
+        ratio = r.get("worst_ratio")
+        shown = (number_html(float("inf") if ratio == "inf" else ratio)
+                 if ratio is not None and r.get("verdict") in ("holds", "false") else "–")
+        rows.append(f"<tr><td>{rich(r.get('name'))}</td><td>{rich(r.get('statement'))}</td>"
+                    f"<td>{verdict_badge(r.get('verdict'))}</td><td class='num'>{shown}</td>"
+                    f"<td>{rich(r.get('support'))}</td></tr>")
+    return ("<div class='table-wrap'><table class='readings'><thead><tr><th>reading</th><th>statement</th>"
+            "<th>verdict</th><th class='num'>worst ratio</th><th>supported by</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _breaks_gist(claim: dict) -> str:
@@ -164,6 +186,7 @@ def _claim_article(c: dict, by_id: dict) -> str:
         _field("Measured", rich(c.get("measure"))),
         _field("Bound", rich(c.get("bound"))),
         _field("What breaks", rich(what_breaks(c))),
+        _field("Readings", _readings_table(c) if c.get("readings") else ""),
     ]
     fixed = corrected_of(c, by_id)
     if fixed is not None:
@@ -251,8 +274,8 @@ def render_html(doc: dict, out_dir: str | os.PathLike) -> str:
     """
     by_id = {c["id"]: c for c in doc.get("claims", [])}
     papers = papers_of(doc)
-    n_violated = sum(c.get("verdict") == "violated" for c in doc.get("claims", []))
-    parts = ["<header><h1>rnnaudit report</h1>", _meta(doc), _toc(doc, papers, n_violated), "</header>",
+    n_failing = sum(fails(c) for c in doc.get("claims", []))
+    parts = ["<header><h1>rnnaudit report</h1>", _meta(doc), _toc(doc, papers, n_failing), "</header>",
              _summary(doc, papers), _violations(doc, by_id), _full_table(doc), _papers(doc, papers, by_id)]
     if doc.get("figures"):
         parts.append(f"<section id='figures'><h2>Figures</h2>{embedded_figures(doc['figures'], out_dir)}</section>")

@@ -1,5 +1,5 @@
 """Tightness plots: the worst measured/bound ratio against T (or h) per claim, with the line
-ratio = 1, so a violated claim's points above it are obvious at a glance.
+ratio = 1, so the points of a claim that fails as printed above it are obvious at a glance.
 
 An infinite ratio (a positive measured value over a zero bound; results.json writes it "inf") is
 drawn as a marker on the top edge of the axes, labelled ∞, never dropped. Claims that do not

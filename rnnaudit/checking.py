@@ -34,9 +34,18 @@ class CheckRun:
     skipped_papers: list[str]
 
     @property
+    def failing(self) -> list[ClaimResult]:
+        """The results that fail as printed: verdict ``false`` or ``misprinted`` (docs/verdicts.md)."""
+        return [r for r in self.results if r.fails]
+
+    @property
     def violated(self) -> list[ClaimResult]:
-        """The results whose verdict is ``violated``."""
-        return [r for r in self.results if r.verdict == "violated"]
+        """:attr:`failing`, under the name it had before ``violated`` split into ``false`` and ``misprinted``."""
+        return self.failing
+
+    def with_verdict(self, *verdicts: str) -> list[ClaimResult]:
+        """The results whose verdict is one of ``verdicts``, e.g. ``run.with_verdict("false")``."""
+        return [r for r in self.results if r.verdict in verdicts]
 
 
 def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | Profile = "quick", seed: int = 0,
@@ -130,7 +139,7 @@ def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, p
             paper_results = [r.to_json() for r in results if r.claim.paper == paper]
             png = save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")
             figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = "
-                            "violated)", png))
+                            "the statement fails as printed)", png))
             bar.update(1)
             if paper in PAPER_FIGURES:
                 figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name,

@@ -7,6 +7,7 @@ claim id                             where in enrnn.md                          
 ``enrnn.transient``                  Sec. 2: transient amplification via the pseudospectrum ``transient``
 ``enrnn.eq3``                        eq. 1 and 3: the blockwise forward pass is the basic   ``eq3``
                                      RNN with W of eq. 2
+``enrnn.eq3_sentence``               Sec. 3, after eq. 3: h^(L)_t from h^(S)_t (index slip) ``eq3_sentence``
 ``enrnn.decay``                      Sec. 3 after eq. 1: inputs to h^(S) decay at a rate    ``decay``
                                      set by the eigenvalues of W^(S) (false with ReLU gates)
 ``enrnn.decay.corrected``            the same with ‖W^(S)‖₂ (Theorem 3.1 without its        ``decay``
@@ -43,7 +44,7 @@ the assumption that W is block upper triangular): ``cases``; the eigenvalue calc
 its gradient cases: ``eigen``.
 """
 
-from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.core import Finding, Statement
 from rnnaudit.bounds.enrnn.baselines import baselines
 from rnnaudit.bounds.enrnn.comparisons import comparisons
 from rnnaudit.bounds.enrnn.complexity import complexity
@@ -51,6 +52,7 @@ from rnnaudit.bounds.enrnn.conjugate import conjugate
 from rnnaudit.bounds.enrnn.coupling import coupling
 from rnnaudit.bounds.enrnn.decay import decay, decay_corrected
 from rnnaudit.bounds.enrnn.eq3 import eq3
+from rnnaudit.bounds.enrnn.eq3_sentence import eq3_sentence
 from rnnaudit.bounds.enrnn.eq4 import eq4, eq4_corrected
 from rnnaudit.bounds.enrnn.eq5 import eq5, eq5_corrected
 from rnnaudit.bounds.enrnn.eq7 import eq7, eq7_corrected
@@ -65,14 +67,14 @@ from rnnaudit.bounds.enrnn.theorem3_1 import theorem3_1
 from rnnaudit.bounds.enrnn.theorem3_1_general import theorem3_1_general
 from rnnaudit.bounds.enrnn.transient import transient
 
-__all__ = ["CLAIMS", "COVERAGE", "spectral_norm", "transient", "eq3", "decay", "decay_corrected", "coupling",
-           "theorem3_1", "theorem3_1_general", "normalisation", "proposition3_2", "proposition3_2_corrected",
+__all__ = ["CLAIMS", "COVERAGE", "spectral_norm", "transient", "eq3", "eq3_sentence", "decay", "decay_corrected",
+           "coupling", "theorem3_1", "theorem3_1_general", "normalisation", "proposition3_2", "proposition3_2_corrected",
            "conjugate", "eq4",
            "eq4_corrected", "complexity", "eq5", "eq5_corrected", "sec5", "baselines", "table1", "table1_corrected",
            "comparisons", "proof3_1", "proof3_2", "eq7", "eq7_corrected"]
 
 #: The claims in the order the paper states them.
-CLAIMS = (spectral_norm, transient, eq3, decay, decay_corrected, coupling, theorem3_1, theorem3_1_general,
+CLAIMS = (spectral_norm, transient, eq3, eq3_sentence, decay, decay_corrected, coupling, theorem3_1, theorem3_1_general,
           normalisation, proposition3_2,
           proposition3_2_corrected, conjugate, eq4, eq4_corrected, complexity, eq5, eq5_corrected, sec5, baselines,
           table1, table1_corrected, comparisons, proof3_1, proof3_2, eq7, eq7_corrected)
@@ -84,21 +86,31 @@ _EMPIRICAL = "an empirical result of the paper's training runs (needs its datase
 COVERAGE = (
     Statement("Abstract (an input to the short-term state dissipates in time; highly competitive)",
               ("enrnn.decay", "enrnn.decay.corrected", "enrnn.normalisation"),
-              "'dissipates' is Sec. 3's decay sentence (enrnn.decay); 'highly competitive' is " + _EMPIRICAL),
+              "'dissipates' is Sec. 3's decay sentence (enrnn.decay); 'highly competitive' is " + _EMPIRICAL,
+              finding=Finding("false", "enrnn.normalisation",
+                              "with Sec. 5's ε = 0 the short-term recurrence has ρ(W^(S)) = 1 exactly: a non-"
+                              "decaying mode")),
     Statement("Sec. 1, third paragraph (an orthogonal RNN retains all input information)",
               reason="qualitative: no quantity is stated (‖Wx‖ = ‖x‖ for orthogonal W is the definition)"),
     Statement("Sec. 1, fifth paragraph (spectral radius below 1 by normalisation; a descent algorithm that "
-              "maintains it)", ("enrnn.normalisation", "enrnn.eq4")),
+              "maintains it)", ("enrnn.normalisation", "enrnn.eq4"),
+              finding=Finding("false", "enrnn.normalisation",
+                              "'spectral radius below 1' fails at Sec. 5's ε = 0, where ρ(W^(S)) = 1 exactly")),
     Statement("Sec. 2, first paragraph (the basic RNN h_t = σ(Ux_t + Wh_{t−1} + b), y_t = Vh_t + c)",
               reason="a definition (the basic RNN; enrnn.eq3 checks eq. 1 and 3 against it)"),
     Statement("Sec. 2, second paragraph (ρ(W) < 1: gradients vanish; ρ(W) > 1: they explode)",
               ("enrnn.decay", "enrnn.spectral_norm"),
               "true for the linear recurrence (‖W^τ‖₂ ≤ κρ^τ; ρ^τ ≤ ‖W^τ‖₂), false for the gated network it is "
-              "said of (enrnn.decay)"),
+              "said of (enrnn.decay)",
+              finding=Finding("false", "enrnn.decay",
+                              "ρ(W) < 1 does not make the gated network's gradients vanish (growth ×4.4 per two "
+                              "steps at ρ = 0.63)")),
     Statement("Sec. 2, fourth paragraph (ρ bounded by any matrix norm; spectral-norm normalisation; eigenvalues, "
               "not singular values, govern the dynamics)", ("enrnn.spectral_norm", "enrnn.decay"),
               "'eigenvalues, not singular values' is refuted for ReLU networks by enrnn.decay: two W^(S) with the "
-              "same eigenvalues behave oppositely, and ‖W^(S)‖₂ governs the gated Jacobians"),
+              "same eigenvalues behave oppositely, and ‖W^(S)‖₂ governs the gated Jacobians",
+              finding=Finding("false", "enrnn.decay",
+                              "'eigenvalues, not singular values, govern the dynamics' fails for the ReLU network")),
     Statement("Sec. 2, fifth paragraph (transient amplification by the pseudospectrum, decay by the spectrum)",
               ("enrnn.transient", "enrnn.decay")),
     Statement("eq. (1)", ("enrnn.eq3",)),
@@ -106,17 +118,26 @@ COVERAGE = (
               ("enrnn.decay", "enrnn.decay.corrected")),
     Statement("eq. (2) and the remark after eq. (3) (eigenvalues of W are those of its blocks)", ("enrnn.coupling",)),
     Statement("eq. (3)", ("enrnn.eq3",)),
-    Statement("Sec. 3, paragraph after eq. (3) (h^(L)_t is determined from x_t, h^(S)_t and h^(L)_t)", ("enrnn.eq3",),
-              "eq. 3 uses h^(S)_{t−1}, h^(L)_{t−1}; the sentence's h_t is an index slip (enrnn.eq3's notes)"),
+    Statement("Sec. 3, paragraph after eq. (3) (h^(L)_t is determined from x_t, h^(S)_t and h^(L)_t)",
+              ("enrnn.eq3_sentence", "enrnn.eq3"),
+              "eq. 3 uses h^(S)_{t−1}, h^(L)_{t−1}; the sentence's h_t is an index slip (enrnn.eq3_sentence)",
+              finding=Finding("misprinted", "enrnn.eq3_sentence", "h^(S)_t for h^(S)_{t−1}: as printed the long-term "
+                                                                   "state would take the same step's short-term "
+                                                                   "state")),
     Statement("Sec. 3, paragraph before Theorem 3.1 (some norm has ‖W^(S)‖ < 1; assume the 2-norm)",
               ("enrnn.decay",), "such a norm exists, but the ReLU gates are not contractions in it, so only the "
                                 "2-norm assumption carries over (enrnn.decay, enrnn.decay.corrected)"),
     Statement("Theorem 3.1", ("enrnn.theorem3.1", "enrnn.decay.corrected", "enrnn.theorem3.1.general")),
     Statement("Sec. 3, remark after Theorem 3.1 (the bounds go to zero as τ grows)",
-              ("enrnn.theorem3.1", "enrnn.decay"),
+              ("enrnn.theorem3.1", "enrnn.decay", "enrnn.normalisation"),
               "true under ‖W^(S)‖₂ < 1, which ρ(W^(S)) < 1 does not give (enrnn.decay) and ε = 0 forbids "
-              "(enrnn.normalisation)"),
-    Statement("Sec. 3.1, W^(S) = T/(ρ(T) + ε) (eigenvalues of modulus less than one)", ("enrnn.normalisation",)),
+              "(enrnn.normalisation)",
+              finding=Finding("false", "enrnn.normalisation",
+                              "the bounds need ‖W^(S)‖₂ < 1, impossible at Sec. 5's ε = 0 (ρ(W^(S)) = 1 ≤ ‖W^(S)‖₂)")),
+    Statement("Sec. 3.1, W^(S) = T/(ρ(T) + ε) (eigenvalues of modulus less than one)", ("enrnn.normalisation",),
+              finding=Finding("false", "enrnn.normalisation",
+                              "'eigenvalues with modulus less than one' fails at Sec. 5's ε = 0: ρ(W^(S)) = 1 "
+                              "exactly")),
     Statement("Proposition 3.2", ("enrnn.proposition3.2", "enrnn.proposition3.2.corrected")),
     Statement("Sec. 3.1, note after Proposition 3.2 (λ or λ̄ give the same derivative)", ("enrnn.conjugate",)),
     Statement("Sec. 3.1, note after Proposition 3.2 (a multiple eigenvalue divides by 0; rare; never occurred)",
@@ -124,7 +145,10 @@ COVERAGE = (
               "the formula fails whenever another eigenvalue shares the modulus ρ, simple or not (enrnn.eq7), "
               "a case the remark does not mention; 'division by 0' holds for a defective λ (v*u = 0) but not for a "
               "semisimple multiple one, where u, v can be chosen with v*u = 1 and ρ is still not differentiable; "
-              "'measure zero' is standard; 'never occurred in our experiments' is " + _EMPIRICAL),
+              "'measure zero' is standard; 'never occurred in our experiments' is " + _EMPIRICAL,
+              finding=Finding("false", "enrnn.eq7",
+                              "the formula also fails for a simple λ when another eigenvalue shares the modulus ρ, "
+                              "a case the note does not mention")),
     Statement("eq. (4)", ("enrnn.eq4", "enrnn.eq4.corrected")),
     Statement("Sec. 3.1, paragraph after eq. (4) (the naive step may not decrease L; eq. 4's does)",
               ("enrnn.eq4", "enrnn.eq4.corrected"),
@@ -137,7 +161,10 @@ COVERAGE = (
     Statement("Sec. 4, third paragraph (modReLU)", reason="a definition (σ_modReLU(z) = z/|z| σ_ReLU(|z| + b))"),
     Statement("Sec. 5, first paragraph (ε = 0 in Proposition 3.2; the tuning grids)",
               ("enrnn.sec5", "enrnn.normalisation", "enrnn.proposition3.2"),
-              "ε = 0 is outside Proposition 3.2's ε > 0 and makes ρ(W^(S)) = 1 exactly (enrnn.normalisation)"),
+              "ε = 0 is outside Proposition 3.2's ε > 0 and makes ρ(W^(S)) = 1 exactly (enrnn.normalisation)",
+              finding=Finding("false", "enrnn.normalisation",
+                              "ε = 0 contradicts Sec. 1, 3 and 3.1's spectral radius less than 1 and the abstract's"
+                              " decay: ρ(W^(S)) = 1 exactly")),
     Statement("Sec. 5.1 (adding baseline 0.167; sizes and settings)", ("enrnn.baselines", "enrnn.sec5")),
     Statement("Sec. 5.1, last sentences; Sec. 5.2, Figure 2; Sec. 6.1–6.2, Figures 4–7 (convergence, gradient "
               "heat maps, state sizes)", reason=_EMPIRICAL),

@@ -14,18 +14,9 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import CaseSpace, Claim
-from rnnaudit.bounds.enrnn.eigen import (
-    A_EPS_POSITIVE_G,
-    A_SEPARATED_G,
-    A_SIMPLE_G,
-    C_matrix,
-    GradCase,
-    S_matrix,
-    autograd_gradient,
-    formula_gradient,
-    sample_grad_case,
-)
+from rnnaudit.bounds.core import CaseSpace, Claim, Reading
+from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, C_matrix, GradCase, S_matrix,
+                                         autograd_gradient, formula_gradient, sample_grad_case)
 
 __all__ = ["eq4", "eq4_corrected", "ascent_direction", "descent_cosine"]
 
@@ -115,6 +106,11 @@ eq4 = Claim(
           "naive step (descend on W^(S), then renormalise) may not decrease L, is confirmed by a case in "
           "tests/bounds/enrnn/test_eq4.py. The failure needs ε > 0 (it is Proposition 3.2's, enrnn.proposition3.2); "
           "the experiments' ε = 0 (Sec. 5) is unaffected.",
+    readings=(Reading("∂L/∂T with the inner factor 1/ρ the proof derives",
+                      "eq. 4 with ∂L/∂T = (1/ρ̃)[∂L/∂W − (1/ρ) 1ᵀ(∂L/∂W ⊙ W)1 C] is a descent step on L(W(T))",
+                      "Proposition 3.2's proof, eq. 6–8 (Sec. 8.2), gives the inner factor 1/ρ "
+                      "(enrnn.proposition3.2's reading); eq. 4 takes 'the gradient' the proposition states",
+                      lambda c: _measure(c, printed=False)),),
 )
 
 eq4_corrected = Claim(

@@ -9,19 +9,9 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.enrnn.cases import (
-    EPS0_NOTE,
-    ENRNNCase,
-    dominant_matrix,
-    draw,
-    enrnn_cases_from_model,
-    finish_case,
-    input_weights_and_bias,
-    new_cell,
-    random_angle,
-    recurrent_matrix,
-)
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Reading
+from rnnaudit.bounds.enrnn.cases import (EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
+                                         finish_case, input_weights_and_bias, new_cell, random_angle, recurrent_matrix)
 from rnnaudit.cells import enrnn_recurrence, prop32_gradient, spectral_radius
 
 __all__ = ["sample_prop32_case", "proposition3_2", "proposition3_2_corrected", "PROP32_RTOL", "FD_DELTA",
@@ -195,6 +185,11 @@ proposition3_2 = Claim(
           "max|formula − truth|/max|truth| on the worst case; error/tolerance (the ratio) only decides the verdict. "
           "The proof's final display is wrong too, in another way (enrnn.proof3.2). With ε = 0 (outside this "
           "claim's hypothesis) the printed formula is exact; the tests show it. " + EPS0_NOTE,
+    readings=(Reading("the inner 1/ρ̃ read as 1/ρ, as the proof derives it",
+                      "∂L/∂T = (1/ρ̃)[∂L/∂W − (1/ρ) 1ᵀ(∂L/∂W ⊙ W)1 C] for ε > 0",
+                      "the proof's own eq. 6–8 (Sec. 8.2): ∂(r⁻¹)/∂T_ij = −(α∂α/∂T_ij + β∂β/∂T_ij)/(ρ(ρ + ε)²) "
+                      "combined with eq. 6 gives the inner factor 1/ρ; the statement's ρ̃ there is a wrong factor",
+                      _measure_corrected),),
 )
 
 proposition3_2_corrected = Claim(

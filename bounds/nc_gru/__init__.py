@@ -5,6 +5,7 @@ claim id                            where in nc_gru.md                          
 =================================== ====================================================== ===================
 ``nc_gru.sec2_1`` (+ ``.corrected``) Sec. 2.1: u_t = 1 'forget gate open, input closed'     ``sec2_1``
 ``nc_gru.eq2``                      Sec. 2.2, eq. 2: Cayley map, det W = (−1)^ρ, I + A       ``eq2``
+``nc_gru.sec2_2``                   Sec. 2.2: D avoids an eigenvalue −1 of skew A (false)    ``sec2_2``
 ``nc_gru.scaling_d``                Sec. 2.2 (Kahan): a suitable D bounds A by 1             ``scaling_d``
 ``nc_gru.eq4``                      Sec. 2.2, eq. 3–6: orthogonality to machine precision    ``eq4``
 ``nc_gru.eq5``                      Sec. 2.2, eq. 5–6: the scaled Cayley gradient Vᵀ − V     ``eq5``
@@ -17,6 +18,7 @@ claim id                            where in nc_gru.md                          
 ``nc_gru.corollary2`` (+ ``.c.``)   Corollary 2, eq. 14–15 (SM 7, eq. 59–64), two readings   ``corollary2``
 ``nc_gru.eq18`` (+ ``.corrected``)  Sec. 3.2, eq. 16–18 and Algorithm 1                      ``eq18``
 ``nc_gru.alg1_skew``                Sec. 3.2: opt_A keeps A skew                             ``alg1_skew``
+``nc_gru.sec3_3_best``              Sec. 3.3: best with orthogonal Uc and Ur (Tables 1–4, 8–9) ``sec3_3_best``
 ``nc_gru.sec3_3`` (+ ``.c.``)       Sec. 3.3: 'significant improvements over GORU'           ``sec3_3``
 ``nc_gru.corollary3`` (+ ``.c.``)   Corollary 3, eq. 21–22 (SM 7, eq. 65–68), two readings   ``corollary3``
 ``nc_gru.param_match`` (+ ``.c.``)  Sec. 4: 'parameter-matching architecture'                ``param_match``
@@ -38,7 +40,7 @@ the corollaries' ε → 0 limit: ``spaces``; the printed tables and the comparis
 ``tables``.
 """
 
-from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.core import Finding, Statement
 from rnnaudit.bounds.nc_gru.alg1_skew import alg1_skew
 from rnnaudit.bounds.nc_gru.copy_baseline import copy_baseline
 from rnnaudit.bounds.nc_gru.corollary1 import corollary1, corollary1_corrected
@@ -55,7 +57,9 @@ from rnnaudit.bounds.nc_gru.eq47 import eq47, eq47_corrected
 from rnnaudit.bounds.nc_gru.param_match import param_match, param_match_corrected
 from rnnaudit.bounds.nc_gru.scaling_d import scaling_d
 from rnnaudit.bounds.nc_gru.sec2_1 import sec2_1, sec2_1_corrected
+from rnnaudit.bounds.nc_gru.sec2_2 import sec2_2
 from rnnaudit.bounds.nc_gru.sec3_3 import sec3_3, sec3_3_corrected
+from rnnaudit.bounds.nc_gru.sec3_3_best import sec3_3_best
 from rnnaudit.bounds.nc_gru.sec4_1 import sec4_1, sec4_1_corrected
 from rnnaudit.bounds.nc_gru.sec4_2 import sec4_2, sec4_2_corrected
 from rnnaudit.bounds.nc_gru.sec4_3 import sec4_3, sec4_3_corrected
@@ -69,16 +73,16 @@ from rnnaudit.bounds.nc_gru.theorem1_torch import theorem1_torch
 from rnnaudit.bounds.nc_gru.theorem1_torch_layers import theorem1_torch_layers
 
 #: The claims in the order the paper states them (SM 7's proof steps last, where the supplement puts them).
-CLAIMS = (sec2_1, sec2_1_corrected, eq2, scaling_d, eq4, eq5, eq7, eq7_corrected, theorem1, theorem1_corrected,
+CLAIMS = (sec2_1, sec2_1_corrected, eq2, sec2_2, scaling_d, eq4, eq5, eq7, eq7_corrected, theorem1, theorem1_corrected,
           theorem1_torch, theorem1_torch_layers, theorem1_lstm,
           corollary1, corollary1_corrected, corollary2, corollary2_corrected, eq18, eq18_corrected, alg1_skew,
-          sec3_3, sec3_3_corrected, corollary3, corollary3_corrected, param_match, param_match_corrected,
+          sec3_3_best, sec3_3, sec3_3_corrected, corollary3, corollary3_corrected, param_match, param_match_corrected,
           sec4_1, sec4_1_corrected, sec4_2, sec4_2_corrected, sec4_3, sec4_3_corrected, copy_baseline, sec4_4,
           sec4_data, sec4_lm, sec5_3, eq36, eq37, eq37_corrected, eq47, eq47_corrected)
 
-__all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "scaling_d", "eq4", "eq5", "eq7", "eq7_corrected",
-           "theorem1", "theorem1_corrected", "theorem1_torch", "theorem1_torch_layers", "theorem1_lstm", "corollary1",
-           "corollary1_corrected", "corollary2",
+__all__ = ["CLAIMS", "COVERAGE", "sec2_1", "sec2_1_corrected", "eq2", "sec2_2", "sec3_3_best", "scaling_d", "eq4",
+           "eq5", "eq7", "eq7_corrected", "theorem1", "theorem1_corrected", "theorem1_torch", "theorem1_torch_layers",
+           "theorem1_lstm", "corollary1", "corollary1_corrected", "corollary2",
            "corollary2_corrected", "eq18", "eq18_corrected", "alg1_skew", "sec3_3", "sec3_3_corrected", "corollary3",
            "corollary3_corrected", "param_match", "param_match_corrected", "sec4_1", "sec4_1_corrected", "sec4_2",
            "sec4_2_corrected", "sec4_3", "sec4_3_corrected", "copy_baseline", "sec4_4", "sec4_data", "sec4_lm",
@@ -103,9 +107,13 @@ COVERAGE = (
                                                 "every gate claim")),
     Statement("Sec. 2.1, second paragraph (gate semantics of u_t)", ("nc_gru.sec2_1", "nc_gru.sec2_1.corrected")),
     Statement("eq. (2)", ("nc_gru.eq2",)),
-    Statement("Sec. 2.2, paragraph after eq. (2) (D, Kahan 2006, bounded A)", ("nc_gru.eq2", "nc_gru.scaling_d"),
-              "the invertibility sentence is false (I + A is invertible for every skew A, nc_gru.eq2, proved "
-              "exactly); the boundedness sentence holds (nc_gru.scaling_d)"),
+    Statement("Sec. 2.2, paragraph after eq. (2) (D, Kahan 2006, bounded A)",
+              ("nc_gru.sec2_2", "nc_gru.eq2", "nc_gru.scaling_d"),
+              "the invertibility sentence is false (nc_gru.sec2_2; I + A is invertible for every skew A, nc_gru.eq2, "
+              "proved exactly); the boundedness sentence holds (nc_gru.scaling_d)",
+              finding=Finding("false", "nc_gru.sec2_2", "a real skew A has no eigenvalue −1 and I + A is never "
+                                                         "singular (σ_min(I + A) ≥ 1), so there is nothing for D to "
+                                                         "avoid")),
     Statement("eq. (3)–(4)", ("nc_gru.eq4",)),
     Statement("eq. (5)", ("nc_gru.eq5",)),
     Statement("eq. (6)", ("nc_gru.eq5",)),
@@ -136,8 +144,10 @@ COVERAGE = (
                                                  "checks")),
     Statement("eq. (20)", (), _DEFINITION.format("modReLU, sgn(x)·ReLU(|x| + b); it jumps at x = 0 when b > 0, where "
                                                  "the Jacobians of eq. 36 and Corollary 3 do not exist")),
-    Statement("Sec. 3.3, 'the best performance is achieved using orthogonality in Uc and Ur'", (),
-              "a training result (Sec. 5.2, Figure 7, no numbers printed)"),
+    Statement("Sec. 3.3, 'the best performance is achieved using orthogonality in Uc and Ur'", ("nc_gru.sec3_3_best",),
+              "checked against Tables 1–4 and 8–9, which print both variants (Sec. 5.2's Figure 7 prints no numbers)",
+              finding=Finding("false", "nc_gru.sec3_3_best", "NC-GRU(Uc) beats NC-GRU(Ur, Uc) in 7 of the 10 "
+                                                              "columns that print both")),
     Statement("Sec. 3.3, GORU paragraph ('significant improvements over GORU')",
               ("nc_gru.sec3_3", "nc_gru.sec3_3.corrected")),
     Statement("Corollary 3", ("nc_gru.corollary3", "nc_gru.corollary3.corrected")),
@@ -145,7 +155,11 @@ COVERAGE = (
               "uniform and asymptotic readings of '≲' as separate parts"),
     Statement("Sec. 3.3, paragraph after Corollary 3 ('bounded by a constant independent of any model parameters')",
               ("nc_gru.corollary3", "nc_gru.corollary3.corrected"),
-              "false: the constant depends on ‖U_u‖₂ and, through modReLU, on the state"),
+              "uniformly in the weights false: the constant depends on ‖U_u‖₂ and, through modReLU, on the state; in "
+              "the limit ε → 0 at fixed weights (the reading nc_gru.corollary3 carries) it is 2",
+              finding=Finding("misprinted", "nc_gru.corollary3",
+                              "uniformly in the weights the constant depends on ‖U_u‖₂ and the state; only its "
+                              "limit ε → 0 at fixed weights is 2")),
     Statement("Sec. 4, first paragraph ('approximately equal numbers of trainable parameters')",
               ("nc_gru.param_match", "nc_gru.param_match.corrected")),
     Statement("Sec. 4.1–4.5, Implementation Details (hidden sizes)", ("nc_gru.param_match",)),
@@ -195,7 +209,9 @@ COVERAGE = (
     Statement("eq. (39)", (), _DEFINITION.format("h_t, as in eq. 1")),
     Statement("eq. (40)", ("nc_gru.eq36",)),
     Statement("eq. (41)", ("nc_gru.theorem1", "nc_gru.eq37.corrected"),
-              "as printed (signed maxima) it fails with Theorem 1 (nc_gru.theorem1); with |·| it holds"),
+              "as printed (signed maxima) it fails with Theorem 1 (nc_gru.theorem1); with |·| it holds",
+              finding=Finding("misprinted", "nc_gru.theorem1",
+                              "signed maxima max_i [h]_i where the step bounds ‖diag(h)‖₂ = max_i |h_i|")),
     Statement("eq. (42)–(45)", ("nc_gru.theorem1", "nc_gru.theorem1.corrected")),
     Statement("eq. (46)", ("nc_gru.corollary1", "nc_gru.corollary1.corrected")),
     Statement("eq. (47)–(52)", ("nc_gru.eq47", "nc_gru.eq47.corrected", "nc_gru.corollary1")),

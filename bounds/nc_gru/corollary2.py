@@ -6,21 +6,10 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum
-from rnnaudit.bounds.nc_gru.cases import (
-    A_EPS,
-    A_GRU,
-    A_ONE_STEP,
-    A_SAT,
-    A_SAT_VEC,
-    A_STATE,
-    EPS_NOTE,
-    H_C,
-    GRUCase,
-    gru_steps,
-    saturated_bound,
-    theorem1_alpha_beta,
-)
+from rnnaudit.bounds.core import Claim, ExactVerdict, Reading, Supremum
+from rnnaudit.bounds.readings import select_parts
+from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_GRU, A_ONE_STEP, A_SAT, A_SAT_VEC, A_STATE, EPS_NOTE, H_C, GRUCase,
+                                          gru_steps, saturated_bound, theorem1_alpha_beta)
 from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, limit_steps
 
 __all__ = ["corollary2", "corollary2_corrected", "COR2_ASSUMPTIONS", "ASYMPTOTIC_14", "ASYMPTOTIC_15"]
@@ -116,6 +105,12 @@ corollary2 = Claim(
     supremum=Supremum(1.0, "lim α + β = max(1 − u) + max u·max r ≤ 1 + 1 with 0/1 gates; u = (0, 1), r = (1, 1) "
                            "attains 2 (structured start, h ≥ 2)", at=(2, 1), part=ASYMPTOTIC_14),
     exact=_exact,
+    readings=(Reading(
+        "asymptotic: ε → 0 at fixed weights",
+        "lim_{ε→0} α + β ≤ 2 (eq. 14) and ≤ 1 (eq. 15) for the case's own weights",
+        "the proof (SM 7, eq. 59–64) drops δ_u(max|h| + max|c|)‖U_u‖₂ and δ_r‖U_r‖₂ max|h| as ≈ 0 'because the "
+        "gates are nearly 0 or 1', which is exact in the limit of saturated gates at fixed weights",
+        select_parts(_measure_corollary2, lambda part: "asymptotic" in part)),),
 )
 
 corollary2_corrected = Claim(

@@ -9,21 +9,10 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Supremum, assumption_tolerances
-from rnnaudit.bounds.nc_gru.cases import (
-    A_EPS,
-    A_ONE_STEP,
-    A_SAT,
-    A_SAT_VEC,
-    EPS_NOTE,
-    H_C,
-    GRUCase,
-    assumption_check,
-    gru_steps,
-    sample_saturated_case,
-    saturated_bound,
-    spectral,
-)
+from rnnaudit.bounds.core import Assumption, Claim, ExactVerdict, Reading, Supremum, assumption_tolerances
+from rnnaudit.bounds.readings import select_parts
+from rnnaudit.bounds.nc_gru.cases import (A_EPS, A_ONE_STEP, A_SAT, A_SAT_VEC, EPS_NOTE, H_C, GRUCase, assumption_check,
+                                          gru_steps, sample_saturated_case, saturated_bound, spectral)
 from rnnaudit.bounds.nc_gru.spaces import SATURATED_GRU_STEPS, ncgru_step_starts, saturated_limit, step_jacobian
 from rnnaudit.cells import NCGRU, orthogonality_defect
 
@@ -137,6 +126,12 @@ corollary3 = Claim(
                                         "u = (0, 1), r = 1, U_c = [[0, −1], [1, 0]] attains √2", at=(2, 1),
                       part=ASYMPTOTIC_21),
     exact=_exact,
+    readings=(Reading(
+        "asymptotic: ε → 0 at fixed weights",
+        "lim_{ε→0} ‖∂h_t/∂h_{t−1}‖₂ ≤ 2 (eq. 21) and ≤ 1 (eq. 22) for the case's own weights and state",
+        "the proof (SM 7, eq. 65–68) repeats Corollary 2's step: the δ terms are dropped as ≈ 0 'because the gates "
+        "are nearly 0 or 1', exact in the limit of saturated gates at fixed weights and state",
+        select_parts(_measure_corollary3, lambda part: "asymptotic" in part)),),
 )
 
 corollary3_corrected = Claim(

@@ -11,7 +11,7 @@ from dataclasses import replace
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, Supremum, nothing_free, worst_pair
+from rnnaudit.bounds.core import Claim, Reading, Supremum, nothing_free, worst_pair
 from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, spectral
 from rnnaudit.bounds.nc_gru.eq36 import candidate_derivative, gate_jacobians
 from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
@@ -78,6 +78,9 @@ eq37 = Claim(
                 "See nc_gru.eq37.corrected.",
     notes="A proof-step check. The signed maxima of eq. 9–10 are inherited from eq. 37–41; the hypothesis the "
           "printed steps need and Theorem 1 does not state is h_{t−1}, c_t ≥ 0 entrywise (false for tanh).",
+    readings=(Reading("max_i [h_{t−1}]_i read as max_i |[h_{t−1}]_i|", "eq. 30, 33, 37 and 38 with max_i |[h_{t−1}]_i|",
+                      "the step from eq. 36 bounds ‖diag(h_{t−1})‖₂, the maximum of the absolute values",
+                      lambda c: step_bounds(c, absolute=True, with_eq41=False)),),
 )
 
 eq37_corrected = Claim(

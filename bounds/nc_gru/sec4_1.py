@@ -49,7 +49,9 @@ sec4_1 = Claim(
           "each sequence length it reports; 'significant gap' is not tested (three seeds, no test statistic). The "
           "reversal "
           "at T = 200 is within about one standard deviation (0.221 ± 0.003 against 0.217 ± 0.003): what Table 1 "
-          "supports is 'better at T = 100, tied at T = 200'.",
+          "supports is 'better at T = 100, tied at T = 200'. No reading is offered: 'performs better' cannot be read "
+          "as 'is not worse beyond the printed standard deviations', so the sentence is false, not misprinted "
+          "(docs/verdicts.md).",
     exact=lambda: exact_comparisons(SEC4_1),
 )
 

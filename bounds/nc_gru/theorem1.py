@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim, Supremum, worst_pair
+from rnnaudit.bounds.core import Claim, Reading, Supremum, worst_pair
 from rnnaudit.bounds.nc_gru.cases import TRAJECTORY_ASSUMPTIONS, GRUCase, gru_steps, spectral, theorem1_alpha_beta
 from rnnaudit.bounds.nc_gru.spaces import TRAJECTORIES
 
@@ -37,6 +37,9 @@ theorem1 = Claim(
                 "‖∂h_t/∂h_{t−1}‖₂ (e.g. h_{t−1} ≈ −0.9·1, c_t ≈ −0.1·1, u_t = 1/2 through U_u = κ(P − I)). "
                 "The |·| reading is proved by eq. 41 as written; see nc_gru.theorem1.corrected.",
     notes="Ratio inf means the printed bound was ≤ 0 at the worst step.",
+    readings=(Reading("max_i [·]_i read as max_i |[·]_i|", "eq. 9–10 with max_i |[h_{t−1}]_i| and max_i |[c_t]_i|",
+                      "the proof's step (SM, eq. 41) bounds ‖diag(h_{t−1})‖₂ and ‖diag(c_t)‖₂, which are the "
+                      "maxima of the absolute values", lambda c: _measure_theorem1(c, absolute=True)),),
 )
 
 theorem1_corrected = Claim(

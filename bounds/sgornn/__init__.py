@@ -29,7 +29,7 @@ Shared cases and assumptions: ``cases``; structured constructions and known supr
 parameter counts: ``counts``; M_φ of the VPRNN map from its product structure: ``m_phi``.
 """
 
-from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.core import Finding, Statement
 from rnnaudit.bounds.sgornn.a4 import a4
 from rnnaudit.bounds.sgornn.corollary1 import corollary1
 from rnnaudit.bounds.sgornn.eq2 import eq2
@@ -82,11 +82,16 @@ COVERAGE = (
                             "α, β ∈ (0, 1) by sigmoids, h_0 = 0); implemented by rnnaudit.cells.SGORNN and tested "
                             "in tests/cells/test_sgornn.py"),
     Statement("eq. (2)", ("sgornn.eq2", "sgornn.eq2.domain", "sgornn.eq2.domain.corrected"),
-              "φ(Θ) = R_1Q_1⋯R_kQ_k is orthogonal; its stated domain ℝ^{n/2×k} should be ℝ^{h/2×k}"),
+              "φ(Θ) = R_1Q_1⋯R_kQ_k is orthogonal; its stated domain ℝ^{n/2×k} should be ℝ^{h/2×k}",
+              finding=Finding("misprinted", "sgornn.eq2.domain",
+                              "dom(φ) = ℝ^{n/2×k} for ℝ^{h/2×k}: n, the input size, where the rotations act on h")),
     Statement("eq. (3)", ("sgornn.eq3",)),
     Statement("Sec. 2, paragraph after eq. (3)", ("sgornn.eq3.remarks", "sgornn.eq3", "sgornn.eq3.clip"),
               "FastRNN's β = 1 − α > 1 − 2α; 'β + 2α ≈ β + α' (both readings); β clipped into (0, 1 − 2α], which "
-              "needs α < 1/2"),
+              "needs α < 1/2",
+              finding=Finding("false", "sgornn.eq3.clip",
+                              "clipping β to 1 − 2α keeps β in (0, 1 − 2α] only while α < 1/2, which nothing "
+                              "enforces")),
     Statement("eq. (4)", ("sgornn.eq4.order",),
               "FastRNN's constraint, quoted from Kusupati et al. (2019) with D left undefined, is a hypothesis "
               "(the audit's predicate fastrnn_eq4_assumption); its consequence 'α = O(1/T)' is checked"),
@@ -128,7 +133,9 @@ COVERAGE = (
               "64 LSTM units 'to roughly match' FastRNN's count, k = 14; the data set's sizes (7,352/2,947 "
               "instances of length 128) need the HAR data set"),
     Statement("Sec. 3.2, second paragraph", ("sgornn.table2", "sgornn.sec3.model_count"),
-              "highest mean accuracy, lowest standard deviation, far fewer parameters, 'the three models'"),
+              "highest mean accuracy, lowest standard deviation, far fewer parameters, 'the three models'",
+              finding=Finding("false", "sgornn.sec3.model_count",
+                              "'the three models' where the tables and the paragraph's own list have four")),
     Statement("Table 2", ("sgornn.table2", "sgornn.sec3.model_count"),
               "rows VPRNN, SGORNN, FastRNN, LSTM: the parameter counts and the comparisons of the printed "
               "accuracies; the accuracies themselves are " + _TRAINING),

@@ -9,7 +9,7 @@ import sympy as sp
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict
+from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict, Reading
 from rnnaudit.bounds.sgornn.counts import COUNT_TOL, t64
 from rnnaudit.cells import vprnn_max_sublayers
 from rnnaudit.cells.orthogonal import VPRNNRotations
@@ -89,6 +89,10 @@ eq2_domain = Claim(
     notes="Reading: n as the paper defines it (x_t ∈ ℝⁿ; App. A: 'we use n to describe the input data "
           "dimension in Section 2'). No result depends on it: the proofs use φ only through orthogonality and M_φ.",
     exact=lambda: _exact("n"),
+    readings=(Reading("n read as h (the hidden size)",
+                      "dom(φ) = ℝ^{h/2×k}: each column of Θ holds the h/2 angles of one rotation layer",
+                      "the rotations R_j act on h_{t−1} ∈ ℝ^h (U = φ(Θ) is h × h, eq. 2), and the parameter counts of "
+                      "Tables 1–2 are those of h/2 angles per layer", lambda case: _measure(case, "h")),),
 )
 
 eq2_domain_corrected = Claim(

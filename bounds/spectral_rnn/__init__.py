@@ -7,6 +7,8 @@ Claims (paper order; module in parentheses; ``.corrected`` forms sit in their or
 - ``spectral_rnn.theorem2``: Theorem 2 (App. A.3): M_{1,1} reaches all of ℝ^{n×n} (``theorem2``)
 - ``spectral_rnn.dimensions``: Sec. 3–5 dimension counts, reflector-count equivalences (``dimensions``)
 - ``spectral_rnn.theorem3``: Theorem 3 (App. A.4, eq. 18–21): O(n) ⊆ M_{k1,k2} (``theorem3``)
+- ``spectral_rnn.theorem3_construction``: App. A.4, eq. 18–21 as printed: the zero range drops H_1(a_1)
+  (``theorem3_construction``)
 - ``spectral_rnn.eq7``: Sec. 4, eq. 6–7: singular values in [σ* − r, σ* + r] (``eq7``)
 - ``spectral_rnn.param_count`` (+ ``.corrected``): Sec. 4 parameter count, Tables 2 and 4 (``param_count``)
 - ``spectral_rnn.eq13``: Sec. 4.1 eq. 12–13 (``eq13``)
@@ -17,6 +19,7 @@ Claims (paper order; module in parentheses; ``.corrected`` forms sit in their or
 - ``spectral_rnn.assumption1`` (+ ``.corrected``): Sec. 6, Assumption 1(b), ReLU/tanh/sigmoid (``assumption1``)
 - ``spectral_rnn.theorem5``: Theorem 5, Corollary 1 (Sec. 6, App. A.6) (``theorem5``)
 - ``spectral_rnn.addition_baseline``: Sec. 7.1, the addition task's baseline 0.167 (``addition_baseline``)
+- ``spectral_rnn.copy_baseline``: Sec. 7.1, the copy task's baseline samples 7 of the 8 symbols (``copy_baseline``)
 - ``spectral_rnn.table2``: Sec. 7.2, Table 2 (``table2``)
 - ``spectral_rnn.table3``: Sec. 7.3, Table 3 and its sentences (``table3``)
 - ``spectral_rnn.proposition1`` (+ ``.corrected``): App. A.1, Proposition 1 (``proposition1``)
@@ -42,8 +45,9 @@ Shared: ``cases`` (case classes, samplers, Assumption 1, eq. 17's states), ``ref
 (the dispatch-level flop counter behind Table 1) and ``symbolic`` (sympy sums over reflector chains).
 """
 
-from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.core import Finding, Statement
 from rnnaudit.bounds.spectral_rnn.addition_baseline import addition_baseline
+from rnnaudit.bounds.spectral_rnn.copy_baseline import copy_baseline
 from rnnaudit.bounds.spectral_rnn.algorithm1 import algorithm1, algorithm1_corrected
 from rnnaudit.bounds.spectral_rnn.algorithm3 import algorithm3, algorithm3_corrected
 from rnnaudit.bounds.spectral_rnn.assumption1 import assumption1, assumption1_corrected
@@ -65,6 +69,7 @@ from rnnaudit.bounds.spectral_rnn.table4 import table4
 from rnnaudit.bounds.spectral_rnn.theorem1 import theorem1
 from rnnaudit.bounds.spectral_rnn.theorem2 import theorem2
 from rnnaudit.bounds.spectral_rnn.theorem3 import theorem3
+from rnnaudit.bounds.spectral_rnn.theorem3_construction import theorem3_construction
 from rnnaudit.bounds.spectral_rnn.theorem4 import theorem4
 from rnnaudit.bounds.spectral_rnn.theorem5 import theorem5
 from rnnaudit.bounds.spectral_rnn.theorem5_cover import theorem5_cover, theorem5_cover_corrected
@@ -73,17 +78,17 @@ from rnnaudit.bounds.spectral_rnn.theorem5_step import theorem5_step, theorem5_s
 __all__ = ["CLAIMS", "COVERAGE"]
 
 #: The claims in the order the paper states them.
-CLAIMS = (eq1, theorem1, theorem2, dimensions, theorem3, eq7, param_count, param_count_corrected, eq13, sec42, table1,
-          table1_corrected, lemma1, theorem4, assumption1, assumption1_corrected, theorem5, addition_baseline, table2,
-          table3, proposition1, proposition1_corrected, lemma3, eq24, eq26, theorem5_step,
-          theorem5_step_corrected, theorem5_cover, theorem5_cover_corrected, algorithm1, algorithm1_corrected,
-          algorithm3, algorithm3_corrected, table4)
+CLAIMS = (eq1, theorem1, theorem2, dimensions, theorem3, theorem3_construction, eq7, param_count,
+          param_count_corrected, eq13, sec42, table1, table1_corrected, lemma1, theorem4, assumption1,
+          assumption1_corrected, theorem5, addition_baseline, copy_baseline, table2, table3, proposition1,
+          proposition1_corrected, lemma3, eq24, eq26, theorem5_step, theorem5_step_corrected, theorem5_cover,
+          theorem5_cover_corrected, algorithm1, algorithm1_corrected, algorithm3, algorithm3_corrected, table4)
 
 _P = "spectral_rnn."
 
 
-def _s(label: str, *claims: str, reason: str = "") -> Statement:
-    return Statement(label, tuple(_P + c for c in claims), reason)
+def _s(label: str, *claims: str, reason: str = "", finding: Finding | None = None) -> Statement:
+    return Statement(label, tuple(_P + c for c in claims), reason, finding)
 
 
 #: The paper's statement index, in paper order: each labelled statement and the claims that check it
@@ -144,8 +149,10 @@ COVERAGE = (
     _s("Sec. 6, last paragraph (norms → 0: constant output, gap 0)",
        reason="a qualitative remark: with W, M, Y = 0 the output is 0, L̂_γ = L_0 = 1 and the gap is 0; no bound"),
     _s("Sec. 7.1, addition-task baseline 0.167", "addition_baseline"),
-    _s("Sec. 7.1, copy-task baseline", reason="no number is printed (and the baseline samples {a_1, …, a_7} while "
-                                              "x_{1:10} is drawn from {a_0, …, a_7})"),
+    _s("Sec. 7.1, copy-task baseline", "copy_baseline",
+       reason="no number is printed; the baseline samples {a_1, …, a_7} while x_{1:10} is drawn from {a_0, …, a_7}",
+       finding=Finding("false", "spectral_rnn.copy_baseline", "the 'memoryless' baseline samples 7 symbols where the "
+                                                              "digits to copy are drawn from 8: it never outputs a_0")),
     _s("Sec. 7 and App. C, experimental results (Figures 1–6, 'outperforms', L ∼ 35, L ∼ 70, overfitting)",
        reason="empirical results of training runs on the paper's data sets"),
     _s("Sec. 7.2, MNIST split 60000/10000", reason="needs the paper's dataset"),
@@ -158,7 +165,11 @@ COVERAGE = (
        "table3"),
     _s("Proposition 1", "proposition1", "proposition1.corrected"),
     _s("App. A.2, proof of Theorem 1 (R orthogonal, triangular, positive diagonal ⇒ R = I)", "theorem1"),
-    _s("eq. (18)–(21)", "theorem3", reason="the constructions of Theorem 3's proof, with their two slips"),
+    _s("eq. (18)–(21)", "theorem3_construction", "theorem3",
+       reason="the constructions of Theorem 3's proof: as printed the zero range drops H_1(a_1) "
+              "(spectral_rnn.theorem3_construction); started one index later they rebuild A (spectral_rnn.theorem3)",
+       finding=Finding("misprinted", "spectral_rnn.theorem3_construction",
+                       "the zero range 'v_t = 0, t = k2 + k1 − 2, …' starts one index early and overwrites a_1")),
     _s("Lemma 2", reason="a cited PAC-Bayes lemma (Neyshabur et al. 2017): a probability over training sets; its "
                          "condition at the proof's σ is checked by theorem5 and theorem5_step.corrected"),
     _s("Lemma 3", "lemma3"),

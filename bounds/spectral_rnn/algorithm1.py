@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import CaseSpace, Claim
+from rnnaudit.bounds.core import CaseSpace, Claim, Reading
 from rnnaudit.bounds.spectral_rnn.cases import A_F64, SpectralCellCase
 from rnnaudit.bounds.spectral_rnn.eq13 import (
     A_NONZERO_U,
@@ -115,6 +115,11 @@ algorithm1 = Claim(
     notes="Reading: Hgrad is Algorithm 3 with α taken from the h it is given (its corrected form), so the failure "
           "measured is Algorithm 1's own argument, not Algorithm 3's. At n = 1, ∂L/∂u ≡ 0 (H = −1), so the sizes "
           "start at n = 2, where the relative error is finite and O(1).",
+    readings=(Reading("h_k^(u) read as the reflector's input h_{k−1}^(u)",
+                      "Algorithm 1's u loop calls Hgrad(h_{k−1}^(u), u_k, g), the input of H_k(u_k)",
+                      "Hgrad (Algorithm 3, eq. 13) takes the reflector's input h; the v loop of the same algorithm "
+                      "passes h_{k+1}^(v), its reflectors' input: the u loop's index is off by one",
+                      _measure_corrected),),
 )
 
 algorithm1_corrected = Claim(

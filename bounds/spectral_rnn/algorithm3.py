@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Claim
+from rnnaudit.bounds.core import Claim, Reading
 from rnnaudit.bounds.spectral_rnn.cases import A_F64
 from rnnaudit.bounds.spectral_rnn.eq13 import (
     A_NONZERO_U,
@@ -75,6 +75,10 @@ algorithm3 = Claim(
           "typo (h̄ for h): eq. 13 is correct, and Sec. 4.2's 'reuse α from forward propagation' implies "
           "α = 2u_kᵀh/‖u_k‖²; severity low, but an implementation that follows the listing gets ū_k wrong (relative "
           "error 0.78 against finite differences).",
+    readings=(Reading("h̄ read as h in α", "α = 2u_kᵀh/‖u_k‖² with h the reflector's input",
+                      "h̄ is used in α before the algorithm defines it, and eq. 13's ū_k = −αg − βh + αβu_k is "
+                      "the derivative only with α = 2u_kᵀh/‖u_k‖², the α of H_k(u_k)h = h − αu_k (eq. 12)",
+                      lambda c: _measure(c, reflect_grad)),),
 )
 
 algorithm3_corrected = Claim(

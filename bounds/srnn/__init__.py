@@ -16,7 +16,7 @@ Shared cases (the SRNN sequence of eq. 8–11) and the Jacobians they measure: `
 arithmetic for the ``exact=`` verdicts: ``symbolic``.
 """
 
-from rnnaudit.bounds.core import Statement
+from rnnaudit.bounds.core import Finding, Statement
 from rnnaudit.bounds.srnn.adding_baseline import adding_baseline
 from rnnaudit.bounds.srnn.eq2 import eq2, eq2_corrected
 from rnnaudit.bounds.srnn.eq4 import eq4
@@ -62,7 +62,10 @@ COVERAGE = (
     Statement("Abstract: 'does not suffer from vanishing nor exploding gradients'",
               ("srnn.hidden_gradient", "srnn.hidden_gradient.corrected", "srnn.no_explosion", "srnn.relu_vanishing"),
               "read as Sec. 3's analysis: no explosion holds; no vanishing fails for tanh (σ' < 1: geometric decay) "
-              "and holds for ReLU (every experiment's σ) while a path survives; ReLU's vanishing is per path"),
+              "and holds for ReLU (every experiment's σ) while a path survives; ReLU's vanishing is per path",
+              finding=Finding("misprinted", "srnn.hidden_gradient",
+                              "for tanh the gradient decays geometrically; only with ReLU (every experiment's σ) "
+                              "does it neither grow nor decay while a path survives")),
     Statement("Sec. 1, third paragraph: the first input is processed T times, the last once", ("srnn.eq2.corrected",),
               "the T cell applications of eq. 1: ∂h_T/∂h_1 is a product of T − 1 factors σ'(z_i) W_1"),
     Statement("Sec. 1, fourth paragraph: the shift 'is not prone to the gradient explosion or to its vanishing'",

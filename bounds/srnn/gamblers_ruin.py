@@ -12,7 +12,8 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading
+from rnnaudit.bounds.readings import select_parts
 from rnnaudit.bounds.srnn.cases import f64
 from rnnaudit.cells import shift
 
@@ -203,6 +204,13 @@ gamblers_ruin = Claim(
           "sentence in its two readings of T, and each reading fails: here the expected steps (T is the game's "
           "duration, not the time to vanish), there the probability and the time with T the sequence length. "
           "That is one defect of one sentence, not two.",
+    readings=(Reading(
+        "T as the game's expected duration (barrier at T + 1)",
+        "With the walk absorbed at 0 or at T + 1, P(vanish) = T/(1+T) and the expected number of steps until the "
+        "game ends is T",
+        "the paper's own number p = T/(1+T) is the gambler's-ruin probability from capital 1 with the game stopped "
+        "at T + 1 (its only reading), and that game's textbook expected length from capital 1 is 1·((T + 1) − 1) = T",
+        select_parts(_measure_gamblers_ruin, lambda part: "given" not in part and "| it vanishes" not in part)),),
 )
 
 gamblers_ruin_corrected = Claim(

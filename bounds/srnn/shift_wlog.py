@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading
 from rnnaudit.bounds.srnn.cases import f64
 from rnnaudit.cells import SRNN, get_activation, shift, shift_matrix
 
-__all__ = ["WlogCase", "sample_cycle_case", "relabeling", "measure_relabeling", "shift_wlog", "WLOG_RTOL"]
+__all__ = ["WlogCase", "sample_cycle_case", "sample_permutation_case", "relabeling", "measure_relabeling",
+           "measure_any_permutation", "shift_wlog", "WLOG_RTOL"]
 
 #: Permutation matrices and their powers are exact in floating point; an SRNN run with W_p and the relabelled
 #: shift-SRNN perform the same additions in the same order, so they agree to rounding of the entries
@@ -65,6 +66,11 @@ def sample_cycle_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=
     perm = torch.empty(h, dtype=torch.int64)
     perm[relabel] = relabel[(torch.arange(h) + 1) % h]  # unit relabel[i] is followed by relabel[i + 1]
     return _draw(gen, perm, T, device, dtype)
+
+
+def sample_permutation_case(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> WlogCase:
+    """A uniformly random permutation of d_h units (one d_h-cycle with probability 1/d_h)."""
+    return _draw(gen, torch.randperm(h, generator=gen), T, device, dtype)
 
 
 def _matrix(perm: Tensor, dtype) -> Tensor:
@@ -132,6 +138,31 @@ def measure_relabeling(case: WlogCase, relabel=None) -> dict[str, tuple[Tensor, 
     }
 
 
+def measure_any_permutation(case: WlogCase) -> dict[str, tuple[Tensor, ...]]:
+    """The reading 'every permutation is a relabeling of the shift': :func:`measure_relabeling` for a d_h-cycle; for
+    any other permutation no relabeling exists (conjugation keeps the cycle type), measured as its number of cycles
+    beyond one against 0."""
+    cycles = _cycles(case.perm)
+    if cycles == 1:
+        return measure_relabeling(case)
+    W = case.x
+    return {"some Q with Q W_p Qᵀ = W_shift: cycles of W_p beyond one": (f64(cycles - 1, W), f64(0.0, W))}
+
+
+def _exact_any() -> ExactVerdict:
+    """At d_h = 3 the identity and the three transpositions are permutations that no relabeling makes the shift."""
+    from itertools import permutations
+
+    from sympy.combinatorics import Permutation
+
+    S = Permutation([1, 2, 0])
+    bad = [p for p in permutations(range(3)) if not any(Permutation(list(q)) * Permutation(list(p))
+                                                         * ~Permutation(list(q)) == S for q in permutations(range(3)))]
+    return ExactVerdict("violated" if bad else "proved",
+                        f"d_h = 3: {len(bad)} of the 6 permutations ({', '.join(str(list(p)) for p in bad)}) are "
+                        "conjugate to no shift (sympy.combinatorics, every relabeling tried)")
+
+
 def _exact() -> ExactVerdict:
     """Every permutation of n ≤ 4 units against every relabeling Q (sympy.combinatorics, exact): conjugate to the shift
     iff one n-cycle."""
@@ -187,4 +218,11 @@ shift_wlog = Claim(
           "neither b_r changes sign, and there every readout is symmetric while x_1 − x_2 is not. The gradient "
           "analysis of Sec. 3 holds for every permutation (srnn.eq4).",
     exact=_exact,
+    readings=(Reading(
+        "every permutation W_p, as a relabeling",
+        "For every permutation W_p some relabeling Q of the units gives Q W_p Qᵀ = W_shift (the sentence's 'the "
+        "permutation' taken as any W_p)",
+        "Sec. 3 introduces W_p as 'a permutation matrix' with no condition on its cycles before the WLOG",
+        measure_any_permutation, cases=CaseSpace(case_type=WlogCase, sample=sample_permutation_case, sizes=_SIZES),
+        exact=_exact_any, assumptions=(A_PERMUTATION,)),),
 )

@@ -1,6 +1,6 @@
 """The ``rnnaudit`` command line: parse, run one command, map every failure to its exit status.
 
-    rnnaudit check [--paper P ...] [--out DIR] [--quick|--full] [--seed N] [--strict]
+    rnnaudit check [--paper P ...] [--out DIR] [--quick|--full] [--seed N] [--strict[=false|misprinted]]
     rnnaudit reproduce COUNTEREXAMPLE.pt
     rnnaudit train [--preset NAME] [--cell C] [--task T] [--T N] ... [--out DIR] [--resume|--overwrite]
     rnnaudit audit SOURCE | --model MODULE:FACTORY --weights FILE | --arch rnn|gru|lstm --weights FILE
@@ -8,7 +8,8 @@
     rnnaudit sweep SPEC.json|.toml [--executor inline|local|slurm]
     rnnaudit compare RUN_DIR [RUN_DIR ...] [--key grad/W/max] [--out FILE]
 
-Exit status: 0 done (whatever the verdicts); 1 with ``--strict`` when a claim is violated, or when
+Exit status: 0 done (whatever the verdicts); 1 with ``--strict`` when a claim is false (``--strict=misprinted``:
+false or misprinted), or when
 ``reproduce`` no longer reproduces; 2 for a bad argument or an unreadable or invalid input file, with
 one line on stderr naming it; 130 on Ctrl-C; 70 for an internal error (a bug in rnnaudit: one line
 asking for a report). ``--debug`` shows the traceback instead of the line.

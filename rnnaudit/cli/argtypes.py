@@ -8,7 +8,11 @@ from pathlib import Path
 
 from rnnaudit import names
 
-__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file"]
+__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file", "strict_level", "STRICT_LEVELS"]
+
+#: ``--strict=LEVEL`` → the verdicts that make ``rnnaudit check`` exit 1 (docs/verdicts.md): ``false`` (the
+#: default of a bare ``--strict``) fails on statements no fair reading saves; ``misprinted`` fails on misprints too.
+STRICT_LEVELS = {"false": ("false",), "misprinted": ("false", "misprinted")}
 
 
 def _integer(text: str, low: int, what: str) -> int:
@@ -30,6 +34,13 @@ def count(text: str) -> int:
 def seed(text: str) -> int:
     """A seed: 0 ≤ seed < 2⁶³."""
     return _integer(text, 0, "a non-negative integer")
+
+
+def strict_level(text: str) -> tuple[str, ...]:
+    """``false`` or ``misprinted`` (:data:`STRICT_LEVELS`): the verdicts ``--strict`` fails on."""
+    if text not in STRICT_LEVELS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(STRICT_LEVELS)}, got {text!r}")
+    return STRICT_LEVELS[text]
 
 
 def positive_float(text: str) -> float:

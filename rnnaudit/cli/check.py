@@ -10,6 +10,7 @@ __all__ = ["run"]
 
 
 def run(args) -> int:
+    from rnnaudit.bounds.core import VERDICTS
     from rnnaudit.checking import check
 
     from rnnaudit.progress import shows_progress
@@ -21,10 +22,15 @@ def run(args) -> int:
     width = max((len(r.claim.id) for r in result.results), default=10)
     for r in result.results:
         worst = r.worst_ratio
-        exact = f"  ({r.exact.verdict} exactly)" if r.exact is not None else ""
+        # the exact (sympy) verdict in words that cannot be mistaken for the claim's own verdict
+        exact = {"proved": "  (proved exactly)", "violated": "  (exact counterexample)"}.get(
+            r.exact.verdict, "") if r.exact is not None else ""
         print(f"{r.claim.id:<{width}}  {verdict(r.verdict, 12)}  worst ratio "
               f"{'–' if worst is None else f'{worst:.4g}'}{exact}")
-    counts = {v: sum(r.verdict == v for r in result.results) for v in ("holds", "violated", "vacuous", "inconclusive")}
+        for rd in r.readings:
+            ratio = "–" if rd.worst_ratio is None else f"{rd.worst_ratio:.4g}"
+            print(f"{'':<{width}}    reading {rd.reading.name}: {verdict(rd.verdict)} (worst ratio {ratio})")
+    counts = {v: sum(r.verdict == v for r in result.results) for v in VERDICTS}
     print(", ".join(f"{n} {v}" for v, n in counts.items() if n) + f"; wrote {args.out / 'results.json'}, "
           f"{args.out / 'report.md'} and {args.out / 'report.html'}")
-    return 1 if args.strict and result.violated else 0
+    return 1 if args.strict and any(r.verdict in args.strict for r in result.results) else 0

@@ -7,11 +7,12 @@ import argparse
 from pathlib import Path
 
 from rnnaudit import names
-from rnnaudit.cli.argtypes import count, figure_file, learning_rate, rtol, seed
+from rnnaudit.cli.argtypes import count, figure_file, learning_rate, rtol, seed, strict_level
 
 __all__ = ["build_parser", "Parser"]
 
-EPILOG = ("Exit status: 0 done; 1 a claim violated with --strict, or a counterexample that no longer reproduces; "
+EPILOG = ("Exit status: 0 done; 1 a claim false with --strict (false or misprinted with --strict=misprinted), "
+          "or a counterexample that no longer reproduces; "
           "2 a bad argument or input file (one line on stderr); 130 interrupted.")
 
 
@@ -86,7 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: off)")
     check.set_defaults(profile="quick")
     check.add_argument("--seed", type=seed, default=0, help="base seed of every claim's search (default: 0)")
-    check.add_argument("--strict", action="store_true", help="exit 1 if any claim is violated (default: off)")
+    check.add_argument("--strict", nargs="?", const=("false",), default=None, type=strict_level,
+                       metavar="false|misprinted",
+                       help="exit 1 if a claim is false (bare --strict or --strict=false), or false or misprinted "
+                            "(--strict=misprinted) (default: off)")
 
     rep = sub.add_parser("reproduce", parents=[common], help="re-measure a saved counterexample", epilog=EPILOG)
     rep.add_argument("path", type=Path, help="a counterexample .pt written by rnnaudit check")

@@ -1,4 +1,5 @@
-"""``rnnaudit reproduce``: re-measure a saved counterexample (exit 0 while it still violates its claim)."""
+"""``rnnaudit reproduce``: re-measure a saved counterexample (exit 0 while the claim's printed statement still fails on
+it), and its other readings where they share the claim's cases."""
 
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def run(args) -> int:
     print(f"{claim_id}: measured/bound = {ratio:.10g} (recorded {recorded:.10g})")
     for name, value in parts.items():
         print(f"  {name}: {value:.10g}")
+    for reading in claim.readings:
+        if reading.cases is not None:  # a reading on another family of cases cannot be measured on this one
+            continue
+        worst, _ = measure_case(claim, case, reading)
+        held = "holds" if worst <= 1 + claim.tolerance else "fails"
+        print(f"  reading {reading.name}: measured/bound = {worst:.10g} ({held} on this case)")
     still = ratio > 1 + claim.tolerance
-    print("still violated" if still else "NO LONGER VIOLATED: the claim holds on this case")
+    if not still and ratio >= 1 - claim.tolerance and claim.exact is not None:
+        # a strict inequality attained with equality: floating point measures 1, the exact verdict decides
+        exact = claim.exact()
+        if exact.verdict == "violated":
+            print(f"attained with equality on this case (ratio 1 within {claim.tolerance:g}); the exact verdict "
+                  f"refutes the printed statement: {exact.detail}")
+            return 0
+    print("the printed statement still fails on this case" if still
+          else "NO LONGER FAILS: the printed statement holds on this case")
     return 0 if still else 1

@@ -7,7 +7,8 @@ import sys
 
 __all__ = ["colour_enabled", "verdict"]
 
-_CODES = {"violated": "31;1", "holds": "32", "vacuous": "33", "inconclusive": "35"}
+#: ANSI codes by verdict: ``false`` bold red, ``misprinted`` yellow-red (a reading holds), ``holds`` green.
+_CODES = {"false": "31;1", "misprinted": "31", "holds": "32", "vacuous": "33", "inconclusive": "35"}
 
 
 def colour_enabled(stream=None) -> bool:

@@ -10,7 +10,7 @@ from rnnaudit.bounds import PROFILES, Profile
 from rnnaudit.figures.report import write_results
 from tests.conftest import cli_status
 
-SCHEMA_TOP = {"rnnaudit_version", "created", "device", "dtype", "seed", "claims"}
+SCHEMA_TOP = {"format_version", "rnnaudit_version", "created", "device", "dtype", "seed", "claims"}
 SCHEMA_CLAIM = {"id", "paper", "source", "statement", "assumptions", "verdict", "worst_ratio", "n_cases",
                 "counterexample", "notes"}
 
@@ -22,9 +22,9 @@ def test_results_json_follows_the_schema(report_dir):
     assert {"sgornn.hidden_state", "sgornn.theorem2", "sgornn.corollary1"} <= set(ids)
     for c in doc["claims"]:
         assert SCHEMA_CLAIM <= c.keys()
-        assert c["verdict"] in ("holds", "violated", "vacuous", "inconclusive")
+        assert c["verdict"] in ("holds", "false", "misprinted", "vacuous", "inconclusive")
         assert c["n_cases"] > 0 and isinstance(c["worst_ratio"], float)
-        assert (c["verdict"] == "violated") == (c["counterexample"] is not None)
+        assert (c["verdict"] in ("false", "misprinted")) == (c["counterexample"] is not None)
         if c["counterexample"]:
             assert (report_dir / c["counterexample"]).is_file()
 
@@ -42,8 +42,9 @@ def test_reproduce_reloads_a_counterexample(report_dir, capsys, monkeypatch):
     doc = json.loads((report_dir / "results.json").read_text())
     path = next(c["counterexample"] for c in doc["claims"] if c["counterexample"])
     monkeypatch.chdir(report_dir)
-    assert cli.main(["reproduce", path]) == 0  # still violated
-    assert "measured/bound" in capsys.readouterr().out
+    assert cli.main(["reproduce", path]) == 0  # the printed statement still fails
+    out = capsys.readouterr().out
+    assert "measured/bound" in out and "the printed statement still fails on this case" in out
 
 
 def test_strict_exits_1_on_a_violation(tmp_path, monkeypatch):
@@ -102,3 +103,24 @@ def test_report_html_is_self_contained(report_dir):
     n_figures = len(json.loads((report_dir / "results.json").read_text())["figures"])
     assert text.count("data:image/png;base64,") == n_figures >= 3  # tightness, heatmap, eigenvalues
     assert "src='figures/" not in text  # nothing refers to a file beside it
+
+
+def test_strict_levels_fail_on_false_by_default_and_on_misprinted_when_asked(monkeypatch, tmp_path):
+    """--strict exits 1 on a false claim only; --strict=misprinted on a misprinted one too. The run's verdicts are
+    set by hand, so each level is seen both failing and passing."""
+    from types import SimpleNamespace
+
+    from rnnaudit.cli import check as check_cmd
+
+    def fake(verdicts):
+        results = [SimpleNamespace(claim=SimpleNamespace(id=f"p.c{i}"), verdict=v, worst_ratio=1.0, exact=None,
+                                   readings=[]) for i, v in enumerate(verdicts)]
+        return lambda *a, **k: SimpleNamespace(results=results, skipped_papers=[])
+
+    for verdicts, bare, misprinted in ((["holds", "misprinted"], 0, 1), (["holds", "false"], 1, 1),
+                                       (["holds", "vacuous"], 0, 0)):
+        monkeypatch.setattr("rnnaudit.checking.check", fake(verdicts))
+        assert cli.main(["check", "--out", str(tmp_path), "--strict"]) == bare, verdicts
+        assert cli.main(["check", "--out", str(tmp_path), "--strict=misprinted"]) == misprinted, verdicts
+        assert cli.main(["check", "--out", str(tmp_path)]) == 0
+    assert cli_status(["check", "--strict=violated"]) == 2

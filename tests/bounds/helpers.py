@@ -19,9 +19,10 @@ def with_bound_scaled(claim: Claim, factor: float) -> Claim:
 
 def assert_has_power(claim: Claim, divide_by: float, profile: Profile = TINY, *, seed: int = 0):
     """The check has power: with the claim's bound divided by ``divide_by`` (a false statement when the
-    true supremum exceeds 1/``divide_by``), it says ``violated`` on cases inside the assumptions."""
+    true supremum exceeds 1/``divide_by``), its printed form fails (``false``, or ``misprinted`` where a reading
+    still holds) on cases inside the assumptions."""
     result = check_claim(with_bound_scaled(claim, 1 / divide_by), profile, seed=seed)
-    assert result.verdict == "violated", (claim.id, result.worst_ratio)
+    assert result.fails, (claim.id, result.verdict, result.worst_ratio)
     assert result.errors == [] and result.counterexample_case.failed_assumptions == []
     return result
 
@@ -43,12 +44,15 @@ def with_sizes(claim: Claim, quick: list[tuple[int, int]]) -> Claim:
     return dataclasses.replace(claim, cases=dataclasses.replace(claim.cases, sizes={"quick": quick}))
 
 
-def assert_reproducible_violation(claim, profile: Profile, out_dir, *, seed: int = 0, rel: float = 1e-12):
-    """``claim`` (usually a shrunk copy of a registered claim) is violated by cases that satisfy all
-    of its assumptions, and its saved smallest counterexample reloads through the registry and
-    reproduces the recorded ratio to ``rel``. Returns the reloaded case."""
+def assert_reproducible_violation(claim, profile: Profile, out_dir, *, seed: int = 0, rel: float = 1e-12,
+                                  verdict: str | None = None):
+    """``claim`` (usually a shrunk copy of a registered claim) fails as printed on cases that satisfy all
+    of its assumptions (with the headline ``verdict`` when given: ``false`` or ``misprinted``), and its saved
+    smallest counterexample reloads through the registry and reproduces the recorded ratio to ``rel``.
+    Returns the reloaded case."""
     result = check_claim(claim, profile, seed=seed, out_dir=out_dir)
-    assert result.verdict == "violated" and result.errors == []
+    assert result.fails and result.errors == [], (claim.id, result.verdict, result.errors)
+    assert verdict is None or result.verdict == verdict, (claim.id, result.verdict, verdict)
     assert result.counterexample_case.failed_assumptions == []
     claim_id, case, recorded = load_counterexample(result.counterexample)
     assert claim_id == claim.id

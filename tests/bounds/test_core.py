@@ -51,13 +51,13 @@ def test_ratio_at_the_tolerance_holds_and_above_it_is_violated():
     assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
         claim.cases, sample=constant(1 + 0.5 * claim.tolerance, 1.0))), ONE).verdict == "holds"
     assert check_claim(dataclasses.replace(claim, cases=dataclasses.replace(
-        claim.cases, sample=constant(1 + 2 * claim.tolerance, 1.0))), ONE).verdict == "violated"
+        claim.cases, sample=constant(1 + 2 * claim.tolerance, 1.0))), ONE).verdict == "false"
 
 
 def test_zero_over_zero_holds_and_positive_over_zero_is_infinite():
     assert check_claim(toy_claim(constant(0.0, 0.0)), ONE).verdict == "holds"
     result = check_claim(toy_claim(constant(1e-300, 0.0)), ONE)
-    assert result.verdict == "violated" and math.isinf(result.worst_ratio)
+    assert result.verdict == "false" and math.isinf(result.worst_ratio)
     r = safe_ratio(torch.tensor([0.0, 2.0, 3.0, -1.0]), torch.tensor([0.0, 0.0, 2.0, 0.0]))
     assert r.tolist() == [0.0, math.inf, 1.5, 0.0]  # −1 ≤ 0 holds
 
@@ -67,7 +67,7 @@ def test_vacuous_only_when_every_case_says_so():
     alternating = iter([True, False, True])
     assert check_claim(toy_claim(constant(0.5, 1.0), vacuous=lambda c: next(alternating)), ONE).verdict == "holds"
     # a violation is reported even where the bound is also vacuous elsewhere
-    assert check_claim(toy_claim(constant(2.0, 1.0), vacuous=lambda c: True), ONE).verdict == "violated"
+    assert check_claim(toy_claim(constant(2.0, 1.0), vacuous=lambda c: True), ONE).verdict == "false"
 
 
 def test_inconclusive_when_nothing_can_be_measured():
@@ -90,7 +90,7 @@ def test_a_sampled_case_outside_the_assumptions_is_excluded_and_reported():
 def test_hand_fed_cases_outside_the_assumptions_are_measured_and_listed():
     case = ToyCase(torch.tensor(3.0), torch.tensor(1.0), inside=False)
     result = evaluate_cases(toy_claim(constant(1.0, 1.0)), [case])
-    assert result.verdict == "violated" and result.records[0].failed_assumptions == ["inside (inside = False)"]
+    assert result.verdict == "false" and result.records[0].failed_assumptions == ["inside (inside = False)"]
 
 
 def test_the_saved_counterexample_is_the_smallest_violating_case(tmp_path):
@@ -120,7 +120,7 @@ def test_the_ascent_finds_a_violation_random_cases_miss():
     claim = toy_claim(sample, free=lambda c: [c.a], project=lambda c: c.a.clamp_(max=2.0))
     assert check_claim(claim, ONE).verdict == "holds"
     result = check_claim(claim, Profile("quick", n_random=2, restarts=1, ascent_steps=40, lr=0.1))
-    assert result.verdict == "violated" and result.worst_ratio == pytest.approx(2.0)
+    assert result.verdict == "false" and result.worst_ratio == pytest.approx(2.0)
 
 
 def test_worst_pair_follows_the_ratio_rule():
@@ -158,7 +158,7 @@ def test_identities_report_the_relative_error_of_the_formula():
         return {"formula = truth": (case.a, case.b, torch.tensor(4.0, dtype=F64))}
     claim = dataclasses.replace(toy_claim(constant(2.0, 1e-12)), evaluate=evaluate)
     entry = check_claim(claim, ONE).to_json()
-    assert entry["verdict"] == "violated" and entry["worst_ratio"] == pytest.approx(2e12)
+    assert entry["verdict"] == "false" and entry["worst_ratio"] == pytest.approx(2e12)
     assert entry["relative_error"] == pytest.approx(0.5) and entry["absolute_error"] == pytest.approx(2.0)
 
 
@@ -187,3 +187,77 @@ def test_exact_verdicts_and_known_suprema_reach_the_results():
         Statement("Theorem 9")
     assert Statement("Theorem 9", ("x.y",)).status == "checked"
     assert Statement("eq. (1)", reason="a definition").status == "not checkable"
+
+
+# ------------------------------------------------------------------------- false, misprinted, readings
+def _reading(evaluate, name="b doubled"):
+    from rnnaudit.bounds import Reading
+
+    return Reading(name, "a ≤ 2b", "the toy's own text", evaluate)
+
+
+def test_printed_form_failing_with_a_reading_that_holds_is_misprinted():
+    claim = dataclasses.replace(toy_claim(constant(1.5, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "misprinted" and result.fails
+    (reading,) = result.readings
+    assert reading.verdict == "holds" and reading.worst_ratio == pytest.approx(0.75) and reading.n_cases == 3
+    entry = result.to_json()
+    assert entry["readings"] == [{"name": "b doubled", "statement": "a ≤ 2b", "support": "the toy's own text",
+                                  "verdict": "holds", "worst_ratio": pytest.approx(0.75), "n_cases": 3,
+                                  "exact": None}]
+    assert result.counterexample_case is not None  # saved for misprinted as for false
+
+
+def test_printed_form_failing_with_no_reading_that_holds_is_false():
+    # the negative control of the test above: the same reading, on a case where it fails too
+    claim = dataclasses.replace(toy_claim(constant(3.0, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "false" and result.readings[0].verdict == "false"
+    assert result.readings[0].worst_ratio == pytest.approx(1.5)
+
+
+def test_printed_form_holding_is_holds_whatever_a_reading_says():
+    claim = dataclasses.replace(toy_claim(constant(0.5, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ b/4": (c.a, c.b / 4)}, "b quartered"),))
+    result = check_claim(claim, ONE)
+    assert result.verdict == "holds" and result.readings[0].verdict == "false"
+
+
+def test_evaluate_cases_measures_the_readings_on_the_given_cases():
+    claim = dataclasses.replace(toy_claim(constant(1.0, 1.0)),
+                                readings=(_reading(lambda c: {"a ≤ 2b": (c.a, 2 * c.b)}),))
+    inside = evaluate_cases(claim, [ToyCase(torch.tensor(1.5, dtype=F64), torch.tensor(1.0, dtype=F64))])
+    assert inside.verdict == "misprinted"
+    far = evaluate_cases(claim, [ToyCase(torch.tensor(5.0, dtype=F64), torch.tensor(1.0, dtype=F64))])
+    assert far.verdict == "false"
+
+
+def test_an_exact_counterexample_decides_a_strict_inequality_attained_with_equality():
+    """Ratio exactly 1 holds in floating point; an exact verdict that the strict form is attained makes it false."""
+    attained = ExactVerdict("violated", "a = b exactly, where a < b is stated")
+    claim = dataclasses.replace(toy_claim(constant(1.0, 1.0)), exact=lambda: attained)
+    result = check_claim(claim, ONE)
+    assert result.verdict == "false" and result.counterexample_case is not None
+    # the negative control: the same cases with an exact proof hold
+    proved = dataclasses.replace(claim, exact=lambda: ExactVerdict("proved", "a ≤ b"))
+    assert check_claim(proved, ONE).verdict == "holds"
+
+
+def test_a_reading_needs_the_text_that_supports_it():
+    from rnnaudit.bounds import Reading
+
+    with pytest.raises(ValueError, match="supports"):
+        Reading("x", "a ≤ 2b", "", lambda c: {})
+
+
+def test_a_finding_names_a_claim_of_its_entry_and_a_failing_verdict():
+    from rnnaudit.bounds.core import Finding
+
+    Statement("eq. 1", ("p.eq1",), finding=Finding("false", "p.eq1", "wrong"))
+    with pytest.raises(ValueError, match="not among its claims"):
+        Statement("eq. 1", ("p.eq1",), finding=Finding("false", "p.eq2", "wrong"))
+    with pytest.raises(ValueError, match="verdict"):
+        Finding("violated", "p.eq1", "wrong")

@@ -84,3 +84,34 @@ def test_the_extraction_finds_what_it_should():
     """The label reader itself: tags, trailing (N), named statements with dotted numbers."""
     text = "$$ a = b \\tag{3} $$\nwhere x (7)\nBy Theorem 3.1 and Table 2, A(0)\nsee Lemma 4."
     assert paper_labels(text) == {"eq. (3)", "eq. (7)", "Theorem 3.1", "Table 2", "Lemma 4"}
+
+
+# --------------------------------------------------------------------------------------------------- findings
+def test_a_finding_that_no_verdict_shows_is_reported():
+    """The rule itself, on the real index: every finding shown passes; one claim's verdict changed is reported."""
+    from rnnaudit.bounds.registry import findings, findings_not_shown
+
+    shown = {s.finding.claim: s.finding.verdict for _, s in findings()}
+    assert findings_not_shown(shown) == []
+    paper, entry = findings()[0]
+    assert findings_not_shown({**shown, entry.finding.claim: "holds"}) != []  # the negative control
+    assert any(entry.label in line for line in findings_not_shown({}))
+
+
+def test_every_reason_that_records_a_finding_has_one():
+    """An entry whose reason says the paper is wrong carries a structured finding (not only words)."""
+    words = re.compile(r"\b(is false|fails|index slip|should be|refuted|contradicts|never outputs|impossible)\b")
+    loose = [(p, e.label) for p in PAPERS for e in COVERAGE_BY_PAPER[p]
+             if words.search(e.reason) and e.finding is None and "holds" not in e.reason.split(";")[0]]
+    assert loose == []
+
+
+@pytest.mark.slow
+def test_every_finding_is_shown_by_its_claims_verdict():
+    """Each claim a finding names is checked (quick profile, seed 0) and must show the finding's verdict."""
+    from rnnaudit.bounds import PROFILES, check_claim, claim_by_id
+    from rnnaudit.bounds.registry import findings, findings_not_shown
+
+    ids = sorted({s.finding.claim for _, s in findings()})
+    verdicts = {cid: check_claim(claim_by_id(cid), PROFILES["quick"], seed=0).verdict for cid in ids}
+    assert findings_not_shown(verdicts) == []

@@ -14,7 +14,7 @@ import pytest
 from rnnaudit.figures.html import number_html, rich
 from rnnaudit.figures.report import render_audit_html, render_audit_markdown, render_html, render_markdown
 from rnnaudit.figures.report_data import gist
-from tests.figures.conftest import VERDICTS, synthetic_document
+from tests.figures.conftest import READINGS, VERDICTS, synthetic_document
 
 
 class _Page(HTMLParser):
@@ -72,32 +72,35 @@ def page(full_document):
 def test_summary_then_violations_then_full_table_then_claims(page):
     doc, html = page
     ids = _parse(html).ids
-    order = [ids.index(x) for x in ("summary", "violated", "all-claims", "paper-sgornn", "claim-sgornn.eq3", "figures")]
+    order = [ids.index(x) for x in ("summary", "failing", "all-claims", "paper-sgornn", "claim-sgornn.eq3", "figures")]
     assert order == sorted(order)
-    assert html.index("<table>") < html.index("id='violated'")  # the counts table opens the page
+    assert html.index("<table>") < html.index("id='failing'")  # the counts table opens the page
 
 
 def test_verdict_counts_per_paper_and_in_total(page):
     doc, html = page
-    summary = html[html.index("id='summary'"):html.index("id='violated'")]
+    summary = html[html.index("id='summary'"):html.index("id='failing'")]
     for paper in ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn"):
         mine = [c for c in doc["claims"] if c["paper"] == paper]
-        n_violated = sum(c["verdict"] == "violated" for c in mine)
+        n_false = sum(c["verdict"] == "false" for c in mine)
+        n_misprinted = sum(c["verdict"] == "misprinted" for c in mine)
         row = re.search(rf"<tr><td><a href='#paper-{paper}'>{paper}</a></td>(.*?)</tr>", summary).group(1)
         cells = re.findall(r"<td class='num'>([^<]*)</td>", row)
-        assert cells[0] == str(len(mine)) and cells[1] == (str(n_violated) if n_violated else "·")
+        assert cells[0] == str(len(mine)) and cells[1] == (str(n_false) if n_false else "·")
+        assert cells[2] == (str(n_misprinted) if n_misprinted else "·")
     n = len(doc["claims"])
-    assert f"{n} claims checked:</strong> 13 violated, 1 inconclusive, 1 vacuous, {n - 15} holds" in summary
+    assert (f"{n} claims checked:</strong> 11 false, 2 misprinted, 1 inconclusive, 1 vacuous, {n - 15} holds"
+            in summary)
 
 
 def test_violated_claims_come_worst_first_with_what_breaks_corrected_form_and_reproduce(page):
     doc, html = page
-    ids = [i for i in _parse(html).ids if i.startswith("violated-")]
-    ratios = [VERDICTS[i.removeprefix("violated-")][1] for i in ids]
+    ids = [i for i in _parse(html).ids if i.startswith("failing-")]
+    ratios = [VERDICTS[i.removeprefix("failing-")][1] for i in ids]
     assert ratios[0] == "inf" and ratios[1:] == sorted(ratios[1:], reverse=True) and len(ids) == 13
-    section = html[html.index("id='violated'"):html.index("id='all-claims'")]
+    section = html[html.index("id='failing'"):html.index("id='all-claims'")]
     items = section.split("<li class='violation'")[1:]
-    for item, cid in zip(items, (i.removeprefix("violated-") for i in ids)):
+    for item, cid in zip(items, (i.removeprefix("failing-") for i in ids)):
         assert "What breaks:" in item
         assert f"rnnaudit reproduce counterexamples/{cid}.pt" in item
         if any(c["id"] == f"{cid}.corrected" for c in doc["claims"]):
@@ -105,6 +108,23 @@ def test_violated_claims_come_worst_first_with_what_breaks_corrected_form_and_re
     # the claim's own explanation, not the notes: nothing of the counterexample line or other notes
     eq31 = next(it for it in items if "claim-sgornn.eq31'" in it)
     assert rich("Cauchy–Schwarz gives ‖X‖₁,₁ ≤ h‖X‖_F") in eq31
+
+
+def test_misprinted_claims_show_every_reading_with_its_verdict_and_ratio(page, tmp_path):
+    doc, html = page
+
+    section = html[html.index("id='failing'"):html.index("id='all-claims'")]
+    item = next(it for it in section.split("<li class='violation'")[1:] if "claim-srnn.gamblers_ruin'" in it)
+    assert "v-misprinted" in item and "table class='readings'" in item
+    for reading in READINGS:
+        assert rich(reading["name"]) in item and rich(reading["support"]) in item
+    table = item[item.index("table class='readings'"):item.index("</table>")]
+    assert "0.61" in table and table.count("v-holds") == 1 and table.count("v-false") == 1
+    md = render_markdown(doc)
+    assert "### `srnn.gamblers_ruin` (misprinted)" in md
+    assert "| T as the game's duration | E[steps until absorption at 0 or T + 1] = T | holds | 0.61 |" in md
+    # a claim without readings has no readings table (the negative control of the test above)
+    assert "table class='readings'" not in html[html.index("id='claim-sgornn.eq31'"):][:4000]
 
 
 def test_every_claim_and_paper_has_an_anchor_and_every_link_resolves(page):
@@ -116,7 +136,7 @@ def test_every_claim_and_paper_has_an_anchor_and_every_link_resolves(page):
     for paper in {c["paper"] for c in doc["claims"]}:
         assert f"paper-{paper}" in parsed.ids
     assert set(parsed.hrefs) <= set(parsed.ids)
-    assert {"summary", "violated", "all-claims", "figures"} <= set(parsed.hrefs)  # the table of contents
+    assert {"summary", "failing", "all-claims", "figures"} <= set(parsed.hrefs)  # the table of contents
 
 
 def test_every_claim_shows_statement_and_assumptions(page):
@@ -191,16 +211,16 @@ def test_a_document_without_the_optional_fields_still_renders(tmp_path):
     parsed = _parse(html)
     assert "Coverage" not in html and "Exact check" not in html and "coverage</th>" not in html
     # without "explanation", what breaks falls back to the notes, which begin with it
-    assert "What breaks:" in parsed.text["violated-sgornn.eq31"]
+    assert "What breaks:" in parsed.text["failing-sgornn.eq31"]
     md = render_markdown(doc)
-    assert md.index("## Summary") < md.index("## Violated claims") < md.index("## All claims")
+    assert md.index("## Summary") < md.index("## Claims that fail as printed") < md.index("## All claims")
 
 
 def test_markdown_report_is_summary_first(page):
     doc, _ = page
     md = render_markdown(doc)
-    assert md.index("## Summary") < md.index("## Violated claims, worst first") < md.index("## All claims")
-    assert "### `nc_gru.theorem1`: measured/bound = ∞" in md
+    assert md.index("## Summary") < md.index("## Claims that fail as printed (false, misprinted), worst first") < md.index("## All claims")
+    assert "### `nc_gru.theorem1` (false): measured/bound = ∞" in md
     assert md.index("### `nc_gru.theorem1`") < md.index("### `spectral_rnn.eq13`") < md.index("### `sgornn.eq31`")
     assert "| `spectral_rnn.theorem5` | " in md and "| **vacuous** | – |" in md
 

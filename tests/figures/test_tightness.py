@@ -10,10 +10,10 @@ from rnnaudit.figures import plot_tightness
 from rnnaudit.figures.tightness import is_T_independent, ratio_value
 
 CLAIMS = [{"id": "a.x", "verdict": "holds", "tightness": {"by_T": {"1": 0.5, "10": 0.9}, "by_h": {"4": 0.9}}},
-          {"id": "nc_gru.theorem1", "verdict": "violated",
+          {"id": "nc_gru.theorem1", "verdict": "false",
            "tightness": {"by_T": {"2": 0.5, "4": "inf", "8": "inf", "10": "inf"}, "by_h": {"4": "inf"}}},
           {"id": "a.z", "verdict": "holds", "tightness": {"by_T": {}, "by_h": {}}},
-          {"id": "spectral_rnn.param_count", "verdict": "violated", "tightness": {"by_T": {"1": 1312.0},
+          {"id": "spectral_rnn.param_count", "verdict": "false", "tightness": {"by_T": {"1": 1312.0},
                                                                                    "by_h": {"8": 1312.0}}}]
 
 
@@ -32,9 +32,9 @@ def test_infinite_ratios_sit_on_the_top_edge_labelled_infinity():
     assert not inf.get_clip_on()
     assert any(t.get_text() == "∞" for t in ax.texts)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "nc_gru.theorem1 (violated)" in legend and any("ratio = ∞" in t for t in legend)
+    assert "nc_gru.theorem1 (false)" in legend and any("ratio = ∞" in t for t in legend)
     # the finite point of the same claim, in the same colour and marker as its ∞ points
-    finite = next(line for line in _lines(ax) if line.get_label() == "nc_gru.theorem1 (violated)")
+    finite = next(line for line in _lines(ax) if line.get_label() == "nc_gru.theorem1 (false)")
     assert list(finite.get_xdata()) == [2]
     assert (finite.get_color(), finite.get_marker()) == (inf.get_color(), inf.get_marker())
     assert CLAIMS[1]["tightness"]["by_T"]["4"] == "inf"  # the input is not modified

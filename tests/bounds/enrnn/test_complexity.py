@@ -23,5 +23,5 @@ def test_complexity_check_has_power():
 def test_complexity_fails_when_the_short_block_exceeds_BL():
     """n = 100, q = 0, B = L = 5: n − q = 100 > BL = 25 and (n − q)³ = 10⁶ > BLn² = 2.5·10⁵."""
     result = evaluate_cases(complexity, [CostCase(100, 0, 5, 5)])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert result.records[0].failed_assumptions[0].startswith("0 ≤ q ≤ n and n − q ≤ BL")

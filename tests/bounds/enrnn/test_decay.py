@@ -58,7 +58,7 @@ def test_decay_corrected_violated_when_h_long_feeds_h_short():
     case = case_of(cell, T=4, W_lower=5 * torch.eye(2))
     case.x.zero_()
     result = evaluate_cases(decay_corrected, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("W block upper triangular") for f in result.records[0].failed_assumptions)
 
 

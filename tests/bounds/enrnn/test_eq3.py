@@ -19,7 +19,7 @@ def test_eq3_holds_and_its_exact_proof_agrees(tmp_path):
 def test_eq3_catches_the_current_short_state_in_the_long_update():
     wrong = dataclasses.replace(eq3, evaluate=lambda c: _measure(c, current_short=True), exact=None)
     result = check_claim(small(wrong), TINY, seed=0)
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert result.worst_parts()["eq. (3), first line: h^(L)_t"] > 1
 
 

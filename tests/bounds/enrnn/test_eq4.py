@@ -50,7 +50,7 @@ def test_printed_direction_is_the_gradient_times_I_plus_c_w_over_rho():
 def test_eq4_corrected_holds_and_sees_the_printed_formula(tmp_path):
     result = assert_holds_inside_its_assumptions(eq4_corrected, tmp_path)
     assert result.worst_ratio < 1e-10
-    assert check_claim(small(eq4), TINY, seed=1).verdict == "violated"
+    assert check_claim(small(eq4), TINY, seed=1).verdict == "misprinted"
 
 
 def test_ascent_direction_is_unit_and_beats_random_directions():

@@ -43,7 +43,7 @@ def test_eq5_violated_for_an_init_with_the_wrong_moduli():
     """γ_j ~ U[−½, ½): |λ| ≤ ½, neither eq. 5's law nor the disc's."""
     for claim in (eq5, eq5_corrected):
         result = evaluate_cases(claim, [_hand_init("half")])
-        assert result.verdict == "violated"
+        assert result.verdict == "false"
         assert any(f.startswith("T drawn by eq. 5") for f in result.records[0].failed_assumptions)
 
 
@@ -51,7 +51,7 @@ def test_eq5_checks_tell_the_disc_from_eq5():
     """γ_j = ±√U (what 'uniform on the disc' needs) passes the printed sentence's test and fails eq. 5's own."""
     case = _hand_init("disc")
     assert evaluate_cases(eq5, [case]).verdict == "holds"
-    assert evaluate_cases(eq5_corrected, [case]).verdict == "violated"
+    assert evaluate_cases(eq5_corrected, [case]).verdict == "false"
 
 
 def test_ks_statistic_matches_scipy():

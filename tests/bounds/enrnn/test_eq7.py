@@ -31,7 +31,7 @@ def test_eq7_corrected_holds_and_rejects_ties(tmp_path):
     assert_holds_inside_its_assumptions(eq7_corrected, tmp_path)
     tie = GradCase(torch.diag(torch.tensor([2.0, -2.0, 0.5], dtype=F64)), torch.ones(3, 3, dtype=F64), 0.1)
     result = evaluate_cases(eq7_corrected, [tie])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("λ and λ̄ the only eigenvalues") for f in result.records[0].failed_assumptions)
 
 

@@ -33,4 +33,4 @@ def test_proof3_2_final_display_is_right_at_eps_zero():
 def test_proof3_2_catches_a_transposed_S():
     wrong = dataclasses.replace(proof3_2, evaluate=lambda c: {
         k: v for k, v in proof_step_parts(c, transpose_S=True).items() if k.startswith("eq. (8)")})
-    assert check_claim(small(wrong), TINY, seed=0).verdict == "violated"
+    assert check_claim(small(wrong), TINY, seed=0).verdict == "false"

@@ -30,7 +30,7 @@ def test_prop32_violated_before_normalisation_starts(claim):
     normalisation formula does not apply."""
     cell = hand_cell(1, 2, [[0.8, 0.3], [0.0, -0.4]], activation="tanh", eps=0.1, W_C=[[0.7, -0.2]])
     result = evaluate_cases(claim, [case_of(cell)])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("W^(S) = T/(ρ(T) + ε)") for f in result.records[0].failed_assumptions)
 
 
@@ -59,7 +59,7 @@ def test_prop32_printed_reports_its_relative_error_not_only_error_over_tolerance
     of order ε/ρ̃ (tens of percent for ε ~ ρ)."""
     result = check_claim(small(proposition3_2), TINY, seed=0)
     rel = result.to_json()["relative_error"]
-    assert result.verdict == "violated" and 1e-4 < rel < 10
+    assert result.verdict == "misprinted" and 1e-4 < rel < 10
     worst = result.worst_counterexample_case
     assert worst.relative_error == pytest.approx(rel)
 
@@ -67,4 +67,4 @@ def test_prop32_printed_reports_its_relative_error_not_only_error_over_tolerance
 def test_prop32_corrected_sees_a_relative_error_of_one_in_a_million():
     wrong = dataclasses.replace(proposition3_2_corrected, evaluate=lambda c: _measure(c, as_stated=False,
                                                                                       perturb=1e-6))
-    assert check_claim(small(wrong), TINY, seed=0).verdict == "violated"
+    assert check_claim(small(wrong), TINY, seed=0).verdict == "false"

@@ -36,4 +36,4 @@ def test_enrnn_table1_corrected_holds(tmp_path):
 
 def test_enrnn_table1_check_catches_a_three_gate_lstm_count():
     wrong = dataclasses.replace(table1_corrected, evaluate=lambda c: _measure(c, lstm_gates=3))
-    assert check_claim(small(wrong), TINY, seed=0).verdict == "violated"
+    assert check_claim(small(wrong), TINY, seed=0).verdict == "false"

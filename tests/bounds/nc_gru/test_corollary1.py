@@ -23,5 +23,5 @@ def test_corollary1_violated_when_h0_is_not_zero(claim):
         cell.b_u.fill_(-10.0)
     case = GRUCase(cell, torch.zeros(1, 3, 2, dtype=F64), torch.full((2,), 3.0, dtype=F64))
     result = evaluate_cases(claim, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("h_0 = 0") for f in result.records[0].failed_assumptions)

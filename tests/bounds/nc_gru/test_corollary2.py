@@ -50,7 +50,7 @@ def test_corollary2_violated_for_unsaturated_gates(claim):
         cell.b_c.fill_(5.0)
     case = GRUCase(cell, torch.zeros(1, 1, 1, dtype=F64), torch.full((2,), 0.9, dtype=F64), 0.01, "entries")
     result = evaluate_cases(claim, [case])
-    assert result.verdict == "violated"
+    assert result.fails
     assert any(f.startswith("every [u_t]_i, [r_t]_i within ε") for f in result.records[0].failed_assumptions)
 
 
@@ -81,7 +81,7 @@ def test_corollary2_fails_from_the_zero_state(eps):
     C = math.tanh(20.0)
     expected = 8 * eps * (1 - eps) * C + (1 - eps) + (1 - eps) ** 2
     result = evaluate_cases(corollary2, [case])
-    assert result.verdict == "violated" and result.records[0].failed_assumptions == []
+    assert result.verdict == "misprinted" and result.records[0].failed_assumptions == []
     assert result.records[0].ratio == pytest.approx(expected / (2 * (1 + eps)), rel=1e-12)
 
 

@@ -51,7 +51,7 @@ def test_corollary3_violated_in_ncgru_uc_with_large_ur():
         case.cell.U_r.copy_(100 * torch.eye(3, dtype=F64))
     _saturate_up(case)
     result = evaluate_cases(corollary3, [case])
-    assert result.verdict == "violated"
+    assert result.fails
     assert [f for f in result.records[0].failed_assumptions if f.startswith("U_r(A_r), U_c(A_c) orthogonal")]
     assert len(result.records[0].failed_assumptions) == 1
     # the corrected form, which keeps ‖U_r‖₂, accounts for it
@@ -69,5 +69,5 @@ def test_corollary3_corrected_violated_when_uc_is_not_orthogonal():
     _saturate_up(case)
     assert float(torch.linalg.matrix_norm(case.cell.recurrent_matrices()["U_c"].detach(), ord=2)) > 5
     result = evaluate_cases(corollary3_corrected, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert [f for f in result.records[0].failed_assumptions if f.startswith("U_c(A_c) orthogonal")]

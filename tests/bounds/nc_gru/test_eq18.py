@@ -22,7 +22,7 @@ def test_eq18_diverges_outside_the_neumann_condition():
     """A^(0) = 0, δA = 2J: M = 2J has spectral radius 2, the series of eq. 18 diverges (‖M‖₂ = 2 ≥ 1)."""
     case = NeumannCase(torch.zeros(2, 2, dtype=F64), (2 * J)[None], torch.ones(2, dtype=F64))
     result = evaluate_cases(eq18, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("‖(I + A^(k−1))^{-1}δA^(k)‖₂ < 1") for f in result.records[0].failed_assumptions)
     assert result.records[0].parts["eq. 17–18 converge: spectral radius ρ((I + A^(k−1))^(-1)δA^(k)) < 1"] == \
         pytest.approx(2.0, rel=1e-12)
@@ -32,7 +32,7 @@ def test_eq18_corrected_violated_for_non_skew_A():
     """A^(0) = −0.9I is not skew: ‖(I + A)^{-1}‖₂ ≈ 10, so ‖Ã − (I + A)^{-1}‖₂ = ‖R(I + A)^{-1}‖₂ ≈ 10 b_k."""
     case = NeumannCase(-0.9 * torch.eye(2, dtype=F64), (0.01 * J)[None], torch.ones(2, dtype=F64))
     result = evaluate_cases(eq18_corrected, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     failed = result.records[0].failed_assumptions
     assert failed and all(f.startswith("A^(k), δA^(k) skew-symmetric") for f in failed)
 

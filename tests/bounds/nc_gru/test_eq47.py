@@ -27,5 +27,5 @@ def test_a_negative_candidate_at_the_first_step():
     with torch.no_grad():
         cell.b_c.fill_(-1.0)
     result = evaluate_cases(eq47, [GRUCase(cell, torch.zeros(1, 1, 2, dtype=F64), torch.zeros(2, dtype=F64))])
-    assert result.verdict == "violated" and result.records[0].failed_assumptions == []
+    assert result.verdict == "false" and result.records[0].failed_assumptions == []
     assert result.records[0].parts[PREMISE_C_NONNEGATIVE] == pytest.approx(1 + math.tanh(1.0), rel=1e-12)

@@ -26,6 +26,6 @@ def test_exact_verdict_agrees_with_the_numerical_one(claim):
     exact = claim.exact()
     assert time.process_time() - start < 5  # generous: the budget is ~2 s on a quiet machine
     result = check_claim(small(claim), TINY, seed=0)
-    assert result.verdict in ("holds", "violated")
-    assert exact.verdict == {"holds": "proved", "violated": "violated"}[result.verdict], exact.detail
+    assert result.verdict in ("holds", "false", "misprinted")
+    assert exact.verdict == ("violated" if result.fails else "proved"), exact.detail
     assert exact.detail

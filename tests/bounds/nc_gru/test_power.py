@@ -39,7 +39,7 @@ def _wrong(claim, evaluate):
 
 def _assert_caught(claim, profile=TINY):
     result = check_claim(claim, profile, seed=0)
-    assert result.verdict == "violated" and result.errors == []
+    assert result.verdict == "false" and result.errors == []
     assert result.counterexample_case.failed_assumptions == []
     return result
 

@@ -56,7 +56,7 @@ def test_theorem1_printed_max_fails_on_all_negative_states_and_abs_reading_holds
     exceeds it, while the |·| reading holds."""
     case = all_negative_case()
     printed = evaluate_cases(theorem1, [case])
-    assert printed.verdict == "violated" and printed.records[0].failed_assumptions == []
+    assert printed.verdict == "misprinted" and printed.records[0].failed_assumptions == []
     assert measure_case(theorem1_corrected, case)[0] <= 1 + theorem1_corrected.tolerance
     # a milder member (a = 0.3, b = 0, κ = 2, ‖U_u‖₂ = 4): the printed bound at t = 2 is
     # 1/2 − (1/4)(0.3)(4) = 0.2 > 0, while ∂h_2/∂h_1 = I/2 + 0.15(P − I) has norm 1/2: ratio 2.5
@@ -73,6 +73,6 @@ def test_theorem1_violated_for_a_steep_candidate():
     case = GRUCase(cell, torch.zeros(1, 1, 2, dtype=F64), torch.zeros(3, dtype=F64))
     for claim in (theorem1, theorem1_corrected):
         result = evaluate_cases(claim, [case])
-        assert result.verdict == "violated"
+        assert result.verdict == "false"
         assert any(f.startswith("GRU of eq. 1 with Φ = tanh") for f in result.records[0].failed_assumptions)
     assert measure_case(theorem1_corrected, case)[0] == pytest.approx((0.5 + 3.0) / (0.5 + 1.0), rel=1e-12)

@@ -31,4 +31,4 @@ def test_table_claims_hold_and_catch_a_two_bias_lstm(claim, monkeypatch):
 
     monkeypatch.setattr(counts, "count_formulas", two_biases)
     result = check_claim(claim, TINY)
-    assert result.verdict == "violated"
+    assert result.verdict == "false"

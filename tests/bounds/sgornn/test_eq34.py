@@ -21,7 +21,7 @@ def test_eq34_holds_for_vprnn_and_fails_with_too_many_sublayers():
     phi.permutations.copy_(torch.arange(2).expand(16, 2))
     case = PerturbationCase(phi, torch.zeros(1, 16, dtype=F64), torch.full((1, 16), 1e-3, dtype=F64))
     result = evaluate_cases(eq34, [case])
-    assert result.verdict == "violated" and result.records[0].ratio == pytest.approx(2.0, rel=1e-4)
+    assert result.verdict == "false" and result.records[0].ratio == pytest.approx(2.0, rel=1e-4)
     assert result.records[0].failed_assumptions
 
 

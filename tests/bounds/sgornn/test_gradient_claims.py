@@ -1,5 +1,5 @@
 """sgornn.theorem2, sgornn.corollary1, sgornn.hidden_state and sgornn.eq31.corrected: they hold inside
-their assumptions, and each reports "violated" for a case outside them (β > 1 − α)."""
+their assumptions, and each reports "false" for a case outside them (β > 1 − α)."""
 
 import pytest
 import torch
@@ -27,7 +27,7 @@ def test_claim_violated_when_beta_exceeds_one_minus_alpha(claim, tmp_path):
     """β = 0.9 > 1 − α = 0.5: the product ∏(αUᵀD + βI) grows like 1.4^T. (Θ = 0.1, not 0: at Θ = 0
     the symmetric aligned state makes ∂L/∂Θ vanish exactly.)"""
     result = evaluate_cases(claim, [aligned_case(0.5, 0.9, T=60, theta=0.1)], out_dir=tmp_path)
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any("β ≤ 1 − α" in f for f in result.records[0].failed_assumptions)
     assert result.counterexample and (tmp_path / f"{claim.id}.pt").is_file()
 

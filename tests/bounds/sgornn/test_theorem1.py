@@ -29,7 +29,7 @@ def test_theorem1_no_violation_found_inside_and_violated_outside_eq3():
     X = torch.nn.functional.normalize(torch.randn(2, 20, 2, dtype=F64, generator=torch.Generator().manual_seed(1)),
                                       dim=-1)
     out = evaluate_cases(theorem1, [SampleCase(cell, X, 1.0, 1.0, 1.0, seed=0)])
-    assert out.verdict == "violated"
+    assert out.verdict == "false"
     assert any(f.startswith("β ≤ 1 − 2α") for f in out.records[0].failed_assumptions)
 
 

@@ -18,7 +18,7 @@ def test_theorem2_violated_for_fastrnn_with_non_orthogonal_U():
     case = aligned_case(0.5, 0.5 - 1e-9, kind="FastRNN")
     assert local_M_phi(case).item() == 1.0
     result = evaluate_cases(theorem2, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert [f for f in result.records[0].failed_assumptions if f.startswith("U = φ(Θ) orthogonal")]
 
 

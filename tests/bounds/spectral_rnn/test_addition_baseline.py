@@ -18,4 +18,4 @@ def test_addition_baseline_holds_and_is_exactly_one_sixth(tmp_path):
 
 def test_addition_baseline_check_has_power(monkeypatch):
     monkeypatch.setattr(module, "BASELINE_PRINTED", 1 / 12)
-    assert check_claim(addition_baseline, TINY).verdict == "violated"
+    assert check_claim(addition_baseline, TINY).verdict == "false"

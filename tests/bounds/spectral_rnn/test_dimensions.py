@@ -28,5 +28,5 @@ def test_dimensions_check_has_power_against_counting_k_for_unit_vectors(monkeypa
     """Counting dim u_k = k also for unit vectors (forgetting the sphere) gives n² + n, not n²: caught."""
     monkeypatch.setattr(dimensions_module, "input_dims", lambda p, q, unit: input_dims(p, q, unit=False))
     result = check_claim(with_sizes(dimensions, [(2, 1)]), TINY, seed=0)
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert measure_case(dimensions, DimCase(2, 2, 0))[1]["Sec. 3: with ‖u_k‖ = ‖v_k‖ = 1 exactly n²"] > 1

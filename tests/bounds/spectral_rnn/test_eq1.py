@@ -40,7 +40,7 @@ def _projector(u, n):
 def test_eq1_check_has_power_against_the_projector_reading(monkeypatch):
     monkeypatch.setattr(eq1_module, "householder", _projector)
     result = check_claim(with_sizes(eq1, [(3, 1)]), TINY, seed=0)
-    assert result.verdict == "violated" and result.errors == []
+    assert result.verdict == "false" and result.errors == []
     assert result.worst_record.parts["H² = I (orthogonal)"] > 1
 
 

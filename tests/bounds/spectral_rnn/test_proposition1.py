@@ -52,4 +52,4 @@ def _lapack_sign(B, **kw):
 def test_proposition1_corrected_check_has_power_against_the_other_sign(monkeypatch):
     monkeypatch.setattr(prop1_module, "proposition1_reflectors", _lapack_sign)
     result = check_claim(with_sizes(proposition1_corrected, [(3, 1)]), TINY, seed=0)
-    assert result.verdict == "violated" and result.worst_record.parts["R_ii ≥ 0"] > 1
+    assert result.verdict == "false" and result.worst_record.parts["R_ii ≥ 0"] > 1

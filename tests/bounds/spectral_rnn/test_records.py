@@ -5,12 +5,13 @@ from rnnaudit.bounds.spectral_rnn import CLAIMS, COVERAGE
 
 #: The claim ids in the order the paper states them.
 IDS = ["spectral_rnn.eq1", "spectral_rnn.theorem1", "spectral_rnn.theorem2", "spectral_rnn.dimensions",
-       "spectral_rnn.theorem3", "spectral_rnn.eq7", "spectral_rnn.param_count", "spectral_rnn.param_count.corrected",
+       "spectral_rnn.theorem3", "spectral_rnn.theorem3_construction", "spectral_rnn.eq7",
+       "spectral_rnn.param_count", "spectral_rnn.param_count.corrected",
        "spectral_rnn.eq13", "spectral_rnn.sec42", "spectral_rnn.table1",
        "spectral_rnn.table1.corrected",
        "spectral_rnn.lemma1", "spectral_rnn.theorem4", "spectral_rnn.assumption1",
        "spectral_rnn.assumption1.corrected",
-       "spectral_rnn.theorem5", "spectral_rnn.addition_baseline", "spectral_rnn.table2",
+       "spectral_rnn.theorem5", "spectral_rnn.addition_baseline", "spectral_rnn.copy_baseline", "spectral_rnn.table2",
        "spectral_rnn.table3", "spectral_rnn.proposition1", "spectral_rnn.proposition1.corrected", "spectral_rnn.lemma3",
        "spectral_rnn.eq24", "spectral_rnn.eq26", "spectral_rnn.theorem5_step", "spectral_rnn.theorem5_step.corrected",
        "spectral_rnn.theorem5_cover", "spectral_rnn.theorem5_cover.corrected", "spectral_rnn.algorithm1",

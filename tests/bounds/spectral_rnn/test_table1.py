@@ -39,7 +39,7 @@ def test_table1_violated_without_the_sec42_savings(claim, flag, assumption):
     """Recomputing ‖u_k‖² makes Hprod 6k (the paper's own "Algorithm 2 needs 6k"); not reusing α makes
     Hgrad 3n + 8k."""
     result = evaluate_cases(claim, [dataclasses.replace(CountCase(8, 4, 4), **{flag: False})])
-    assert result.verdict == "violated" and failed(result, assumption)
+    assert result.verdict == "false" and failed(result, assumption)
 
 
 def test_table1_per_kernel_counts_are_exact():

@@ -16,9 +16,9 @@ def test_theorem1_violated_for_a_non_orthogonal_matrix():
     """Proposition 1 still factors A = QR, but R ≠ I, so M_1(a) = Q ≠ A."""
     A = torch.triu(torch.ones(4, 4, dtype=F64)) + torch.eye(4, dtype=F64)
     result = evaluate_cases(theorem1, [MatrixCase(A, 4, 0)])
-    assert result.verdict == "violated" and failed(result, "A ∈ O(n)")
+    assert result.verdict == "false" and failed(result, "A ∈ O(n)")
 
 
 def test_theorem1_violated_with_fewer_than_n_reflectors():
     result = evaluate_cases(theorem1, [MatrixCase(haar(5, 1), 3, 0)])
-    assert result.verdict == "violated" and failed(result, "k = 1")
+    assert result.verdict == "false" and failed(result, "k = 1")

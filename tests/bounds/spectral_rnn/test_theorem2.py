@@ -15,4 +15,4 @@ def test_theorem2_holds_inside_its_assumptions(tmp_path):
 def test_theorem2_violated_with_k1_k2_equal_3():
     A = torch.randn(5, 5, generator=gen(2), dtype=F64)
     result = evaluate_cases(theorem2, [MatrixCase(A, 3, 3)])
-    assert result.verdict == "violated" and failed(result, "k1 = k2 = 1")
+    assert result.verdict == "false" and failed(result, "k1 = k2 = 1")

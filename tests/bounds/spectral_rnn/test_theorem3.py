@@ -24,7 +24,7 @@ def test_theorem3_violated_when_k1_plus_k2_exceeds_n_plus_2():
     if torch.linalg.det(A) < 0:
         A[:, 0] = -A[:, 0]
     result = evaluate_cases(theorem3, [MatrixCase(A, 2, 1)])
-    assert result.verdict == "violated" and failed(result, "k1 + k2 ≤ n + 2")
+    assert result.verdict == "false" and failed(result, "k1 + k2 ≤ n + 2")
 
 
 def test_theorem3_printed_zero_range_drops_a1():

@@ -15,4 +15,4 @@ def test_theorem4_holds_inside_its_assumptions(tmp_path):
 def test_theorem4_violated_with_one_reflector_short():
     A = torch.randn(3, 5, generator=gen(4), dtype=F64)
     result = evaluate_cases(theorem4, [MatrixCase(A, 3, 2)])
-    assert result.verdict == "violated" and failed(result, "k1, k2 as in Theorem 4")
+    assert result.verdict == "false" and failed(result, "k1, k2 as in Theorem 4")

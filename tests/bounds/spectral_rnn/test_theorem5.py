@@ -23,7 +23,7 @@ def test_theorem5_corollary_violated_when_sigma_star_is_not_one():
     state["cell"]["config"]["sigma_star"] = 1.5
     state["cell"]["params"]["sigma_hat"] = torch.full((4,), 5.0, dtype=F64)
     result = evaluate_cases(theorem5, [case_from_state(GeneralizationCase, state)])
-    assert result.verdict == "violated" and failed(result, "Spectral-RNN with σ* = 1")
+    assert result.verdict == "false" and failed(result, "Spectral-RNN with σ* = 1")
 
 
 def test_theorem5_bounds_known_values_and_vacuity():

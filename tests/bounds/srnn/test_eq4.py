@@ -22,7 +22,7 @@ def test_eq4_violated_for_a_matrix_that_is_not_a_permutation():
     W = shift_matrix(5, dtype=F64)
     W[0, 3] = 1
     result = evaluate_cases(eq4, [PermutationCase(W, torch.ones(5, dtype=F64), 4)])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("W_p is a permutation") for f in result.records[0].failed_assumptions)
 
 
@@ -31,5 +31,5 @@ def test_eq4_exact_verdict_and_a_transposed_matrix_is_caught():
     assert_exact_agrees(check_claim(small(eq4), TINY, seed=0))
     wrong = with_evaluate(eq4, lambda c: measure_eq4(c, lambda d_h, like: shift_matrix(d_h, dtype=like.dtype).T))
     case = PermutationCase(shift_matrix(4, dtype=F64), torch.arange(4, dtype=F64), 2)
-    assert evaluate_cases(wrong, [case]).verdict == "violated"
+    assert evaluate_cases(wrong, [case]).verdict == "false"
     assert evaluate_cases(eq4, [case]).verdict == "holds"

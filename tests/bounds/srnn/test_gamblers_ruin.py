@@ -39,7 +39,7 @@ def test_gamblers_ruin_T1_is_exact():
 def test_gamblers_ruin_violated_for_biased_contributions(claim):
     """P(b = +1) = 0.6: the walk drifts up, P(vanish) = ((2/3) − (2/3)⁶)/(1 − (2/3)⁶) ≈ 0.63 ≠ 5/6 at T = 5."""
     result = evaluate_cases(claim, [WalkCase(64, 313, 5, 0.6, 0)])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("P(b(x_t) = +1)") for f in result.records[0].failed_assumptions)
 
 
@@ -58,4 +58,4 @@ def test_gamblers_ruin_checks_catch_a_wrong_value(wrong):
     slots = {"T/(2+T)": (wrong, DURATION, CONDITIONAL), "T+1": (RUIN, wrong, CONDITIONAL),
              "(2T+1)/3 + 0.3": (RUIN, DURATION, wrong)}[wrong[0]]
     claim = with_evaluate(gamblers_ruin_corrected, lambda c: walk_parts(c, *slots))
-    assert evaluate_cases(claim, [WalkCase(128, 157, 5, 0.5, 0)]).verdict == "violated"
+    assert evaluate_cases(claim, [WalkCase(128, 157, 5, 0.5, 0)]).verdict == "false"

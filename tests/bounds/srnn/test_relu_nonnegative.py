@@ -16,6 +16,6 @@ def test_relu_nonnegative_holds():
 def test_a_negative_initial_state_is_caught():
     case = affine_case([0.0, 0.0], [1.0, 1.0], [0.0, 0.0], h0=[-2.0, 0.0])
     result = evaluate_cases(relu_nonnegative, [case])
-    assert result.verdict == "violated"
+    assert result.verdict == "false"
     assert any(f.startswith("h_0 ≥ 0") for f in result.records[0].failed_assumptions)
     assert math.isinf(result.records[0].parts["W_p h_{t−1} ≥ 0 (no negative contribution from previous states)"])

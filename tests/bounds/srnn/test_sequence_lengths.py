@@ -20,4 +20,4 @@ def test_a_wrong_length_is_caught():
         n = center_crop_sequence(case.images, 16).shape[1]
         return {"16 × 16 → 255 steps": (torch.tensor(abs(n - 255.0), dtype=F64), torch.tensor(0.5, dtype=F64))}
     assert evaluate_cases(with_evaluate(sequence_lengths, wrong), [ImageCase(torch.zeros(1, 28, 28))]).verdict == \
-        "violated"
+        "false"

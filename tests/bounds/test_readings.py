@@ -1,0 +1,53 @@
+"""The claims whose verdict rests on a reading of the paper's text (docs/verdicts.md): each misprinted claim fails as
+printed and holds under its reading; the negative control gives the reading the printed evaluation (a reading that
+does not change what is measured), and the same search must then say ``false``."""
+
+import dataclasses
+
+import pytest
+
+from rnnaudit.bounds import check_claim, claim_by_id
+from tests.bounds.helpers import TINY
+
+#: Every claim whose headline is misprinted, with the reading that holds.
+MISPRINTED = ["sgornn.eq2.domain", "spectral_rnn.algorithm1", "spectral_rnn.algorithm3",
+              "spectral_rnn.theorem3_construction", "nc_gru.theorem1", "nc_gru.eq37", "nc_gru.corollary2",
+              "nc_gru.corollary3", "srnn.hidden_gradient", "srnn.gamblers_ruin", "enrnn.eq3_sentence",
+              "enrnn.proposition3.2", "enrnn.eq4"]
+
+
+#: Claims whose first two quick sizes are too small to fail (h = 1, or no coupling block): all their sizes.
+ALL_SIZES = {"enrnn.eq3_sentence": 4}
+
+
+def _first_sizes(claim, n=2):
+    quick = claim.cases.sizes["quick"][:n]
+    out = dataclasses.replace(claim, cases=dataclasses.replace(claim.cases, sizes={"quick": quick}))
+    readings = tuple(dataclasses.replace(r, cases=dataclasses.replace(r.cases, sizes={"quick": r.cases.sizes["quick"]
+                                                                                       [:n]}))
+                     if r.cases is not None else r for r in claim.readings)
+    return dataclasses.replace(out, readings=readings)
+
+
+@pytest.mark.parametrize("claim_id", MISPRINTED)
+def test_misprinted_claim_fails_as_printed_and_holds_under_its_reading(claim_id):
+    claim = _first_sizes(claim_by_id(claim_id), ALL_SIZES.get(claim_id, 2))
+    result = check_claim(claim, TINY, seed=0)
+    assert result.verdict == "misprinted", (claim_id, result.verdict, result.worst_ratio)
+    assert any(r.verdict == "holds" for r in result.readings)
+    # the negative control: the reading measured as printed is no reading at all, and the claim is false
+    unchanged = dataclasses.replace(claim, readings=tuple(dataclasses.replace(r, evaluate=claim.evaluate,
+                                                                              cases=None, assumptions=None)
+                                                          for r in claim.readings))
+    assert check_claim(unchanged, TINY, seed=0).verdict == "false", claim_id
+
+
+def test_shift_wlog_holds_for_single_cycles_and_its_every_permutation_reading_is_false():
+    claim = _first_sizes(claim_by_id("srnn.shift_wlog"), n=5)
+    result = check_claim(claim, TINY, seed=0)
+    (reading,) = result.readings
+    assert result.verdict == "holds" and reading.verdict == "false" and reading.exact.verdict == "violated"
+    # the negative control: the printed form measured as the every-permutation reading is false
+    wide = dataclasses.replace(claim, evaluate=claim.readings[0].evaluate, cases=claim.readings[0].cases,
+                               assumptions=claim.readings[0].assumptions, readings=())
+    assert check_claim(wide, TINY, seed=0).verdict == "false"
