@@ -110,8 +110,6 @@ def test_strict_levels_fail_on_false_by_default_and_on_misprinted_when_asked(mon
     set by hand, so each level is seen both failing and passing."""
     from types import SimpleNamespace
 
-    from rnnaudit.cli import check as check_cmd
-
     def fake(verdicts):
         results = [SimpleNamespace(claim=SimpleNamespace(id=f"p.c{i}"), verdict=v, worst_ratio=1.0, exact=None,
                                    readings=[]) for i, v in enumerate(verdicts)]

@@ -51,7 +51,7 @@ def test_the_optimiser_finds_what_a_zero_gradient_hides_and_the_report_lists_it(
     entry = result.to_json()
     methods = entry["search"]["methods"]["step"]
     assert methods["global"] == 2.0 and methods["ascent"] == 0.5
-    assert result.verdict == "violated" and result.errors == []
+    assert result.verdict == "false" and result.errors == []
     assert result.worst_counterexample_case.origin == "global"
     assert result.worst_counterexample_case.failed_assumptions == []
     assert 0 < entry["search"]["evaluations"] <= entry["search"]["budget"] == PROFILE.restarts * PROFILE.ascent_steps

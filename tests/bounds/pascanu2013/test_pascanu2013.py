@@ -28,7 +28,7 @@ def test_pascanu2013_gamma_is_1_for_tanh_and_a_quarter_for_sigmoid_exactly():
 
 def test_pascanu2013_eq5_as_printed_is_a_misprint_and_its_correction_holds():
     result = check_claim(eq5, TINY)
-    assert result.verdict == "violated" and result.counterexample_case.failed_assumptions == []
+    assert result.fails and result.counterexample_case.failed_assumptions == []
     assert result.worst_ratio > 1e6  # an O(1) error against a 1e-12 tolerance: not rounding
     # a symmetric W_rec makes the printed form right (the transpose does nothing)
     case = result.counterexample_case.case
