@@ -6,6 +6,7 @@ from rnnaudit.bounds.nc_gru import CLAIMS, COVERAGE
 IDS = {"nc_gru.sec2_1", "nc_gru.sec2_1.corrected", "nc_gru.eq2", "nc_gru.sec2_2", "nc_gru.scaling_d", "nc_gru.eq4",
        "nc_gru.eq5",
        "nc_gru.eq7", "nc_gru.eq7.corrected", "nc_gru.theorem1", "nc_gru.theorem1.corrected", "nc_gru.theorem1_torch",
+       "nc_gru.theorem1_torch.layers", "nc_gru.theorem1_lstm",
        "nc_gru.corollary1",
        "nc_gru.corollary1.corrected", "nc_gru.corollary2", "nc_gru.corollary2.corrected", "nc_gru.eq18",
        "nc_gru.eq18.corrected", "nc_gru.alg1_skew", "nc_gru.sec3_3_best", "nc_gru.sec3_3",

@@ -21,7 +21,8 @@ def test_the_known_suprema_are_declared():
         "nc_gru.eq2", "nc_gru.scaling_d", "nc_gru.theorem1.corrected", "nc_gru.corollary1",
         "nc_gru.corollary1.corrected", "nc_gru.corollary2", "nc_gru.corollary2.corrected", "nc_gru.eq18",
         "nc_gru.eq18.corrected", "nc_gru.corollary3", "nc_gru.corollary3.corrected", "nc_gru.eq37.corrected",
-        "nc_gru.eq47", "nc_gru.eq47.corrected", "nc_gru.theorem1_torch", "nc_gru.sec5_3"}
+        "nc_gru.eq47", "nc_gru.eq47.corrected", "nc_gru.theorem1_torch", "nc_gru.sec5_3",
+        "nc_gru.theorem1_torch.layers", "nc_gru.theorem1_lstm"}
     for c in WITH_SUPREMUM:
         assert c.supremum.derivation and c.supremum.at_size(*c.supremum.at) > 0
 
