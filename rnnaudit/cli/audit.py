@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rnnaudit.cli.style import verdict
 
 __all__ = ["run"]
 
@@ -30,19 +29,34 @@ def run(args) -> int:
         write_text_atomic(staging / "report.md", render_audit_markdown(doc))
         write_text_atomic(staging / "report.html", render_audit_html(doc, staging))
     claims = doc["latest"]["claims"]
-    width = max(len(c["id"]) for c in claims)
+    model = doc.get("model") or {}
+    if model.get("state_layout"):
+        print(f"{model.get('type')}: input size {model.get('input_size')}, hidden size {model.get('hidden_size')}, "
+              f"{model['state_layout']}")
+    width = max(len(_name(c)) for c in claims)
     for c in claims:
         if c["applies"]:
-            bound = "" if c["worst_ratio"] is None else (f" (bound {verdict(c['verdict'])}, worst ratio "
-                                                         f"{c['worst_ratio']:.4g})")
-            print(f"{c['id']:<{width}}  {c['reading']}{bound}")
+            ratio = "" if c["worst_ratio"] is None or c.get("exceeded") else f" (worst ratio {c['worst_ratio']:.4g})"
+            print(f"{_name(c):<{width}}  {c['reading']}{ratio}")
             for a in c["assumptions"]:
                 if not a["holds"]:
                     print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
+    for d in doc["latest"].get("diagnostics") or []:
+        from rnnaudit.auditing.notes import measured_text
+
+        print(f"diagnostics, {d['part']} [{d['state']}]: {measured_text(d)}")
+    for n in doc["latest"].get("notes") or []:
+        if n["remedy"]:
+            print(f"remedy for {n['claim']}{_part(n)}: "
+                  f"{n['remedy']}")
     out = Path(args.out)
     print(f"{sum(not c['applies'] for c in claims)} claim(s) do not apply to this model (the report says why); "
           f"wrote {out / 'audit.json'}, {out / 'report.md'} and {out / 'report.html'}")
     return 0
+
+
+def _name(c: dict) -> str:
+    return f"{c['id']} ({c['part']})" if c.get("part") else c["id"]
 
 
 def _precheck(args) -> None:
@@ -70,8 +84,8 @@ def _audit(args) -> tuple[dict, dict | None]:
         model = result["model"]
         config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
-        return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
-                "source": src.label}, None
+        latest = {"step": None, "config": config, **{k: v for k, v in result.items() if k != "model"}}
+        return {"latest": latest, "model": model, "source": src.label}, None
     path = Path(args.source)
     if path.is_dir() and args.step is None:
         doc = audit_run(path, allow_large=args.allow_large)
@@ -79,3 +93,7 @@ def _audit(args) -> tuple[dict, dict | None]:
         return doc, read_trajectory(path)
     doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large), "source": str(path)}
     return doc, None
+
+
+def _part(note: dict) -> str:
+    return f" ({note['part']})" if note.get("part") else ""

@@ -39,6 +39,9 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding") -
                                                        "LSTM, sizes inferred from the tensors (default: none)")
     p.add_argument("--weights", type=Path, metavar="FILE",
                    help="a state dict for --model or --arch, loaded with weights_only=True (default: none)")
+    p.add_argument("--submodule", metavar="PATH",
+                   help="the recurrent module inside --model to probe, a dotted path (e.g. encoder.rnn); --inputs "
+                        "then holds that module's own inputs (default: the whole model)")
     p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     p.add_argument("--inputs", type=Path, metavar="FILE.pt",

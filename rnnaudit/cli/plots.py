@@ -20,7 +20,9 @@ def source_of(args, n_sequences: int = 1):
             raise InputError("give either SOURCE or --model/--arch, not both")
         return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
                                 seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
-                                allow_large=args.allow_large)
+                                allow_large=args.allow_large, submodule=getattr(args, "submodule", None))
+    if getattr(args, "submodule", None):
+        raise InputError("--submodule goes with --model")
     if args.weights is not None or args.inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=args.T, hidden=args.hidden, seed=args.seed, step=args.step, task=args.task,
@@ -107,6 +109,11 @@ def run(args) -> int:
         figures = [(args.out, _compare(args))]
     else:
         src = source_of(args)
+        if src.cell is None:
+            from rnnaudit.untrusted import InputError
+
+            raise InputError(f"{src.label}: a bidirectional module is two recurrences; `rnnaudit audit` reports them "
+                             "separately, the figures take one direction (a bidirectional=False module)")
         with torch.no_grad():
             if args.command == "spectrum":
                 figures = _spectra(args, src)
