@@ -74,15 +74,20 @@ _DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "contracti
                  "top Lyapunov exponents (nats/step ± s.e.)", "‖∂L/∂h_0‖")
 
 
+def _diag_columns(latest: dict) -> tuple:
+    return _DIAG_COLUMNS if latest.get("initial_state_gradient") else _DIAG_COLUMNS[:-1]
+
+
 def _diagnostic_rows(latest: dict) -> list[list[str]]:
-    """One row per layer and direction: the diagnostics every model gets."""
+    """One row per layer and direction: the diagnostics every model gets (‖∂L/∂h_0‖ with a loss)."""
     grads = {g["part"]: g["norm"] for g in (latest.get("initial_state_gradient") or {}).get("per_part", [])}
+    width = len(_diag_columns(latest))
     rows = []
     for d in latest.get("diagnostics") or []:
         horizon = (f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps")
         rows.append([d["part"], d["state"], fmt_number(d["contractivity"]) if d.get("contractivity") is not None
                      else "–", f"{100 * d['contractive_fraction']:.0f}%", horizon, _fmt_lyapunov(d),
-                     fmt_number(grads[d["part"]]) if d["part"] in grads else "–"])
+                     fmt_number(grads[d["part"]]) if d["part"] in grads else "–"][:width])
     return rows
 
 
@@ -96,7 +101,7 @@ def _diagnostics_markdown(latest: dict) -> list[str]:
              "Jacobian norm (< 1: a contraction where the data take it), the smallest lag τ at which the median "
              f"over t of ‖∂h_t/∂h_{{t−τ}}‖₂ falls below {d0['horizon_threshold']:g}, and the top Lyapunov exponents "
              "along the first sequence.", "",
-             "| " + " | ".join(_DIAG_COLUMNS) + " |", "|---|---|" + "---:|" * (len(_DIAG_COLUMNS) - 2)]
+             "| " + " | ".join(_diag_columns(latest)) + " |", "|---|---|" + "---:|" * (len(_diag_columns(latest)) - 2)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return lines + [""]
 
@@ -247,7 +252,7 @@ def _diagnostics_html(latest: dict) -> str:
         return ""
     out = ["<section id='diagnostics'><h2>Diagnostics (every model, per layer)</h2>"]
     if rows:
-        head = "".join(f"<th>{esc(h)}</th>" for h in _DIAG_COLUMNS)
+        head = "".join(f"<th>{esc(h)}</th>" for h in _diag_columns(latest))
         body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
         out.append(f"<div class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     if notes:

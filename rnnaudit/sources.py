@@ -143,7 +143,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
     from rnnaudit.cells.copying import probe_copy
 
-    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None)
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
     if submodule is not None:
         module = _submodule(module, submodule)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)

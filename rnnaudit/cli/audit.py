@@ -63,7 +63,7 @@ def _precheck(args) -> None:
     """What can be refused before the output directory is touched."""
     from rnnaudit.untrusted import InputError
 
-    if not (args.model or args.arch):
+    if not (args.model or args.arch or args.weights):
         if args.source is None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
         if not Path(args.source).exists():
@@ -75,7 +75,7 @@ def _audit(args) -> tuple[dict, dict | None]:
     from rnnaudit.auditing import audit_checkpoint, audit_run
     from rnnaudit.training import read_trajectory
 
-    if args.model or args.arch:
+    if args.model or args.arch or (args.weights is not None and args.source is None):
         from rnnaudit.auditing import audit
         from rnnaudit.cli.plots import source_of
 

@@ -15,7 +15,7 @@ def source_of(args, n_sequences: int = 1):
     from rnnaudit.sources import load_source, load_user_source
     from rnnaudit.untrusted import InputError
 
-    if args.model or args.arch:
+    if args.model or args.arch or (args.weights is not None and args.source is None):
         if args.source is not None:
             raise InputError("give either SOURCE or --model/--arch, not both")
         return load_user_source(args.model, args.weights, args.arch, inputs=args.inputs, task=args.task, T=args.T,
