@@ -31,7 +31,8 @@ from rnnaudit.analysis.jacobian import _initial_states, _sequences, _trajectory_
 from rnnaudit.analysis.lyapunov import lyapunov_spectrum
 from rnnaudit.cells.adapters import wrap
 
-__all__ = ["HORIZON_THRESHOLD", "StateDiagnostics", "spectral_norms", "state_diagnostics", "memory_horizon", "initial_state_gradient"]
+__all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "spectral_norms", "state_diagnostics",
+           "memory_horizon", "initial_state_gradient"]
 
 #: ‖∂h_t/∂h_{t−τ}‖₂ below which a lag counts as forgotten: a unit perturbation of the state at t − τ
 #: moves h_t by less than 10⁻³, below what a float32-trained readout resolves in a typical loss.
@@ -46,7 +47,7 @@ class StateDiagnostics:
         state_size: width of the state measured. T: steps per sequence. sequences: how many were used.
         contractivity: max over sequences and t of ‖∂h_t/∂h_{t−1}‖₂. contractivity_at: (sequence, t) of it.
         contractive_fraction: share of the steps with ‖∂h_t/∂h_{t−1}‖₂ < 1.
-        horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold``; None = beyond T.
+        horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
         horizon_medians: the median at τ = 1, 2, … up to the horizon (or T).
         threshold: of the horizon.
         lyapunov: the top k exponents, largest first. lyapunov_stderr: their standard errors (NaN when
@@ -101,12 +102,20 @@ def _median_norms_bounded(P: Tensor, log_scale: Tensor, threshold: float) -> tup
     return exact, exact < threshold
 
 
-def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD) -> tuple[int | None, list[float]]:
+#: end times t the horizon's median is taken over, at most: every t up to this T, evenly spaced ones
+#: beyond (the cost is then times·T·S³ instead of T²·S³)
+MAX_HORIZON_TIMES = 128
+
+
+def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times: int = MAX_HORIZON_TIMES
+                   ) -> tuple[int | None, list[float]]:
     """The memory horizon from step Jacobians.
 
     Args:
         J: (batch, T, S, S), J[b, t − 1] = ∂h_t/∂h_{t−1} of sequence b, float64.
         threshold: > 0.
+        max_times: the median at lag τ is over every end time t ∈ [τ, T] when T ≤ max_times, else over
+            max_times evenly spaced ones (and over the sequences).
 
     Returns:
         (τ, medians): τ the smallest lag in 1..T with median over (b, t) of ‖J_t ⋯ J_{t−τ+1}‖₂ below
@@ -114,20 +123,25 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD) -> tuple[int
         Frobenius bounds decided are those bounds: below ``threshold`` an upper bound, above it a lower one).
 
     Raises:
-        ValueError: J not 4-D square, threshold not > 0.
+        ValueError: J not 4-D square, threshold not > 0, max_times < 1.
     """
     if not isinstance(J, Tensor) or J.dim() != 4 or J.shape[-1] != J.shape[-2]:
         raise ValueError(f"J must be (batch, T, S, S), got {tuple(J.shape) if isinstance(J, Tensor) else J!r}")
     if not (isinstance(threshold, (int, float)) and threshold > 0):
         raise ValueError(f"threshold must be a number > 0, got {threshold!r}")
+    if isinstance(max_times, bool) or not isinstance(max_times, int) or max_times < 1:
+        raise ValueError(f"max_times must be an int >= 1, got {max_times!r}")
     T = J.shape[1]
-    P = J.clone()
+    times = (torch.arange(1, T + 1) if T <= max_times else
+             torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique())
+    P = J[:, times - 1].clone()  # lag 1: ∂h_t/∂h_{t−1} for each end time t
     log_scale = torch.zeros(P.shape[:2], dtype=P.dtype, device=P.device)
     medians = []
     for tau in range(1, T + 1):
-        if tau > 1:  # P for t = τ..T: J_t · P_{τ−1}(t − 1), rescaled so that long products neither over- nor underflow
-            P = J[:, tau - 1:] @ P[:, :-1]
-            log_scale = log_scale[:, :-1]
+        if tau > 1:  # ∂h_t/∂h_{t−τ} = ∂h_t/∂h_{t−τ+1} · J_{t−τ+1}, for the end times t ≥ τ; rescaled so that long
+            keep = times >= tau  # products neither over- nor underflow (times ascending: a suffix)
+            times, P, log_scale = times[keep], P[:, keep], log_scale[:, keep]
+            P = P @ J[:, times - tau]
             fro = torch.linalg.matrix_norm(P, "fro")
             tiny = fro == 0
             P = P / torch.where(tiny, torch.ones_like(fro), fro)[..., None, None]
@@ -152,8 +166,8 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         max_sequences: ≥ 1. h0: initial state (S,) or (m, S), zeros by default.
 
     Returns:
-        :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T SVDs of S × S, and at most
-        m·T²/2 products of S × S matrices for a horizon beyond T.
+        :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T symmetric eigensolves of S × S,
+        and at most m·T·min(T, :data:`MAX_HORIZON_TIMES`) products of S × S matrices for a horizon beyond T.
 
     Raises:
         ValueError: bad x/h0 (as :func:`rnnaudit.analysis.hidden_jacobian_maps`), k or max_sequences < 1.
@@ -162,7 +176,9 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be an int >= 1, got {value!r}")
     cell = wrap(cell)
-    x = _sequences(cell, x, single=False)[:max_sequences]
+    x = _sequences(cell, x, single=False)
+    # the step Jacobians of all sequences are held at once: at most 2^25 numbers (256 MB) beyond the first
+    x = x[:max(1, min(max_sequences, 2 ** 25 // (x.shape[1] * cell.hidden_size ** 2)))]
     with torch.enable_grad():  # forward-mode Jacobians need autograd on, whatever the caller's mode
         h_start = _initial_states(cell, x, None if h0 is None else (h0[:x.shape[0]] if h0.dim() == 2 else h0))
         J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)

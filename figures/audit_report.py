@@ -2,8 +2,8 @@
 size, the state layout, parameter count, and ‖W‖₂, ρ(W), σ_min, ‖WᵀW − I‖₂ where it means something, of each
 recurrent matrix), then how many claims apply to it, how many have an assumption failing on it and how many
 have their bound exceeded inside their assumptions; the diagnostics every model gets, per layer, and one
-line per failing assumption (what is measured instead, the remedy); then the tables of claims that apply and do not apply, and when each assumption
-first failed. The document is the one :func:`rnnaudit.auditing.audit_run` /
+line per failing assumption (what is measured instead, the remedy); then the tables of claims that apply
+and do not apply, and when each assumption first failed. The document is the one :func:`rnnaudit.auditing.audit_run` /
 :func:`rnnaudit.auditing.audit_checkpoint` produce (with ``source`` and optional ``figures``)."""
 
 from __future__ import annotations
@@ -296,7 +296,8 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
                                    f"(ratio {number_html(c['worst_ratio'])})" for c in exceeded) + ".</p>")
     if failing:
         summary.append("<p><span class='label'>Assumptions failing on this model</span> (the theorem says nothing "
-                       "here): " + "; ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(_claim_name(c))}</code></a>: "
+                       "here): " + "; ".join(f"<a href='#{anchor('claim', c['id'])}'>"
+                                            f"<code>{esc(_claim_name(c))}</code></a>: "
                                             + ", ".join(rich(a["name"]) for a in _failing(c)) for c in failing)
                        + ".</p>")
     ids = _unique_ids(latest["claims"])

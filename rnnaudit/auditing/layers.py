@@ -50,7 +50,8 @@ def torch_sizes(module: nn.Module) -> dict | None:
     return {"kind": kind, "input_size": int(module.input_size), "hidden_size": int(module.hidden_size),
             "num_layers": int(module.num_layers) if stacked else 1,
             "bidirectional": bool(getattr(module, "bidirectional", False)),
-            "proj_size": int(getattr(module, "proj_size", 0)), "batch_first": bool(getattr(module, "batch_first", True)),
+            "proj_size": int(getattr(module, "proj_size", 0)),
+            "batch_first": bool(getattr(module, "batch_first", True)),
             "nonlinearity": getattr(module, "nonlinearity", None), "cell": not stacked}
 
 

@@ -56,13 +56,14 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
     x = monitored_inputs(run_dir, wrap(model).input_size)
     check_sizes(f"{run_dir}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0], hidden=wrap(model).hidden_size)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), None)
-    result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds)
+    result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds,
+                   diagnostics=measure_bounds)
     # the rebuilt module holds the weights as used; the user's was parametrized as run.json says
     result["model"]["type"] = type_name(ckpt["model"].get("type", result["model"]["type"]),
                                         ckpt["model"].get("parametrized") or [])
     config = {"cell": _label(ckpt["model"], ckpt.get("factory")), "task": "the monitor's probe inputs (inputs.pt)",
               "T": int(x.shape[1]), "hidden_size": result["model"]["hidden_size"]}
-    return {"step": int(ckpt["step"]), "config": config, "model": result["model"], "claims": result["claims"]}
+    return {"step": int(ckpt["step"]), "config": config, **result}
 
 
 def audit_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False) -> dict:

@@ -40,7 +40,8 @@ def model_summary(model: nn.Module, cell, trained_dtype: torch.dtype, *, matrice
         {"type", "input_size", "hidden_size" (the module's own: torch's ``hidden_size`` H for a torch
         module, never the packed state width), "state_size" (S, the width of the packed state the probes
         see), "state_layout" (e.g. "state = [l0.h (64) | l1.h (64) | l0.c (64) | l1.c (64)]"), for torch
-        modules "num_layers", "bidirectional", "proj_size" and "batch_first", "parameters" (number of trainable scalars),
+        modules "num_layers", "bidirectional", "proj_size" and "batch_first", "parameters" (number of
+        trainable scalars),
         "trained_dtype", "recurrent": {role: {"shape": [rows, cols], "finite", "spectral_norm", "spectral_radius",
         "sigma_min", "orthogonality_defect"}}}; spectral radius and defect only for square matrices
         (‖WᵀW − I‖₂, :func:`rnnaudit.cells.orthogonality_defect`; not for the gate blocks of a torch GRU or

@@ -70,6 +70,32 @@ def test_memory_horizon_handles_underflow_and_zero_products():
         memory_horizon(torch.zeros(3, 3))
 
 
+def test_memory_horizon_matches_brute_force_products():
+    """The median over t of ‖J_t ⋯ J_{t−τ+1}‖₂, formed one product at a time, decides the same lag; with
+    end times subsampled the median is over those times only."""
+    torch.manual_seed(4)
+    J = 0.45 * torch.randn(2, 40, 4, 4, dtype=torch.float64)
+
+    def reference(times):
+        for tau in range(1, 41):
+            norms = []
+            for b in range(2):
+                for t in times:
+                    if t >= tau:
+                        P = torch.eye(4, dtype=torch.float64)
+                        for k in range(t - tau + 1, t + 1):
+                            P = J[b, k - 1] @ P
+                        norms.append(torch.linalg.matrix_norm(P, 2))
+            if torch.stack(norms).median() < 1e-3:
+                return tau
+        return None
+
+    expected = reference(range(1, 41))
+    assert expected is not None and memory_horizon(J)[0] == expected
+    sub = torch.linspace(1, 40, 7, dtype=torch.float64).round().long().unique().tolist()
+    assert memory_horizon(J, max_times=7)[0] == reference(sub)
+
+
 def test_initial_state_gradient_known_answer():
     """L = Σ_sequences Σ_units h_T, J = ½I for T = 8 steps: ∂L/∂h_0 = m·2^−8·1, norm m·2^−8·√H."""
     rnn = _relu_rnn(0.5 * torch.eye(4, dtype=torch.float64))
