@@ -89,22 +89,50 @@ def spectral_norms(P: Tensor) -> Tensor:
     return torch.linalg.eigvalsh(G)[..., -1].clamp_min(0).sqrt()
 
 
-def _median_norms_bounded(P: Tensor, log_scale: Tensor, threshold: float) -> tuple[float, bool]:
-    """The median of ‖P_i‖₂·e^{log_scale_i} over i, and whether it is below ``threshold``; exact SVDs
-    only when the Frobenius bounds ‖P‖_F/√r ≤ ‖P‖₂ ≤ ‖P‖_F leave the comparison open."""
-    fro = torch.linalg.matrix_norm(P, "fro") * log_scale.exp()
-    r = min(P.shape[-2:])
-    upper, lower = fro.median().item(), (fro / math.sqrt(r)).median().item()
-    if upper < threshold or lower >= threshold:
-        value = upper if upper < threshold else lower
-        return value, upper < threshold
-    exact = (spectral_norms(P) * log_scale.exp()).median().item()
-    return exact, exact < threshold
+def norm_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
+    """Cheap two-sided bounds on ‖P_i‖₂ of a batch (..., p, q): lower max(‖P‖_F/√r, largest column and
+    row 2-norms), upper min(‖P‖_F, √(‖P‖₁‖P‖_∞)) (r = min(p, q); Golub & Van Loan, Matrix Computations,
+    Sec. 2.3.2)."""
+    col = torch.linalg.vector_norm(P, dim=-2)
+    row = torch.linalg.vector_norm(P, dim=-1)
+    fro = torch.linalg.vector_norm(col, dim=-1)
+    lower = torch.maximum(torch.maximum(col.amax(-1), row.amax(-1)), fro / math.sqrt(min(P.shape[-2:])))
+    one, inf = P.abs().sum(-2).amax(-1), P.abs().sum(-1).amax(-1)
+    return lower, torch.minimum(fro, (one * inf).sqrt())
+
+
+def _median_below(P: Tensor, log_scale: Tensor, threshold: float) -> tuple[float, bool]:
+    """Whether the (lower) median over i of ‖P_i‖₂·e^{log_scale_i} is below ``threshold``, counted exactly:
+    matrices whose bounds (:func:`norm_bounds`) decide their side are not solved, the rest by
+    :func:`spectral_norms`. Also returns the median of the upper bounds (exact where the bounds meet)."""
+    P, log_scale = P.reshape(-1, *P.shape[-2:]), log_scale.reshape(-1)
+    lower, upper = norm_bounds(P)
+    scale = log_scale.exp()
+    lower, upper = lower * scale, upper * scale
+    n = lower.numel()
+    need = (n - 1) // 2 + 1  # torch.median is the ((n − 1) // 2)-th smallest: below iff this many are below
+    below, open_ = upper < threshold, (lower < threshold) & (upper >= threshold)
+    if int(below.sum()) >= need or int(below.sum() + open_.sum()) < need:
+        return upper.median().item(), int(below.sum()) >= need
+    exact = spectral_norms(P[open_]) * scale[open_]
+    upper = upper.clone()
+    upper[open_] = exact
+    return upper.median().item(), int(below.sum() + (exact < threshold).sum()) >= need
 
 
 #: end times t the horizon's median is taken over, at most: every t up to this T, evenly spaced ones
 #: beyond (the cost is then times·T·S³ instead of T²·S³)
 MAX_HORIZON_TIMES = 128
+
+
+def _step_norms(J: Tensor) -> Tensor:
+    """‖J_i‖₂ where it matters: exact for every step whose bounds leave it possibly the largest or on
+    either side of 1 (the contractive share); elsewhere a bound on the decided side."""
+    lower, upper = norm_bounds(J)
+    need = (upper >= lower.max()) | ((lower < 1) & (upper >= 1))
+    out = torch.where(upper < 1, upper, lower)
+    out[need] = spectral_norms(J[need])
+    return out
 
 
 def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times: int = MAX_HORIZON_TIMES
@@ -119,8 +147,9 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
 
     Returns:
         (τ, medians): τ the smallest lag in 1..T with median over (b, t) of ‖J_t ⋯ J_{t−τ+1}‖₂ below
-        ``threshold`` (None when none is), and the medians up to it (the values at the lags where the
-        Frobenius bounds decided are those bounds: below ``threshold`` an upper bound, above it a lower one).
+        ``threshold`` (None when none is), decided exactly; and per lag up to it the median of upper bounds
+        on the norms (:func:`norm_bounds`, exact norms where the bounds left the side open), an upper bound
+        on the median itself.
 
     Raises:
         ValueError: J not 4-D square, threshold not > 0, max_times < 1.
@@ -146,7 +175,7 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
             tiny = fro == 0
             P = P / torch.where(tiny, torch.ones_like(fro), fro)[..., None, None]
             log_scale = log_scale + torch.where(tiny, torch.full_like(fro, -math.inf), fro.log())
-        value, below = _median_norms_bounded(P, log_scale, threshold)
+        value, below = _median_below(P, log_scale, threshold)
         medians.append(value)
         if below:
             return tau, medians
@@ -184,7 +213,7 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
         J = J.to(torch.float64)
         B, T, S = J.shape[0], J.shape[1], J.shape[2]
-        steps = spectral_norms(J)  # (B, T)
+        steps = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
         spectrum = lyapunov_spectrum(cell, x[:1], k=min(k, S), h0=None if h0 is None else h_start[0],
