@@ -46,7 +46,8 @@ class StateDiagnostics:
     Attributes:
         state_size: width of the state measured. T: steps per sequence. sequences: how many were used.
         contractivity: max over sequences and t of ‖∂h_t/∂h_{t−1}‖₂. contractivity_at: (sequence, t) of it.
-        contractive_fraction: share of the steps with ‖∂h_t/∂h_{t−1}‖₂ < 1.
+        contractive_fraction: share of the steps certified to have ‖∂h_t/∂h_{t−1}‖₂ < 1 (an upper bound of
+            :func:`tight_bounds` below 1: a lower bound on the share, within the bounds' factor r^{1/16}).
         horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
         horizon_medians: the median at τ = 1, 2, … up to the horizon (or T).
         threshold: of the horizon.
@@ -145,18 +146,17 @@ def _median_below(P: Tensor, log_scale: Tensor, threshold: float) -> tuple[float
 MAX_HORIZON_TIMES = 128
 
 
-def _step_norms(J: Tensor) -> Tensor:
-    """‖J_i‖₂ where it matters: exact for every step whose bounds leave it possibly the largest or on
-    either side of 1 (the contractive share); elsewhere a bound on the decided side."""
+def _step_norms(J: Tensor) -> tuple[Tensor, Tensor]:
+    """(lower, upper) bounds on every ‖J_i‖₂, exact (equal) for each step that may be the largest: the
+    maximum is exact, the rest only as close as :func:`tight_bounds` puts them."""
     lower, upper = norm_bounds(J)
-    sure = lower.max()
-    need = (upper >= sure) | ((lower < 1) & (upper >= 1))
+    need = upper >= lower.max()
     lo, hi = tight_bounds(J[need])
     lower[need], upper[need] = torch.maximum(lower[need], lo), torch.minimum(upper[need], hi)
-    need = (upper >= lower.max()) | ((lower < 1) & (upper >= 1))
-    out = torch.where(upper < 1, upper, lower)
-    out[need] = spectral_norms(J[need])
-    return out
+    need = upper >= lower.max()
+    exact = spectral_norms(J[need])
+    lower[need], upper[need] = exact, exact
+    return lower, upper
 
 
 def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times: int = MAX_HORIZON_TIMES
@@ -237,14 +237,14 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
         J = J.to(torch.float64)
         B, T, S = J.shape[0], J.shape[1], J.shape[2]
-        steps = _step_norms(J)  # (B, T)
+        steps, steps_upper = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
         spectrum = lyapunov_spectrum(cell, x[:1], k=min(k, S), h0=None if h0 is None else h_start[0],
                                      warmup=T // 10)
     return StateDiagnostics(
         state_size=S, T=T, sequences=B, contractivity=float(steps.max()), contractivity_at=(flat // T, flat % T + 1),
-        contractive_fraction=float((steps < 1).double().mean()), horizon=horizon, horizon_medians=medians,
+        contractive_fraction=float((steps_upper < 1).double().mean()), horizon=horizon, horizon_medians=medians,
         threshold=float(threshold), lyapunov=[float(v) for v in spectrum.exponents],
         lyapunov_stderr=[float(v) for v in spectrum.stderr], lyapunov_windows=int(spectrum.finite_time.shape[0]))
 

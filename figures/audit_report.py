@@ -70,7 +70,7 @@ def _fmt_lyapunov(d: dict) -> str:
     return ", ".join(out) or "–"
 
 
-_DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "contractive steps", "memory horizon",
+_DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "steps certified contractive", "memory horizon",
                  "top Lyapunov exponents (nats/step ± s.e.)", "‖∂L/∂h_0‖")
 
 
