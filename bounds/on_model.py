@@ -97,24 +97,36 @@ class ClaimOnModel:
 
     @property
     def reading(self) -> str:
-        """What the result means for this model, in words: a bound that holds where the
-        assumptions fail is not a guarantee the theorem gives, so it is never called "holds"."""
+        """What the result means for this model, in one of four sentences about the model (never the
+        verdict words about papers): a bound measured where an assumption fails is no guarantee the
+        theorem gives, so it is never read as holding; any measured verdict other than holds, vacuous and
+        inconclusive is the bound exceeded on this model."""
         if not self.applies:
-            return "not applicable"
+            return f"not applicable: {self.reason}" if self.reason else "not applicable"
         if not self.assumptions:
-            return "judged on training records"
+            return "assumptions are judged on the training records (the statement concerns training updates)"
         if not self.assumptions_hold:
-            return "assumptions fail: the theorem says nothing here"
-        if self.verdict == "violated":
-            return "violated on this model, inside the assumptions"
+            return "an assumption fails, so the theorem says nothing here"
+        if self.verdict is None:
+            return "assumptions hold; the bound was not measured"
         if self.verdict in ("holds", "vacuous"):
-            return f"assumptions hold; the bound {self.verdict} on this model"
-        return "assumptions hold; the bound was not measured" if self.verdict is None else self.verdict
+            return "assumptions hold and the bound holds on this model"
+        if self.verdict == "inconclusive":
+            return "assumptions hold; the measurement of the bound is inconclusive on this model"
+        ratio = "" if self.worst_ratio is None else f" (ratio {self.worst_ratio:.4g})"
+        return f"assumptions hold and the bound is exceeded on this model{ratio}"
+
+    @property
+    def exceeded(self) -> bool:
+        """Assumptions hold and the measured bound is exceeded (a verdict other than holds, vacuous,
+        inconclusive or None)."""
+        return (self.applies and bool(self.assumptions) and self.assumptions_hold
+                and self.verdict not in (None, "holds", "vacuous", "inconclusive"))
 
     def to_json(self) -> dict:
         return {"id": self.id, "applies": self.applies, "reason": self.reason, "reading": self.reading,
                 "assumptions": self.assumptions, "assumptions_hold": self.assumptions_hold if self.applies else None,
-                "verdict": self.verdict, "worst_ratio": self.worst_ratio}
+                "verdict": self.verdict, "worst_ratio": self.worst_ratio, "exceeded": self.exceeded}
 
 
 def assess(claim: Claim, view: ModelView, *, measure_bound: bool = True) -> ClaimOnModel:

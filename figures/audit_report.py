@@ -1,8 +1,9 @@
-"""report.md and report.html of ``rnnaudit audit``, summary first: the model (type, sizes, parameter count,
-and ‖W‖₂, ρ(W), σ_min, ‖WᵀW − I‖₂ of each recurrent matrix), then how many claims
-apply to it, how many have an assumption failing on it and how many are violated inside their
-assumptions; then the tables of claims that apply and do not apply, and when each assumption
-first failed. The document is the one :func:`rnnaudit.auditing.audit_run` /
+"""report.md and report.html of ``rnnaudit audit``, summary first: the model (type, the module's own hidden
+size, the state layout, parameter count, and ‖W‖₂, ρ(W), σ_min, ‖WᵀW − I‖₂ where it means something, of each
+recurrent matrix), then how many claims apply to it, how many have an assumption failing on it and how many
+have their bound exceeded inside their assumptions; the diagnostics every model gets, per layer, and one
+line per failing assumption (what is measured instead, the remedy); then the tables of claims that apply
+and do not apply, and when each assumption first failed. The document is the one :func:`rnnaudit.auditing.audit_run` /
 :func:`rnnaudit.auditing.audit_checkpoint` produce (with ``source`` and optional ``figures``)."""
 
 from __future__ import annotations
@@ -27,24 +28,89 @@ def _failing(c: dict) -> list[dict]:
     return [a for a in c.get("assumptions") or [] if a["holds"] is False]  # None: not evaluated
 
 
+def _exceeded(c: dict) -> bool:
+    """Assumptions hold and the bound is exceeded on the model: any measured verdict other than holds,
+    vacuous and inconclusive (the papers' verdict words are never used for a model)."""
+    if "exceeded" in c:
+        return bool(c["exceeded"])
+    return (bool(c.get("assumptions")) and not _failing(c)
+            and c.get("verdict") not in (None, "holds", "vacuous", "inconclusive"))
+
+
 def audit_counts(latest: dict) -> dict[str, int]:
     """Counts for the summary: claims that apply, with every assumption holding, with an assumption
-    failing, violated inside their assumptions, and not applicable."""
+    failing, with the bound exceeded inside their assumptions, and not applicable."""
     applies, other = _split(latest)
     return {"apply to this model": len(applies),
             "assumptions hold": sum(bool(c.get("assumptions")) and not _failing(c) for c in applies),
             "an assumption fails": sum(bool(_failing(c)) for c in applies),
-            "violated inside the assumptions": sum(c.get("verdict") == "violated" and not _failing(c)
-                                                   for c in applies),
+            "bound exceeded, assumptions holding": sum(_exceeded(c) for c in applies),
             "do not apply": len(other)}
 
 
 def _bound_text(c: dict) -> str:
     if c.get("verdict") is None:
         return "–"
-    if c["verdict"] in ("holds", "violated") and c.get("worst_ratio") is not None:
-        return f"{c['verdict']}, worst ratio {fmt_number(c['worst_ratio'])}"
-    return c["verdict"]
+    ratio = "" if c.get("worst_ratio") is None else f", worst ratio {fmt_number(c['worst_ratio'])}"
+    if c["verdict"] in ("holds", "vacuous"):
+        return f"holds{ratio}"
+    if c["verdict"] == "inconclusive":
+        return "inconclusive"
+    return f"exceeded{ratio}"
+
+
+def _claim_name(c: dict) -> str:
+    return f"{c['id']} ({c['part']})" if c.get("part") else c["id"]
+
+
+def _fmt_lyapunov(d: dict) -> str:
+    out = []
+    for v, se in zip(d.get("lyapunov") or [], d.get("lyapunov_stderr") or []):
+        out.append(str(v) if isinstance(v, str) else fmt_number(v) + ("" if se is None else f" ± {fmt_number(se)}"))
+    return ", ".join(out) or "–"
+
+
+_DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "steps certified contractive", "memory horizon",
+                 "top Lyapunov exponents (nats/step ± s.e.)", "‖∂L/∂h_0‖")
+
+
+def _diag_columns(latest: dict) -> tuple:
+    return _DIAG_COLUMNS if latest.get("initial_state_gradient") else _DIAG_COLUMNS[:-1]
+
+
+def _diagnostic_rows(latest: dict) -> list[list[str]]:
+    """One row per layer and direction: the diagnostics every model gets (‖∂L/∂h_0‖ with a loss)."""
+    grads = {g["part"]: g["norm"] for g in (latest.get("initial_state_gradient") or {}).get("per_part", [])}
+    width = len(_diag_columns(latest))
+    rows = []
+    for d in latest.get("diagnostics") or []:
+        horizon = (f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps")
+        rows.append([d["part"], d["state"], fmt_number(d["contractivity"]) if d.get("contractivity") is not None
+                     else "–", f"{100 * d['contractive_fraction']:.0f}%", horizon, _fmt_lyapunov(d),
+                     fmt_number(grads[d["part"]]) if d["part"] in grads else "–"][:width])
+    return rows
+
+
+def _diagnostics_markdown(latest: dict) -> list[str]:
+    rows = _diagnostic_rows(latest)
+    if not rows:
+        return []
+    d0 = latest["diagnostics"][0]
+    lines = ["## Diagnostics (every model, per layer)", "",
+             f"Measured in float64 on {d0['sequences']} input sequence(s) of T = {d0['T']}: the largest step "
+             "Jacobian norm (< 1: a contraction where the data take it), the smallest lag τ at which the median "
+             f"over t of ‖∂h_t/∂h_{{t−τ}}‖₂ falls below {d0['horizon_threshold']:g}, and the top Lyapunov exponents "
+             "along the first sequence.", "",
+             "| " + " | ".join(_diag_columns(latest)) + " |", "|---|---|" + "---:|" * (len(_diag_columns(latest)) - 2)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines + [""]
+
+
+def _notes_markdown(latest: dict) -> list[str]:
+    notes = latest.get("notes") or []
+    if not notes:
+        return []
+    return ["## Where an assumption fails", ""] + [f"- {n['line']}" for n in notes] + [""]
 
 
 def _holds_word(holds, fails: str = "FAILS") -> str:
@@ -71,7 +137,8 @@ def _model_of(doc: dict) -> dict | None:
 
 def _model_facts(model: dict) -> list[tuple[str, str]]:
     names = (("type", "type"), ("input_size", "input size"), ("hidden_size", "hidden size"),
-             ("parameters", "trainable parameters"), ("trained_dtype", "trained in"))
+             ("num_layers", "layers"), ("bidirectional", "bidirectional"), ("proj_size", "projection size"),
+             ("state_layout", "state"), ("parameters", "trainable parameters"), ("trained_dtype", "trained in"))
     return [(label, str(model[key])) for key, label in names if key in model]
 
 
@@ -79,20 +146,27 @@ _MATRIX_COLUMNS = (("spectral_norm", "‖W‖₂"), ("spectral_radius", "ρ(W)")
                    ("orthogonality_defect", "‖WᵀW − I‖₂"))
 
 
-def _matrix_cells(entry: dict, fmt=fmt_number) -> list[str]:
+def _columns(recurrent: dict) -> tuple:
+    """The matrix columns the summary measured for some matrix (‖WᵀW − I‖₂ is not shown for gate blocks)."""
+    shown = tuple(c for c in _MATRIX_COLUMNS if any(c[0] in e for e in recurrent.values()))
+    return shown or _MATRIX_COLUMNS
+
+
+def _matrix_cells(entry: dict, fmt=fmt_number, columns=_MATRIX_COLUMNS) -> list[str]:
     if not entry.get("finite", True):
-        return ["not finite"] * len(_MATRIX_COLUMNS)
-    return [fmt(entry[key]) if key in entry else "–" for key, _ in _MATRIX_COLUMNS]
+        return ["not finite"] * len(columns)
+    return [fmt(entry[key]) if key in entry else "–" for key, _ in columns]
 
 
 def _model_markdown(model: dict) -> list[str]:
     lines = ["## Model", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in _model_facts(model)]
     recurrent = model.get("recurrent") or {}
     if recurrent:
-        lines += ["", "| recurrent matrix | shape | " + " | ".join(h for _, h in _MATRIX_COLUMNS) + " |",
-                  "|---|---|" + "---:|" * len(_MATRIX_COLUMNS)]
-        lines += [f"| {role} | {' × '.join(map(str, e.get('shape', [])))} | " + " | ".join(_matrix_cells(e)) + " |"
-                  for role, e in recurrent.items()]
+        cols = _columns(recurrent)
+        lines += ["", "| recurrent matrix | shape | " + " | ".join(h for _, h in cols) + " |",
+                  "|---|---|" + "---:|" * len(cols)]
+        lines += [f"| {role} | {' × '.join(map(str, e.get('shape', [])))} | "
+                  + " | ".join(_matrix_cells(e, columns=cols)) + " |" for role, e in recurrent.items()]
     return lines + [""]
 
 
@@ -101,9 +175,10 @@ def _model_html(model: dict) -> str:
     out = [f"<table class='counts'><tbody>{facts}</tbody></table>"]
     recurrent = model.get("recurrent") or {}
     if recurrent:
-        head = "".join(f"<th class='num'>{esc(h)}</th>" for _, h in _MATRIX_COLUMNS)
+        cols = _columns(recurrent)
+        head = "".join(f"<th class='num'>{esc(h)}</th>" for _, h in cols)
         rows = "".join(f"<tr><td>{rich(role)}</td><td>{esc(' × '.join(map(str, e.get('shape', []))))}</td>"
-                       + "".join(f"<td class='num'>{v}</td>" for v in _matrix_cells(e, number_html)) + "</tr>"
+                       + "".join(f"<td class='num'>{v}</td>" for v in _matrix_cells(e, number_html, cols)) + "</tr>"
                        for role, e in recurrent.items())
         out.append(f"<div class='table-wrap'><table><thead><tr><th>recurrent matrix</th><th>shape</th>{head}</tr>"
                    f"</thead><tbody>{rows}</tbody></table></div>")
@@ -121,26 +196,28 @@ def render_audit_markdown(doc: dict) -> str:
     lines += _model_markdown(summary) if summary else []
     lines += ["## Summary", "",
              "| claims | number |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in counts.items()]
-    violated = [c for c in applies if c.get("verdict") == "violated" and not _failing(c)]
-    if violated:
-        lines += ["", "Violated on this model, inside the assumptions: "
-                  + ", ".join(f"`{c['id']}` (worst ratio {fmt_number(c['worst_ratio'])})" for c in violated) + "."]
+    exceeded = [c for c in applies if _exceeded(c)]
+    if exceeded:
+        lines += ["", "Assumptions hold and the bound is exceeded on this model: "
+                  + ", ".join(f"`{_claim_name(c)}` (ratio {fmt_number(c['worst_ratio'])})" for c in exceeded) + "."]
     failing = [c for c in applies if _failing(c)]
     if failing:
         lines += ["", "Assumptions failing on this model (the theorem says nothing here): "
-                  + "; ".join(f"`{c['id']}`: " + ", ".join(a["name"] for a in _failing(c)) for c in failing) + "."]
+                  + "; ".join(f"`{_claim_name(c)}`: " + ", ".join(a["name"] for a in _failing(c)) for c in failing)
+                  + "."]
     if latest.get("bounds_not_measured"):
         lines += ["", f"**{latest['bounds_not_measured'][0].upper()}{latest['bounds_not_measured'][1:]}.**"]
+    lines += [""] + _diagnostics_markdown(latest) + _notes_markdown(latest)
     lines += ["", "Assumptions are evaluated on the trained parameters; bounds are measured on sequences of the run's "
               "own task, with any bias absorbed into W as sgornn.md eq. 5 allows. A bound measured where its "
               "assumptions fail is not a guarantee of the theorem.", "",
               "## Claims that apply to this model", "",
               "| claim | reading | bound on the model | assumptions |", "|---|---|---|---|"]
     for c in applies:
-        lines.append(f"| `{c['id']}` | {c['reading']} | {_bound_text(c)} | {_assumption_text(c)} |")
+        lines.append(f"| `{_claim_name(c)}` | {c['reading']} | {_bound_text(c)} | {_assumption_text(c)} |")
     if other:
         lines += ["", "## Claims that do not apply", "", "| claim | why |", "|---|---|"]
-        lines += [f"| `{c['id']}` | {c['reason']} |" for c in other]
+        lines += [f"| `{_claim_name(c)}` | {c['reason']} |" for c in other]
     if "first_failure" in doc:
         lines += ["", "## When each assumption first failed", "", "| assumption | first failing step |", "|---|---|"]
         for name, step in doc["first_failure"].items():
@@ -151,7 +228,7 @@ def render_audit_markdown(doc: dict) -> str:
 
 
 def _reading_badge(c: dict) -> str:
-    kind = ("violated" if c.get("verdict") == "violated" and not _failing(c) else
+    kind = ("violated" if _exceeded(c) else
             "vacuous" if _failing(c) else "holds" if c.get("assumptions") else "not-measured")
     return f"<span class='verdict reading v-{kind}'>{esc(c['reading'])}</span>"
 
@@ -174,6 +251,22 @@ def _unique_ids(claims: list[dict]) -> dict[int, str]:
     return out
 
 
+def _diagnostics_html(latest: dict) -> str:
+    rows = _diagnostic_rows(latest)
+    notes = latest.get("notes") or []
+    if not rows and not notes:
+        return ""
+    out = ["<section id='diagnostics'><h2>Diagnostics (every model, per layer)</h2>"]
+    if rows:
+        head = "".join(f"<th>{esc(h)}</th>" for h in _diag_columns(latest))
+        body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+        out.append(f"<div class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    if notes:
+        out.append("<h3>Where an assumption fails</h3><ul>" + "".join(f"<li>{esc(n['line'])}</li>" for n in notes)
+                   + "</ul>")
+    return "".join(out) + "</section>"
+
+
 def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
     """Self-contained report.html of ``rnnaudit audit``, summary first, with the same tables as
     :func:`render_audit_markdown` and the trajectory figure embedded.
@@ -187,11 +280,14 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
     _, cfg = _model_line(doc)
     counts = audit_counts(latest)
     count_rows = "".join(f"<tr><td>{esc(k)}</td><td class='num'>{v}</td></tr>" for k, v in counts.items())
-    violated = [c for c in applies if c.get("verdict") == "violated" and not _failing(c)]
+    exceeded = [c for c in applies if _exceeded(c)]
     failing = [c for c in applies if _failing(c)]
     model = _model_of(doc)
     toc = ["<li><a href='#model'>Model</a></li>"] if model else []
-    toc += ["<li><a href='#summary'>Summary</a></li>", "<li><a href='#applies'>Claims that apply</a></li>"]
+    toc += ["<li><a href='#summary'>Summary</a></li>"]
+    if latest.get("diagnostics") or latest.get("notes"):
+        toc.append("<li><a href='#diagnostics'>Diagnostics</a></li>")
+    toc.append("<li><a href='#applies'>Claims that apply</a></li>")
     if other:
         toc.append("<li><a href='#not-applicable'>Claims that do not apply</a></li>")
     if "first_failure" in doc:
@@ -200,17 +296,18 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
         toc.append("<li><a href='#figures'>Figures</a></li>")
     summary = [f"<table class='counts'><thead><tr><th>claims</th><th class='num'>number</th></tr></thead>"
                f"<tbody>{count_rows}</tbody></table>"]
-    if violated:
-        summary.append("<p><span class='label'>Violated on this model, inside the assumptions:</span> "
-                       + ", ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(c['id'])}</code></a> "
-                                   f"(worst ratio {number_html(c['worst_ratio'])})" for c in violated) + ".</p>")
+    if exceeded:
+        summary.append("<p><span class='label'>Assumptions hold and the bound is exceeded on this model:</span> "
+                       + ", ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(_claim_name(c))}</code></a> "
+                                   f"(ratio {number_html(c['worst_ratio'])})" for c in exceeded) + ".</p>")
     if failing:
         summary.append("<p><span class='label'>Assumptions failing on this model</span> (the theorem says nothing "
-                       "here): " + "; ".join(f"<a href='#{anchor('claim', c['id'])}'><code>{esc(c['id'])}</code></a>: "
+                       "here): " + "; ".join(f"<a href='#{anchor('claim', c['id'])}'>"
+                                            f"<code>{esc(_claim_name(c))}</code></a>: "
                                             + ", ".join(rich(a["name"]) for a in _failing(c)) for c in failing)
                        + ".</p>")
     ids = _unique_ids(latest["claims"])
-    rows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(c['id'])}</td><td>{_reading_badge(c)}</td>"
+    rows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(_claim_name(c))}</td><td>{_reading_badge(c)}</td>"
                    f"<td>{esc(_bound_text(c))}</td><td>{_assumption_list(c)}</td></tr>" for c in applies)
     parts = ["<header><h1>rnnaudit audit</h1>",
              f"<p class='meta'>Source <code>{esc(str(doc['source']))}</code> · cell <code>{esc(str(cfg.get('cell')))}"
@@ -222,11 +319,12 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
              "the trained parameters; bounds are measured on sequences of the run's own task, with any bias absorbed "
              "into W as sgornn.md eq. 5 allows. A bound measured where its assumptions fail is not a guarantee of the "
              "theorem.</p></section>",
+             _diagnostics_html(latest),
              "<section id='applies'><h2>Claims that apply to this model</h2><div class='table-wrap'><table><thead><tr>"
              "<th>claim</th><th>reading</th><th>bound on the model</th><th>assumptions</th></tr></thead>"
              f"<tbody>{rows}</tbody></table></div></section>"]
     if other:
-        orows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(c['id'])}</td>"
+        orows = "".join(f"<tr id='{ids[id(c)]}'><td>{breakable_id(_claim_name(c))}</td>"
                         f"<td>{rich(c['reason'])}</td></tr>" for c in other)
         parts.append("<section id='not-applicable'><h2>Claims that do not apply</h2><div class='table-wrap'><table>"
                      f"<thead><tr><th>claim</th><th>why</th></tr></thead><tbody>{orows}</tbody></table></div>"

@@ -5,11 +5,11 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
+from torch.nn.utils import parametrize
 from torch import Tensor
 
 from rnnaudit.cells.registry import CELLS, build_cell
@@ -124,7 +124,8 @@ def config_input_size(model) -> int:
 
 def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
                      task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
-                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True) -> Source:
+                     n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True,
+                     submodule: str | None = None) -> Source:
     """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
 
     Args:
@@ -136,6 +137,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         n_sequences: how many task sequences when no inputs file is given.
         with_inputs: False for the model alone (``x`` None): no task is drawn, so a model of any input
             width loads without ``inputs``.
+        submodule: a dotted path to the recurrent module inside the model (``encoder.rnn``), which is the
+            one probed; its inputs are the submodule's own (``--inputs``).
 
     Returns:
         a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
@@ -149,28 +152,61 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     from rnnaudit.cells.adapters import wrap
     from rnnaudit.user_models import load_inputs, load_user_model
 
+    from rnnaudit.cells.copying import probe_copy
+
     module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
+    if submodule is not None:
+        module = _submodule(module, submodule)
     # from the shapes, before the float64 copy below allocates them again
-    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch}", allow_large=allow_large)
+    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}", allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
-    module = copy.deepcopy(module).double()
-    cell = wrap(module)
-    check_sizes("the model", allow_large=allow_large, hidden=cell.hidden_size)
+    module = probe_copy(module)
+    try:
+        cell = wrap(module)
+    except ValueError as err:
+        if not getattr(module, "bidirectional", False):
+            raise InputError(f"--model: {err}; to probe an RNN inside a larger model, name it with --submodule "
+                             "PATH (e.g. encoder.rnn)") from None
+        cell = None  # a bidirectional module: the audit splits it into its directions
+    width = module.input_size if cell is None else cell.input_size
+    check_sizes("the model", allow_large=allow_large, hidden=module.hidden_size if cell is None else cell.hidden_size)
     if not with_inputs:
         x = None
     elif inputs is not None:
-        x = load_inputs(inputs, cell.input_size, allow_large=allow_large)
+        x = load_inputs(inputs, width, allow_large=allow_large)
         check_sizes(f"{inputs}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0])
     else:
         task = task or "adding"
         check_sizes("the flags", allow_large=allow_large, T=T, batch=n_sequences)
-        if TASK_SPECS[task].input_size != cell.input_size:
+        if TASK_SPECS[task].input_size != width:
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
-                             f"{cell.input_size}: pass --inputs FILE.pt with your own sequences")
+                             f"{width}: pass --inputs FILE.pt with your own sequences")
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
-    label = f"{name} ({type(module).__name__}, h = {cell.hidden_size})".encode("utf-8", "replace").decode("utf-8")
+    name += f", {submodule}" if submodule else ""
+    kind = parametrize.type_before_parametrizations(module).__name__
+    label = f"{name} ({kind}, {_size_words(module, cell)})".encode("utf-8", "replace").decode("utf-8")
     return Source(cell, x, label, trained_dtype=trained, module=module)
+
+
+def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:
+    """``model.get_submodule(path)``, refused with one line naming the path and the model's children."""
+    try:
+        return model.get_submodule(path)
+    except AttributeError:
+        children = [name for name, _ in model.named_modules() if name][:12]
+        raise InputError(f"--submodule {path!r}: the model has no such submodule; its submodules are {children}") \
+            from None
+
+
+def _size_words(module: torch.nn.Module, cell) -> str:
+    """Sizes as torch names them: "hidden size 64, 2 layers, state = [...]", never the packed width as h."""
+    hidden = getattr(module, "hidden_size", None)
+    if not isinstance(hidden, int) or cell is None or not hasattr(cell, "state_slices"):
+        return f"hidden size {hidden}" if isinstance(hidden, int) else f"state size {cell.hidden_size}"
+    layers = getattr(module, "num_layers", 1)
+    return f"hidden size {hidden}" + (f", {layers} layers" if layers > 1 else "") + (
+        f", state = [{' | '.join(cell.state_slices())}]" if cell.kind == "lstm" or layers > 1 else "")
 
 
 def monitored_source(path, *, step: int | None = None, T: int | None = None, task: str | None = None, seed: int = 0,

@@ -114,17 +114,22 @@ def _safe_load(path, what: str, allow_large: bool = False):
 
 
 def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor]:
-    """A ``state_dict`` (parameter name → tensor) from a file saved by ``torch.save``.
+    """A ``state_dict`` (parameter name → tensor) from a file saved by ``torch.save`` or a ``.safetensors`` file.
 
-    Loaded with ``weights_only=True``. A checkpoint dict holding the state_dict under ``"state_dict"``
-    or ``"model_state_dict"`` (two common layouts) is accepted too.
+    Loaded with ``weights_only=True`` (torch) or as safetensors data, the sizes its header (safetensors) or
+    zip records and shapes (torch) declare checked against the limits first
+    (:func:`rnnaudit.weights_files.read_weights_file`). A checkpoint dict holding the state_dict under
+    ``"state_dict"`` or ``"model_state_dict"`` (two common layouts) is accepted too.
 
     Raises:
         ValueError: the file missing, unreadable (garbage, truncated), holding objects other than
             tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, or with
             NaN/Inf entries; the message names the file.
+        rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
-    data = _safe_load(path, "weights", allow_large)
+    from rnnaudit.weights_files import read_weights_file
+
+    data = read_weights_file(path, allow_large=allow_large)
     if isinstance(data, dict):
         for key in ("state_dict", "model_state_dict"):
             if isinstance(data.get(key), dict):
@@ -192,9 +197,14 @@ def load_weights(module: nn.Module, state_dict: dict[str, Tensor], source: str =
     return module
 
 
-def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinearity: str = "tanh",
+def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, nonlinearity: str = "tanh",
                           dtype: torch.dtype = torch.float64, allow_large: bool = False) -> nn.Module:
     """The ``torch.nn.RNN``/``GRU``/``LSTM`` a plain ``state_dict`` belongs to, built and loaded.
+
+    A ``*Cell`` state dict (keys ``weight_ih``, ``weight_hh``, no ``_l0``) gives the ``RNNCell``/``GRUCell``/
+    ``LSTMCell``; ``arch`` None infers the architecture from weight_hh's rows per column (1, 3, 4) or an LSTM
+    projection. A parametrized state dict (``parametrizations.<name>.original``) is refused with a hint naming
+    ``--model``: the parametrization that maps it to the weight is not in the file.
 
     Sizes are read from the tensors: input_size and H from ``weight_ih_l0`` ((gates·H, n)), the number
     of layers from the ``weight_ih_l{k}`` present, bias from ``bias_ih_l0``, proj_size from
@@ -211,11 +221,26 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinear
             row counts that are no multiple of the arch's gates; keys or shapes that do not match the
             inferred module (each named).
     """
-    if arch not in ARCHS:
+    from rnnaudit.weights_files import layout_of
+
+    if arch is not None and arch not in ARCHS:
         raise ValueError(f"arch must be one of {sorted(ARCHS)}, got {arch!r}")
     if nonlinearity not in ("tanh", "relu"):
         raise ValueError(f"nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
+    layout = layout_of({k: tuple(v.shape) for k, v in state_dict.items()}, arch, strict=False)
+    if layout is not None and layout.kind == "parametrized":
+        raise ValueError(f"the state_dict holds {', '.join(layout.parametrized)} under torch.nn.utils.parametrize "
+                         f"(parametrizations.{layout.parametrized[0]}.original): the weight it stands for depends on "
+                         "the parametrization, which the file does not record; pass --model MODULE:FACTORY, a "
+                         "function that builds the parametrized module, and --weights loads into it")
+    if arch is None:
+        if layout is None or layout.arch is None:
+            raise ValueError("cannot tell from the tensors whether the weights are of an RNN, GRU or LSTM; pass --arch "
+                             "rnn|gru|lstm, or --model MODULE:FACTORY for another model")
+        arch = layout.arch
     cls, gates = ARCHS[arch]
+    if layout is not None and layout.kind == "cell":
+        return _cell_from_state_dict(state_dict, arch, nonlinearity, dtype, allow_large)
     first = state_dict.get("weight_ih_l0")
     if not isinstance(first, Tensor) or first.dim() != 2:
         prefixed = sorted({k[: -len("weight_ih_l0")] for k in state_dict if k.endswith("weight_ih_l0")})
@@ -247,6 +272,29 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str, *, nonlinear
     load_weights(module, state_dict,
                  f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
                  f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    return module.eval()
+
+
+_CELLS = {"rnn": (nn.RNNCell, 1), "gru": (nn.GRUCell, 3), "lstm": (nn.LSTMCell, 4)}
+
+
+def _cell_from_state_dict(state_dict: dict[str, Tensor], arch: str, nonlinearity: str, dtype: torch.dtype,
+                          allow_large: bool = False) -> nn.Module:
+    """The ``torch.nn.RNNCell``/``GRUCell``/``LSTMCell`` of a state dict with keys ``weight_ih``, ``weight_hh``
+    (and ``bias_ih``, ``bias_hh``), sizes from ``weight_ih`` ((gates·H, n))."""
+    cls, gates = _CELLS[arch]
+    rows, input_size = state_dict["weight_ih"].shape
+    check_sizes("the state_dict", allow_large=allow_large, hidden=max(1, rows // gates),
+                elements=max(1, rows * max(1, rows // gates)))
+    if rows % gates:
+        raise ValueError(f"arch {arch!r} stacks {gates} gate blocks: weight_ih must have a multiple of {gates} rows, "
+                         f"got shape {tuple(state_dict['weight_ih'].shape)}")
+    kwargs = dict(bias="bias_ih" in state_dict, dtype=dtype)
+    if arch == "rnn":
+        kwargs["nonlinearity"] = nonlinearity
+    module = cls(input_size, rows // gates, **kwargs)
+    load_weights(module, state_dict, f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, "
+                                     f"hidden_size={rows // gates}))")
     return module.eval()
 
 
@@ -288,18 +336,19 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
                     nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64,
                     allow_large: bool = False) -> nn.Module:
     """The model the command line names: ``--model MODULE:FACTORY`` (with optional ``--weights``), or
-    ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict); in ``dtype`` (None: the dtype it was
-    trained in, so the audit can judge its constraints with the matching slack), evaluation mode.
+    ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict), or ``--weights FILE`` alone (the architecture
+    inferred from the shapes); in ``dtype`` (None: the dtype it was trained in, so the audit can judge its
+    constraints with the matching slack), evaluation mode.
 
     Raises:
-        ValueError: neither or both of model and arch; arch without weights; any error of
+        ValueError: both model and arch; neither with no weights; arch without weights; any error of
             :func:`import_factory`, :func:`load_state_dict_file`, :func:`load_weights`,
             :func:`model_from_state_dict`.
     """
-    if (model is None) == (arch is None):
+    if (model is not None and arch is not None) or (model is None and arch is None and weights is None):
         raise ValueError("give either --model MODULE:FACTORY (with optional --weights) or --arch rnn|gru|lstm with "
                          "--weights FILE")
-    if arch is not None:
+    if model is None:
         if weights is None:
             raise ValueError("--arch needs --weights FILE (the state_dict to read the sizes from)")
         state_dict = load_state_dict_file(weights, allow_large=allow_large)

@@ -107,53 +107,137 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     return claims + _model_constraints(view)
 
 
+def _trained_dtype(model, given: torch.dtype | None) -> torch.dtype:
+    if given is not None:
+        return given
+    if isinstance(model, torch.nn.Module):
+        return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64)
+    return torch.float64
+
+
+def _probe_of(model):
+    """The float64 copy the audit probes (never the user's module: its dtype and caches stay as they are)."""
+    from rnnaudit.cells.adapters import TorchRecurrent
+    from rnnaudit.cells.copying import probe_copy
+
+    if isinstance(model, TorchRecurrent):
+        return probe_copy(model.module)
+    return probe_copy(model) if isinstance(model, torch.nn.Module) else model
+
+
+def _is_bidirectional(model) -> bool:
+    return isinstance(model, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM)) and bool(model.bidirectional)
+
+
+def _claims_per_part(parts, readout, T, trained, measure_bounds) -> list[dict]:
+    """Every claim put to each recurrence of a bidirectional module, marked with its part."""
+    out = []
+    for part in parts:
+        view = ModelView(part.cell, part.inputs, None, T, trained)
+        out += [{**c, "part": part.label} for c in audit_model(view, measure_bounds=measure_bounds)]
+    return out
+
+
+def _loss_gradient(probe, cell, x: Tensor, loss_fn, targets, parts) -> dict:
+    """‖∂L/∂h_0‖ in total and per recurrence: through the module's own forward for a stacked torch module
+    (loss_fn gets the module's output, in its own layout), through the packed states otherwise (loss_fn gets
+    the last layer's h of a torch ``*Cell``, the packed states (m, T, S) of any other model)."""
+    from rnnaudit.analysis.diagnostics import initial_state_gradient
+    from rnnaudit.cells.adapters import TorchRecurrent
+
+    if isinstance(probe, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM)):
+        D = 2 if probe.bidirectional else 1
+        shapes = [(probe.num_layers * D, probe.proj_size or probe.hidden_size)]
+        if isinstance(probe, torch.nn.LSTM):
+            shapes.append((probe.num_layers * D, probe.hidden_size))
+        with torch.enable_grad():
+            h0 = [torch.zeros(n, 1, w, dtype=x.dtype, requires_grad=True) for n, w in shapes]
+            init = [h.expand(-1, x.shape[0], -1) for h in h0]
+            out, _ = probe(x if probe.batch_first else x.transpose(0, 1), tuple(init) if len(init) == 2 else init[0])
+            loss = loss_fn(out, targets)
+            if not isinstance(loss, Tensor) or loss.numel() != 1 or not torch.isfinite(loss).all():
+                raise ValueError("loss_fn must return a finite real scalar tensor of the module's output and targets")
+            grads = torch.autograd.grad(loss.reshape(()), h0, allow_unused=True)
+        grads = [torch.zeros_like(h) if g is None else g for g, h in zip(grads, h0)]
+        per = []
+        for i, part in enumerate(parts):
+            per.append({"part": part.label, "norm": float(torch.cat([g[i, 0] for g in grads]).norm())})
+        return {"norm": float(torch.cat([g.reshape(-1) for g in grads]).norm()), "per_part": per}
+    output = None
+    if isinstance(cell, TorchRecurrent):
+        h = cell.state_slices()["h"]
+        output = lambda states: states[..., h]  # noqa: E731 - what the *Cell module itself returns (its h)
+    g = initial_state_gradient(cell, x, loss_fn, targets, output=output)
+    return {"norm": float(g.norm()), "per_part": [{"part": parts[0].label, "norm": float(g.norm())}]}
+
+
 def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None = None,
-          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True, allow_large: bool = False) -> dict:
-    """``rnnaudit.audit(model, inputs)``: every claim of the five papers put to any recurrent model.
+          trained_dtype: torch.dtype | None = None, measure_bounds: bool = True, diagnostics: bool = True,
+          loss_fn=None, targets=None, allow_large: bool = False) -> dict:
+    """``rnnaudit.audit(model, inputs)``: every claim of the papers put to any recurrent model, and the
+    diagnostics every model gets (:mod:`rnnaudit.analysis.diagnostics`), per layer and direction.
 
     Args:
-        model: one of ours, a ``torch.nn.RNN``/``GRU``/``LSTM``/``*Cell`` (parametrized or geotorch
-            weights included), or anything :func:`rnnaudit.wrap` accepts; probed on a float64 copy.
-        inputs: sequences to measure the bounds on, (T, n) or (m, T, n).
+        model: one of ours, a ``torch.nn.RNN``/``GRU``/``LSTM`` (stacked, projected, bidirectional,
+            ``batch_first`` either way, float16/bfloat16/float32/float64 weights) or ``*Cell``, parametrized
+            or geotorch weights included (also after a forward pass), or anything :func:`rnnaudit.wrap`
+            accepts; an RNN inside a larger model is audited as that submodule (``model.encoder.rnn``)
+            with its own inputs. Probed on a float64 copy; the model itself is not changed.
+        inputs: sequences to measure on, (T, n) or (m, T, n), batch first whatever the module's
+            ``batch_first``.
         readout: the linear readout weight (k, h), when the model has one (a single row is the
             single-neuron output of the gradient and capacity theorems).
         T: the sequence length the model is meant for (default: the inputs').
         trained_dtype: the dtype the parameters were trained in (default: the model's own), which
             sets the slack of the assumption predicates (float32 training: :data:`rnnaudit.bounds.FLOAT32_TRAINED`).
         measure_bounds: also measure every applicable bound on the inputs.
+        diagnostics: also measure the diagnostics (contractivity, memory horizon, top-3 Lyapunov exponents).
+        loss_fn, targets: with both, also ‖∂L/∂h_0‖ for L = loss_fn(output, targets), ``output`` the
+            torch module's own output (its layout, batch_first as the module says) for ``nn.RNN``/``GRU``/
+            ``LSTM``, the h sequence (m, T, H) for a ``*Cell``, the packed states (m, T, S) otherwise.
         allow_large: lift the size limits on the inputs and T (:mod:`rnnaudit.limits`, as ``--allow-large``).
 
     Returns:
-        {"model": :func:`rnnaudit.auditing.summary.model_summary` (type, sizes, parameter count, trained dtype,
-        ‖W‖₂, ρ(W), σ_min and ‖WᵀW − I‖₂ per recurrent matrix), "claims": [per claim: id,
-        applies, reason, reading, assumptions (name, holds, detail), verdict, worst_ratio]}.
+        {"model": :func:`rnnaudit.auditing.summary.model_summary` (type, the module's own hidden_size, the
+        state size and layout, layers, parameter count, trained dtype, ‖W‖₂, ρ(W), σ_min and, where it means
+        something, ‖WᵀW − I‖₂ per recurrent matrix), "claims": [per claim: id, applies, reason, reading,
+        assumptions (name, holds, detail), verdict, worst_ratio; "part" for a bidirectional module, whose
+        claims are put to each layer and direction], "diagnostics": [per layer and direction: part, state,
+        and :meth:`rnnaudit.analysis.diagnostics.StateDiagnostics.to_json`], "initial_state_gradient":
+        {"norm", "per_part"} (with loss_fn), "notes": [one line per claim whose assumption fails: what the
+        diagnostics measure instead, and the standard remedy]}.
 
     Raises:
         TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape or not
             finite, a readout that is not a tensor (k, h) of the model's width, T not a positive int,
-            trained_dtype not a floating torch dtype.
-        rnnaudit.limits.TooLargeError: inputs or T above the limits.
+            trained_dtype not a floating torch dtype, loss_fn without targets (or the reverse), a loss_fn that
+            does not return a finite scalar.
+        rnnaudit.limits.TooLargeError: the model, inputs or T above the limits.
     """
-    import copy
-
+    from rnnaudit.auditing.layers import recurrences
+    from rnnaudit.auditing.notes import assumption_notes
     from rnnaudit.cells.adapters import wrap
 
     if trained_dtype is not None and not (isinstance(trained_dtype, torch.dtype) and trained_dtype.is_floating_point):
         raise TypeError(f"trained_dtype must be a floating torch dtype (e.g. torch.float32), got {trained_dtype!r}")
     if not isinstance(inputs, Tensor):
         raise TypeError(f"inputs must be a tensor (T, n) or (m, T, n), got {type(inputs).__name__}")
-    trained = trained_dtype or next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64) \
-        if isinstance(model, torch.nn.Module) else (trained_dtype or torch.float64)
+    if (loss_fn is None) != (targets is None):
+        raise ValueError("loss_fn and targets go together: give both to measure ‖∂L/∂h_0‖, or neither")
+    trained = _trained_dtype(model, trained_dtype)
     if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
         check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)
-    probe = copy.deepcopy(model).double() if isinstance(model, torch.nn.Module) else model
     try:
-        cell = wrap(probe)
-    except (TypeError, ValueError) as err:
-        raise type(err)(f"model: {err}") from None
-    if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != cell.input_size:
+        probe = _probe_of(model)
+        bidirectional = _is_bidirectional(probe)
+        cell = None if bidirectional else wrap(probe)
+    except (TypeError, ValueError, RuntimeError) as err:
+        raise type(err)(f"model: {err}") if not isinstance(err, RuntimeError) else ValueError(f"model: {err}") \
+            from None
+    n = probe.input_size if bidirectional else cell.input_size
+    if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != n:
         shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
-        raise ValueError(f"inputs must be (T, {cell.input_size}) or (m, T, {cell.input_size}), got {shape}")
+        raise ValueError(f"inputs must be (T, {n}) or (m, T, {n}), got {shape}")
     check_sizes("inputs", allow_large=allow_large, T=inputs.shape[-2] or None, batch=inputs.shape[0] if
                 inputs.dim() == 3 and inputs.shape[0] else None, elements=max(1, math.prod(inputs.shape)))
     if not inputs.is_floating_point() or 0 in inputs.shape:
@@ -166,8 +250,35 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
     if not torch.isfinite(x).all():
         raise ValueError("inputs hold NaN or Inf entries")
-    view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
-    summary = model_summary(model, cell, trained) if isinstance(model, torch.nn.Module) else \
-        {"type": type(model).__name__, "hidden_size": cell.hidden_size, "input_size": cell.input_size,
-         "trained_dtype": str(trained).replace("torch.", "")}
-    return {"model": summary, "claims": audit_model(view, measure_bounds=measure_bounds)}
+    parts = recurrences(probe, x)
+    user = _user_module(model)
+    if bidirectional:
+        claims = _claims_per_part(parts, readout, T or x.shape[1], trained, measure_bounds)
+        matrices = {f"{p.label}.{role}": W for p in parts for role, W in p.cell.recurrent_matrices().items()}
+        summary = model_summary(user, parts[0].cell, trained, matrices=matrices)
+        summary["state_size"] = sum(p.cell.hidden_size for p in parts)
+    else:
+        view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
+        claims = audit_model(view, measure_bounds=measure_bounds)
+        summary = model_summary(user, cell, trained) if isinstance(user, torch.nn.Module) else \
+            {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
+             "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
+    result = {"model": summary, "claims": claims}
+    if diagnostics:
+        from rnnaudit.analysis.diagnostics import state_diagnostics
+
+        result["diagnostics"] = [{"part": p.label, "state": p.state, **state_diagnostics(p.cell, p.inputs).to_json()}
+                                 for p in parts]
+    if loss_fn is not None:
+        result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
+    result["notes"] = assumption_notes(result)
+    return result
+
+
+def _user_module(model):
+    """The module the user holds behind a wrapped cell (for its class name and parameter count)."""
+    from rnnaudit.cells.adapters import StepCell, TorchRecurrent
+
+    if isinstance(model, (TorchRecurrent, StepCell)) and isinstance(model.module, torch.nn.Module):
+        return model.module
+    return model

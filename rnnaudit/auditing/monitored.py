@@ -71,7 +71,8 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
         x = monitored_inputs(run_dir, wrap(model).input_size, allow_large=allow_large)
         check_sizes(f"{run_dir}", allow_large=allow_large, T=x.shape[1], batch=x.shape[0],
                     hidden=wrap(model).hidden_size)
-        result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds)
+        result = audit(model, x, readout=readout, T=x.shape[1], trained_dtype=trained, measure_bounds=measure_bounds,
+                       diagnostics=measure_bounds)
         T = int(x.shape[1])
     # the rebuilt module holds the weights as used; the user's was parametrized as run.json says
     result["model"]["type"] = type_name(ckpt["model"].get("type", result["model"]["type"]),
@@ -79,10 +80,7 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
     task = "the monitor's probe inputs (inputs.pt)" if info.get("inputs") else "none (the monitor was given no inputs)"
     config = {"cell": _label(ckpt["model"], factory or ckpt.get("factory")), "task": task, "T": T,
               "hidden_size": result["model"]["hidden_size"]}
-    out = {"step": int(ckpt["step"]), "config": config, "model": result["model"], "claims": result["claims"]}
-    if "bounds_not_measured" in result:
-        out["bounds_not_measured"] = result["bounds_not_measured"]
-    return out
+    return {"step": int(ckpt["step"]), "config": config, **result}
 
 
 #: Why the bounds of a run without inputs are not measured (the audit says so beside its claims).

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rnnaudit.cli.style import verdict
 
 __all__ = ["run"]
 
@@ -32,28 +31,43 @@ def run(args) -> int:
         write_text_atomic(staging / "report.md", render_audit_markdown(doc))
         write_text_atomic(staging / "report.html", render_audit_html(doc, staging))
     claims = doc["latest"]["claims"]
-    width = max(len(c["id"]) for c in claims)
+    model = doc.get("model") or {}
+    if model.get("state_layout"):
+        print(f"{model.get('type')}: input size {model.get('input_size')}, hidden size {model.get('hidden_size')}, "
+              f"{model['state_layout']}")
+    width = max(len(_name(c)) for c in claims)
     for c in claims:
         if c["applies"]:
-            bound = "" if c["worst_ratio"] is None else (f" (bound {verdict(c['verdict'])}, worst ratio "
-                                                         f"{c['worst_ratio']:.4g})")
-            print(f"{c['id']:<{width}}  {c['reading']}{bound}")
+            ratio = "" if c["worst_ratio"] is None or c.get("exceeded") else f" (worst ratio {c['worst_ratio']:.4g})"
+            print(f"{_name(c):<{width}}  {c['reading']}{ratio}")
             for a in c["assumptions"]:
                 if a["holds"] is False:
                     print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
     if doc["latest"].get("bounds_not_measured"):
         print(doc["latest"]["bounds_not_measured"])
+    for d in doc["latest"].get("diagnostics") or []:
+        from rnnaudit.auditing.notes import measured_text
+
+        print(f"diagnostics, {d['part']} [{d['state']}]: {measured_text(d)}")
+    for n in doc["latest"].get("notes") or []:
+        if n["remedy"]:
+            print(f"remedy for {n['claim']}{_part(n)}: "
+                  f"{n['remedy']}")
     out = Path(args.out)
     print(f"{sum(not c['applies'] for c in claims)} claim(s) do not apply to this model (the report says why); "
           f"wrote {out / 'audit.json'}, {out / 'report.md'} and {out / 'report.html'}")
     return 0
 
 
+def _name(c: dict) -> str:
+    return f"{c['id']} ({c['part']})" if c.get("part") else c["id"]
+
+
 def _precheck(args) -> None:
     """What can be refused before the output directory is touched."""
     from rnnaudit.untrusted import InputError
 
-    if args.source is not None or not (args.model or args.arch):
+    if args.source is not None or not (args.model or args.arch or args.weights):
         if args.source is None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
         if not Path(args.source).exists():
@@ -76,7 +90,7 @@ def _audit(args) -> tuple[dict, dict | None]:
     from rnnaudit.training import read_trajectory
     from rnnaudit.untrusted import InputError
 
-    if args.arch or (args.model and args.source is None):
+    if args.arch or (args.source is None and (args.model or args.weights is not None)):
         from rnnaudit.auditing import audit
         from rnnaudit.cli.plots import source_of
 
@@ -85,8 +99,8 @@ def _audit(args) -> tuple[dict, dict | None]:
         model = result["model"]
         config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
-        return {"latest": {"step": None, "config": config, "claims": result["claims"]}, "model": model,
-                "source": src.label}, None
+        latest = {"step": None, "config": config, **{k: v for k, v in result.items() if k != "model"}}
+        return {"latest": latest, "model": model, "source": src.label}, None
     if args.weights is not None or args.inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch, not with SOURCE")
     path = Path(args.source)
@@ -97,3 +111,7 @@ def _audit(args) -> tuple[dict, dict | None]:
     doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
            "source": str(path)}
     return doc, None
+
+
+def _part(note: dict) -> str:
+    return f" ({note['part']})" if note.get("part") else ""

@@ -41,7 +41,12 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding", i
     p.add_argument("--arch", choices=names.ARCHS, help="read --weights as a plain state dict of torch.nn.RNN, GRU or "
                                                        "LSTM, sizes inferred from the tensors (default: none)")
     p.add_argument("--weights", type=Path, metavar="FILE",
-                   help="a state dict for --model or --arch, loaded with weights_only=True (default: none)")
+                   help="a state dict (.pt, loaded with weights_only=True, or .safetensors) for --model or --arch; "
+                        "alone, a torch.nn.RNN/GRU/LSTM or *Cell state dict whose sizes and architecture are read "
+                        "from the tensors (default: none)")
+    p.add_argument("--submodule", metavar="PATH",
+                   help="the recurrent module inside --model to probe, a dotted path (e.g. encoder.rnn); --inputs "
+                        "then holds that module's own inputs (default: the whole model)")
     p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     if inputs:

@@ -23,12 +23,15 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
         return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
                            n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs,
                            factory=args.model)
-    if args.model or args.arch:
+    if args.model or args.arch or (args.weights is not None and args.source is None):
         if args.source is not None:
             raise InputError("give either SOURCE or --arch, not both")
         return load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
                                 seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
-                                allow_large=args.allow_large, with_inputs=with_inputs)
+                                allow_large=args.allow_large, with_inputs=with_inputs,
+                                submodule=getattr(args, "submodule", None))
+    if getattr(args, "submodule", None):
+        raise InputError("--submodule goes with --model")
     if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
@@ -119,6 +122,11 @@ def run(args) -> int:
         fig = _compare(args)
     else:
         src = source_of(args, with_inputs=args.command != "spectrum")
+        if src.cell is None:
+            from rnnaudit.untrusted import InputError
+
+            raise InputError(f"{src.label}: a bidirectional module is two recurrences; `rnnaudit audit` reports them "
+                             "separately, the figures take one direction (a bidirectional=False module)")
         with torch.no_grad():
             fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov}[args.command](args, src)
     data = figure_data(fig)

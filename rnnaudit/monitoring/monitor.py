@@ -234,7 +234,9 @@ class Monitor:
             twin = build_torch_module(self.description, torch.float64, device)
         else:
             try:
-                twin = copy.deepcopy(self.model)
+                from rnnaudit.cells.copying import probe_copy
+
+                twin = probe_copy(self.model, dtype=None)
             except RuntimeError as err:  # e.g. a module holding non-leaf tensors from its last forward
                 if self.factory is None:
                     raise ValueError(f"model: cannot copy it for the float64 probes ({err}); pass factory=") from None

@@ -30,7 +30,7 @@ def test_audit_reports_sgornn_assumptions_and_bounds(tmp_path):
     names = {a["name"] for a in claims["sgornn.theorem1"]["assumptions"]}
     assert "β ≤ 1 − 2α (eq. 3)" in names
     assert claims["sgornn.theorem2"]["verdict"] == "holds"
-    assert claims["sgornn.theorem2"]["reading"] == "assumptions hold; the bound holds on this model"
+    assert claims["sgornn.theorem2"]["reading"] == "assumptions hold and the bound holds on this model"
     assert not claims["sgornn.eq34"]["applies"] and claims["sgornn.eq34"]["reason"]
     run = audit_run(tmp_path)
     assert [a["step"] for a in run["checkpoints"]] == [10, 20, 30]
@@ -45,7 +45,7 @@ def test_audit_flags_fastrnn_assumptions(tmp_path):
     # α ≈ 0.05 against eq. 4's 1/(4T R_U) ≈ 1/(40 · ‖U‖_F) ≈ 0.01 at T = 10
     assert "U = φ(Θ) orthogonal" in failed and "FastRNN eq. 4 at T = 10" in failed
     # Theorem 2's bound may hold on this model, but its assumptions fail: never a bare "holds"
-    assert claims["sgornn.theorem2"]["reading"] == "assumptions fail: the theorem says nothing here"
+    assert claims["sgornn.theorem2"]["reading"] == "an assumption fails, so the theorem says nothing here"
     assert not claims["sgornn.theorem1"]["applies"] and "SGORNN" in claims["sgornn.theorem1"]["reason"]
     run = audit_run(tmp_path)
     # the recorded α, β and ‖UᵀU − I‖₂ are judged at every record (step 5), not only at the first

@@ -257,7 +257,7 @@ def test_audit_report_is_summary_first_and_responsive(tmp_path):
     parsed = _parse(html)
     assert parsed.ids.index("summary") < parsed.ids.index("applies") < parsed.ids.index("not-applicable")
     summary = html[html.index("id='summary'"):html.index("id='applies'")]
-    for label, n in (("apply to this model", 2), ("an assumption fails", 1), ("violated inside the assumptions", 1),
+    for label, n in (("apply to this model", 2), ("an assumption fails", 1), ("bound exceeded, assumptions holding", 1),
                      ("do not apply", 1)):
         assert f"<td>{label}</td><td class='num'>{n}</td>" in summary
     assert "sgornn.eq3" in summary and "U = φ(Θ) orthogonal" in summary
@@ -267,4 +267,7 @@ def test_audit_report_is_summary_first_and_responsive(tmp_path):
     assert set(parsed.hrefs) <= set(parsed.ids)
     md = render_audit_markdown(AUDIT)
     assert md.index("## Summary") < md.index("## Claims that apply to this model") < md.index("## Claims that do not")
-    assert "| violated inside the assumptions | 1 |" in md
+    assert "| bound exceeded, assumptions holding | 1 |" in md
+    # the model's wording, never the papers' verdict words
+    assert "exceeded, worst ratio 1.5" in md and "| `sgornn.eq3` | " in md
+    assert "violated" not in md.split("## Claims that apply")[0]
