@@ -29,7 +29,7 @@ from rnnaudit.bounds.core import NotApplicable
 
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "layer_cases",
            "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch", "arch_cases_from_model", "spectral",
-           "ACTIVATIONS", "GAMMA"]
+           "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -124,6 +124,36 @@ def arch_step(case: ArchCase, x_t: Tensor, state: Tensor) -> Tensor:
         new_c += [c] if c is not None else []
         inp = h
     return torch.cat(new_h + new_c)
+
+
+#: Rounding of one evaluated vanilla step, in units u of the dtype: an elementwise activation evaluated to a few
+#: ulps of its value (4 covers tanh's and relu's library implementations with margin).
+STEP_ROUNDING_ULPS = 4
+
+
+def step_rounding(case: ArchCase, x_t: Tensor, h: Tensor) -> Tensor:
+    """A bound on ‖fl(φ(h, x_t)) − φ(h, x_t)‖₂ for one evaluated step of a one-layer vanilla case (rnn_tanh,
+    rnn_relu, indrnn; ρ 1-Lipschitz): the pre-activation a = W_ih x + b_ih + W_hh h + b_hh is a sum of k = n + H + 2
+    terms per entry, so |fl(a) − a| ≤ γ_k (|W_ih||x| + |b_ih| + |W_hh||h| + |b_hh|) elementwise (Higham, Accuracy and
+    Stability, eq. 3.11), ρ passes that on at most unchanged, and ρ's own evaluation adds
+    :data:`STEP_ROUNDING_ULPS` u |ρ(a)|.
+
+    Used by the claims that compare two trajectories, whose difference falls to the level of the states' rounding
+    once they merge (about 1e-17 against states of norm 1): there the rounding, not the map, decides the measured
+    ratio, and without this allowance a contracting model reads as "exceeded".
+
+    Returns:
+        a 0-d tensor (detached), in the units of the state.
+    """
+    w_ih, w_hh, b_ih, b_hh = (w.detach() for w in case.weights[0])
+    x_t, h = x_t.detach(), h.detach()
+    u = torch.finfo(h.dtype).eps / 2
+    k = x_t.shape[-1] + h.shape[-1] + 2
+    gamma = k * u / (1 - k * u)
+    rec = w_hh.abs() * h.abs() if case.kind == "indrnn" else w_hh.abs() @ h.abs()
+    magnitude = w_ih.abs() @ x_t.abs() + b_ih.abs() + rec + b_hh.abs()
+    value = arch_step(case, x_t, h).detach().abs()
+    return torch.linalg.vector_norm(gamma * magnitude + STEP_ROUNDING_ULPS * u * value)
 
 
 def trajectory(case: ArchCase) -> Tensor:

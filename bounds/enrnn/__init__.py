@@ -68,8 +68,8 @@ from rnnaudit.bounds.enrnn.theorem3_1_general import theorem3_1_general
 from rnnaudit.bounds.enrnn.transient import transient
 
 __all__ = ["CLAIMS", "COVERAGE", "spectral_norm", "transient", "eq3", "eq3_sentence", "decay", "decay_corrected",
-           "coupling", "theorem3_1", "theorem3_1_general", "normalisation", "proposition3_2", "proposition3_2_corrected",
-           "conjugate", "eq4",
+           "coupling", "theorem3_1", "theorem3_1_general", "normalisation", "proposition3_2",
+           "proposition3_2_corrected", "conjugate", "eq4",
            "eq4_corrected", "complexity", "eq5", "eq5_corrected", "sec5", "baselines", "table1", "table1_corrected",
            "comparisons", "proof3_1", "proof3_2", "eq7", "eq7_corrected"]
 
