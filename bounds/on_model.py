@@ -129,6 +129,21 @@ class ClaimOnModel:
                 "verdict": self.verdict, "worst_ratio": self.worst_ratio, "exceeded": self.exceeded}
 
 
+def _assumption_over_cases(checks: list[tuple[str, bool, str]]) -> dict:
+    """One assumption over the model's cases (one per input sequence): it holds only if it holds on every case,
+    and the detail shown is that of the first case where it fails, else of the first case; where the values differ
+    between sequences the detail says which sequence they are from, so a value from one sequence is never read as
+    the value over all the data."""
+    name = checks[0][0]
+    failing = next((k for k, c in enumerate(checks) if not c[1]), None)
+    k = 0 if failing is None else failing
+    detail = checks[k][2]
+    if len({c[2] for c in checks}) > 1:
+        detail += f" (sequence {k + 1} of {len(checks)}{'' if failing is None else ', the first where it fails'}; " \
+                  "the values differ between sequences)"
+    return {"name": name, "holds": failing is None, "detail": detail}
+
+
 def assess(claim: Claim, view: ModelView, *, measure_bound: bool = True) -> ClaimOnModel:
     """Evaluate ``claim``'s assumptions and, with ``measure_bound``, its bound on the model ``view``
     describes.
@@ -152,8 +167,7 @@ def assess(claim: Claim, view: ModelView, *, measure_bound: bool = True) -> Clai
     with tolerances(tolerances_for(view.parameter_dtype)):
         checks = [[(a.name, *a.check(case)) for a in claim.assumptions] for case in cases]
         result = evaluate_cases(claim, cases) if measure_bound else None
-    assumptions = [{"name": name, "holds": all(c[i][1] for c in checks), "detail": detail}
-                   for i, (name, _, detail) in enumerate(checks[0])]
+    assumptions = [_assumption_over_cases([c[i] for c in checks]) for i in range(len(checks[0]))]
     if result is None:
         return ClaimOnModel(claim.id, True, None, assumptions)
     # the audit of a model keeps its own word for a bound that fails on the model's cases
