@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rnnaudit import names
 
-__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file"]
+__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file", "grid_points"]
 
 
 def _integer(text: str, low: int, what: str) -> int:
@@ -25,6 +25,14 @@ def _integer(text: str, low: int, what: str) -> int:
 def count(text: str) -> int:
     """A positive integer below 2⁶³."""
     return _integer(text, 1, "a positive integer")
+
+
+def grid_points(text: str) -> int:
+    """Grid points per axis of a heatmap: an integer from 2 to 10⁵ (a figure has a few hundred pixels a side)."""
+    value = _integer(text, 2, "an integer >= 2 (grid points per axis)")
+    if value > 100_000:
+        raise argparse.ArgumentTypeError(f"expected at most 100000 grid points per axis, got {text}")
+    return value
 
 
 def seed(text: str) -> int:

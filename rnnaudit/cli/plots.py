@@ -27,14 +27,50 @@ def source_of(args, n_sequences: int = 1):
                        n_sequences=n_sequences, allow_large=args.allow_large)
 
 
-def _heatmap(args, src):
-    from rnnaudit.analysis import CERTIFIED_RTOL
-    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+def heatmap_plan(args, src):
+    """(rtol, grid, estimate) of ``rnnaudit heatmap``: the grid method for the heatmap-grade default (rtol 1e-3)
+    and anything coarser, or wherever --resolution is given; every pair for a finer --rtol or --certified.
+
+    Raises:
+        InputError: a bad --block/--layer for this model, or an estimated memory above the limit (one line).
+    """
+    from rnnaudit.analysis import CERTIFIED_RTOL, DEFAULT_RESOLUTION, HEATMAP_RTOL, estimate_cost, state_block
+    from rnnaudit.untrusted import InputError
 
     # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
     rtol = CERTIFIED_RTOL if args.certified else args.rtol
-    return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
-                                  rtol=rtol)
+    grid = args.resolution
+    if grid is None and (rtol is None or rtol >= HEATMAP_RTOL):
+        grid = DEFAULT_RESOLUTION
+    try:
+        rows, _ = state_block(src.cell, args.block, args.layer)
+    except ValueError as err:
+        raise InputError(f"--block/--layer: {err}") from None
+    limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
+    est = estimate_cost(src.cell, src.x.shape[1], kind=args.kind, grid=grid, rows=rows, cols=rows,
+                        dtype=src.x.dtype, memory_limit=limit, calibrate=True)
+    if not est.fits:
+        raise InputError(f"heatmap: the {est.method} map needs about {est.peak_bytes / 2 ** 30:.3g} GiB, above the "
+                         f"memory limit of {est.memory_limit / 2 ** 30:.3g} GiB (lower --resolution, a shorter --T, "
+                         "or raise --memory-limit)")
+    return rtol, grid, est
+
+
+def _heatmap(args, src):
+    import sys
+
+    from tqdm import tqdm
+
+    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+
+    rtol, grid, est = heatmap_plan(args, src)
+    print(f"estimate: {est.describe()}")
+    # the bar's total is the estimate, in GEMM units, so its ETA is the model's, corrected by the measured rate
+    with tqdm(total=est.gemms, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
+              disable=not sys.stderr.isatty(), leave=False) as bar:
+        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
+                                      rtol=rtol, grid=grid, block=args.block, layer=args.layer,
+                                      memory_limit=est.memory_limit, work=bar.update)
 
 
 def _spectra(args, src) -> list:
