@@ -37,7 +37,8 @@ from torch import Tensor
 from torch.func import jvp, vmap
 
 __all__ = ["grid_steps", "aggregated_factors", "state_block", "CostEstimate", "estimate_cost", "gemm_seconds",
-           "default_memory_limit", "stated_error_ratio", "DEFAULT_RESOLUTION"]
+           "default_memory_limit", "stated_error_ratio", "DEFAULT_RESOLUTION", "sketch_maps", "sketch_bracket",
+           "SKETCH_PROBES", "SKETCH_DELTA"]
 
 #: Grid points per axis of the CLI's heatmaps: about the pixels of a figure's axes at 100 dpi.
 DEFAULT_RESOLUTION = 256
@@ -160,7 +161,7 @@ def aggregated_factors(cell, x: Tensor, hs: Tensor, steps: Tensor, *, progress=N
     Args:
         cell: a :class:`cells.base.RecurrentCell`. x: one sequence (T, n). hs: its states (T + 1, h).
         steps: grid steps (R,), sorted, in [0, T].
-        progress: called with 1 after each step pushed (sum: g_{R−1} − g_0).
+        progress: called with the steps pushed (one GEMM unit each) after each interval (sum: g_{R−1} − g_0).
 
     Returns:
         (F, e): F (R − 1, h, h) with F[i − 1]·2^{e[i − 1]} = Aᵢᵀ, e (R − 1,) int64.
@@ -203,12 +204,13 @@ class CostEstimate:
     """What a Jacobian map will cost (:func:`estimate_cost`).
 
     Attributes:
-        method: ``"grid"`` or ``"all-pairs"``.
+        method: ``"grid"`` (certified products on a grid), ``"sketch"`` (randomized sweeps on a grid) or
+            ``"all-pairs"``.
         cells: map cells computed (pairs × sequences).
-        gemms: predicted time in GEMM units: one unit is the float GEMM (p × h)·(h × h) that advances one
-            product by one factor (p = the map's columns), the work of one pair of the all-pairs baseline
-            (h = the state width). Per-step forward-mode passes and norms are converted to these units.
-        baseline_gemms: the same units for forming all (T + 1)(T + 2)/2 products (per sequence × batch).
+        gemms: predicted time in GEMM units: one unit is the float GEMM (h × h)·(h × h) (h = the state width)
+            that forms one product of the all-pairs baseline. Forward-mode passes (h directions through one
+            step: one unit), products of a block of q columns (q/h units) and norms are converted to it.
+        baseline_gemms: the units of forming all (T + 1)(T + 2)/2 products of h × h matrices (× batch).
         peak_bytes: predicted peak memory held by the map (bytes).
         memory_limit: the limit it was checked against (bytes).
         seconds: predicted wall time, ``gemms × seconds_per_gemm``, or None when not calibrated.
@@ -272,16 +274,19 @@ def gemm_seconds(p: int, h: int, *, dtype=torch.float64, device=None, repeats: i
 
 def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, cols=None, batch: int = 1,
                   norms=("spectral",), dtype=torch.float64, device=None, memory_limit: int | None = None,
-                  calibrate: bool = False) -> CostEstimate:
+                  calibrate: bool = False, method: str = "products") -> CostEstimate:
     """Predicted time and peak memory of a Jacobian map before it is computed (nothing is printed).
 
-    Model, in GEMM units (one (p × h)·(h × h) GEMM, p = the map's columns q, or n for input maps):
+    Model, in GEMM units (one (h × h)·(h × h) GEMM; a block of q columns, or n for input maps, is q/h units):
       * all-pairs (:func:`analysis.jacobian.hidden_jacobian_maps` without ``grid``): per sequence
         (T + 1)(T + 2)/2 products plus ``_NORM_GEMMS`` per pair for the norms, plus T forward-mode
-        passes of h directions (one each, counted as h/p units); holds every per-step Jacobian, the
-        product stack and the (T + 1)² maps.
-      * grid: T pushed steps of h directions (h/p units each), R(R + 1)/2 products plus norms; holds the
+        passes of h directions (one unit each); holds every per-step Jacobian, the product stack and the
+        (T + 1)² maps.
+      * grid: T pushed steps of h directions (one unit each), R(R + 1)/2 products plus norms; holds the
         R − 1 aggregated factors, the products of the R starts and the R² maps.
+      * sketch (``method="sketch"``, on a grid): k = :data:`SKETCH_PROBES` directions per living start
+        pushed through each step (1/h units per direction and step, about k·R·T/2 directions in all);
+        holds the probes and two R² maps.
     ``batch`` multiplies time (maps are per sequence, then averaged) and the stored per-step Jacobians.
 
     Args:
@@ -290,6 +295,7 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         norms: the requested norms (``"smallest"`` doubles the work). dtype, device: of the map.
         memory_limit: bytes; None: :func:`default_memory_limit`.
         calibrate: time one GEMM unit now (:func:`gemm_seconds`) and fill ``seconds``.
+        method: ``"products"`` (the certified engine, on a grid or every pair) or ``"sketch"`` (needs a grid).
 
     Returns:
         :class:`CostEstimate`.
@@ -304,6 +310,8 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
             raise ValueError(f"{name} must be a positive int, got {v!r}")
     if kind not in ("hidden", "input"):
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
+    if method not in ("products", "sketch") or (method == "sketch" and grid is None):
+        raise ValueError(f"method must be 'products' or, with a grid, 'sketch', got {method!r}")
     cell = wrap(cell)
     h, n = cell.hidden_size, cell.input_size
     q = n if kind == "input" else (h if cols is None else len(cols))
@@ -311,11 +319,12 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
     passes = 1 + ("smallest" in tuple(norms))
     if memory_limit is None:
         memory_limit = default_memory_limit(device)
-    push = T * h / q  # forward-mode passes of h directions, in GEMM units of (q × h)·(h × h)
+    push = T  # forward-mode passes of h directions through one step: one GEMM unit each
+    pair = q / h * (1 + _NORM_GEMMS)  # one product of q columns and its norm
     if grid is None:
         R = T + 1
         pairs = (T + 1) * (T + 2) // 2
-        gemms = batch * passes * (pairs * (1 + _NORM_GEMMS) + push)
+        gemms = batch * passes * (pairs * pair + push)
         step_tmp = min(128, batch * T) * h * h * size * _INTERMEDIATES // 4
         peak = (batch * T * h * (h + (n if kind == "input" else 0)) * size  # every J_t (and K_t), stored
                 + 2 * T * h * h * size * passes  # the engine's scaled copy of the factors (and inverses)
@@ -323,11 +332,21 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
                 + (batch + 1) * (T + 1) ** 2 * size * len(tuple(norms))  # the maps
                 + step_tmp)
         method = "all-pairs"
+    elif method == "sketch":
+        lo = 1 if kind == "input" else 0
+        g = grid_steps(grid, lo, T)
+        R = int(g.numel())
+        pairs = R * (R + 1) // 2
+        k = min(SKETCH_PROBES, q)
+        directions = k * float((torch.arange(1, R) * (g[1:] - g[:-1])).sum())
+        gemms = batch * directions / h
+        peak = (R * k * h * size * (2 + _INTERMEDIATES) + (T + 1) * h * size + (batch + 2) * R * R * size)
+        method = "sketch"
     else:
         lo = 1 if kind == "input" else 0
         R = int(grid_steps(grid, lo, T).numel())
         pairs = R * (R + 1) // 2
-        gemms = batch * passes * (pairs * (1 + _NORM_GEMMS) + push)
+        gemms = batch * passes * (pairs * pair + push)
         peak = (2 * (R - 1) * h * h * size * passes  # the aggregated factors and the engine's scaled copy
                 + 2 * R * q * h * size  # the product stack
                 + (T + 1) * h * size  # the trajectory
@@ -335,7 +354,7 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
                 + (batch + 1) * R * R * size * len(tuple(norms)))
         method = "grid"
     baseline = batch * (T + 1) * (T + 2) / 2
-    sec = gemm_seconds(q, h, dtype=dtype, device=device) if calibrate else None
+    sec = gemm_seconds(h, h, dtype=dtype, device=device) if calibrate else None
     return CostEstimate(method, int(batch * pairs), float(gemms), float(baseline), int(peak), int(memory_limit),
                         None if sec is None else gemms * sec, sec)
 
@@ -366,3 +385,127 @@ def stated_error_ratio(values: Tensor, exact: Tensor, rtol: float, *, floor: flo
     worst = torch.maximum(above, below).clamp_min(0)
     bad = ~torch.isfinite(v)
     return float("inf") if bool(bad.any()) else float(worst.max()) if worst.numel() else 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+# matrix-free randomized sweeps (wide states)
+# ----------------------------------------------------------------------------------------------
+
+#: Probe vectors per grid start of the randomized sweep.
+SKETCH_PROBES = 16
+#: Per-cell failure probability of the randomized sweep's stated factor (its confidence is 1 − this).
+SKETCH_DELTA = 1e-4
+
+
+def sketch_bracket(Y: Tensor, Rf: Tensor, k: int, delta: float) -> tuple[Tensor, Tensor]:
+    """(ℓ, u) with ℓ ≤ ‖B‖₂ always and ‖B‖₂ ≤ u with probability ≥ 1 − δ, from Y = (BΩ)ᵀ (n, k, p) for a
+    Gaussian Ω = QR (q × k, standard normal entries drawn independently of B).
+
+    ℓ = σ_max(BQ) = σ_max(R⁻ᵀY): a Ritz value on span(Ω), never above ‖B‖₂. For u: u₁ᵀBΩ = σ₁ v₁ᵀΩ, and
+    v₁ᵀΩ ~ N(0, I_k) (rotation invariance), so ‖BΩ‖₂ ≥ σ₁ ‖g‖ with ‖g‖² ~ χ²_k and
+    P(‖g‖² < F⁻¹_{χ²_k}(δ)) = δ: σ₁ ≤ ‖BΩ‖₂ / √F⁻¹_{χ²_k}(δ) except with probability δ (the argument of
+    Dixon 1983 as used by Halko, Martinsson & Tropp 2011, Lemma 4.1, with the χ² law of all k probes in
+    place of the max over single probes). u is raised to ℓ where a failure would put it below.
+    """
+    from scipy.stats import chi2
+
+    x = float(chi2.ppf(delta, k))
+    top = torch.linalg.matrix_norm(Y, ord=2)
+    Z = torch.linalg.solve_triangular(Rf.mT, Y, upper=False)  # R⁻ᵀ Y
+    low = torch.linalg.matrix_norm(Z, ord=2)
+    return low, torch.maximum(top / math.sqrt(x), low)
+
+
+def sketch_maps(cell, x: Tensor, hs: Tensor, steps: Tensor, *, kind: str, rows: Tensor | None, cols: Tensor | None,
+                k: int = SKETCH_PROBES, delta: float = SKETCH_DELTA, seed: int = 0, progress=None
+                ) -> tuple[Tensor, Tensor]:
+    """Grid maps of ‖∂h_{g_i}[rows]/∂h_{g_j}[cols]‖₂ (or ‖∂h_{g_i}[rows]/∂x_{g_j}‖₂) by one forward sweep of
+    k Gaussian probe vectors per grid start, never forming a Jacobian: at each step the probes of every
+    living start are pushed together by one forward-mode pass (``torch.func.jvp``, vmapped), and at each grid
+    target their restriction to ``rows`` gives BΩ for every cell of that row of the map.
+
+    Each cell's value is the geometric mean of the bracket [ℓ, u] of :func:`sketch_bracket`, and its stated
+    error is the factor f = √(u/ℓ): ‖B‖₂ ∈ [value/f, value·f] with probability ≥ 1 − ``delta`` per cell (a
+    map of N cells holds whole with probability ≥ 1 − N·delta). Diagonal cells are exact (f = 1).
+
+    Args:
+        cell: a :class:`cells.base.RecurrentCell`. x: one sequence (T, n). hs: its states (T + 1, h).
+        steps: grid steps (R,), in [0, T] for ``kind="hidden"``, [1, T] for ``"input"``.
+        rows, cols: the block (1-D long tensors or None); cols unused for input maps.
+        k: probes per start. delta: per-cell failure probability. seed: the probes' generator seed.
+        progress: called with the number of probe directions pushed at each step (over h: GEMM units).
+
+    Returns:
+        (values, factors): (R, R) each, [i, j] for i ≥ j, 0 (values) and 1 (factors) above the diagonal.
+    """
+    h, n = hs.shape[1], x.shape[1]
+    kw = {"dtype": x.dtype, "device": x.device}
+    q = n if kind == "input" else (h if cols is None else cols.numel())
+    k = min(k, q)
+    gen = torch.Generator().manual_seed(seed)
+    g = steps.tolist()
+    R = len(g)
+    values = torch.zeros(R, R, **kw)
+    factors = torch.ones(R, R, **kw)
+    Rfs, V, expo = [], torch.empty(0, h, **kw), torch.empty(0, dtype=torch.int64, device=x.device)
+
+    def start_rows(j: int) -> Tensor:
+        Om = torch.randn(q, k, generator=gen, dtype=torch.float64).to(**kw)
+        Rfs.append(torch.linalg.qr(Om)[1])
+        if kind == "input":  # K_t Ω at t = g_j: forward mode in x at that step
+            xr, hr = x[g[j] - 1][None], hs[g[j] - 1][None]
+            return vmap(lambda v: jvp(lambda xx: cell.step(xx, hr), (xr,), (v[None],))[1][0])(Om.mT)
+        out = torch.zeros(k, h, **kw)
+        out[:, slice(None) if cols is None else cols] = Om.mT
+        return out
+
+    def diagonal(i: int) -> float:
+        if kind == "input":
+            _, K = _input_jacobian_at(cell, x[g[i] - 1], hs[g[i] - 1])
+            K = K if rows is None else K[rows]
+            return float(torch.linalg.matrix_norm(K, ord=2))
+        if rows is None or cols is None:
+            return 1.0  # a block of the identity with at least one shared coordinate
+        return float(bool(torch.isin(rows, cols).any()))
+
+    with torch.no_grad():
+        for i in range(R):
+            if i:
+                for t in range(g[i - 1] + 1, g[i] + 1):
+                    xr, hr = x[t - 1][None], hs[t - 1][None]
+                    V = vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v[None],))[1][0])(V)
+                    big = V.abs().amax(1)
+                    out = (big > 0) & ((big < 2.0 ** -64) | (big > 2.0 ** 64))
+                    if bool(out.any()):  # rows rescaled on their own: probes of old starts are far below new ones
+                        e = torch.where(out, torch.frexp(big).exponent.long(), 0)
+                        V = torch.ldexp(V, -e[:, None].to(V.dtype))
+                        expo = expo + e
+                    if progress is not None:
+                        progress(V.shape[0])
+                Y = V if rows is None else V[:, rows]
+                Yb = Y.reshape(i, k, -1)
+                eb = expo.reshape(i, k)
+                top = eb.amax(1)
+                Yb = torch.ldexp(Yb, (eb - top[:, None])[..., None].to(Yb.dtype))  # one exponent per block
+                low, up = sketch_bracket(Yb, torch.stack(Rfs), k, delta)
+                if k == q:  # Ω spans every direction: the Ritz value is the norm itself
+                    val, fac = low, torch.ones_like(low)
+                else:  # up = 0 only where BΩ = 0, then B = 0 but for a null event: value 0, factor 1
+                    val = torch.sqrt(low * up)
+                    fac = torch.where(up > 0, torch.sqrt(up / low.clamp_min(torch.finfo(low.dtype).tiny)),
+                                      torch.ones_like(low))
+                values[i, :i] = torch.ldexp(val, top.to(val.dtype))
+                factors[i, :i] = fac
+            values[i, i] = diagonal(i)
+            if i < R - 1:
+                V = torch.cat([V, start_rows(i)])
+                expo = torch.cat([expo, torch.zeros(k, dtype=torch.int64, device=x.device)])
+    return values, factors
+
+
+def _input_jacobian_at(cell, x_t: Tensor, h_prev: Tensor) -> tuple[None, Tensor]:
+    """K = ∂step/∂x (h, n) at one step, by forward mode over the n input directions."""
+    n = x_t.shape[0]
+    eye = torch.eye(n, dtype=x_t.dtype, device=x_t.device)
+    K = vmap(lambda v: jvp(lambda xx: cell.step(xx, h_prev[None]), (x_t[None],), (v[None],))[1][0])(eye)
+    return None, K.mT

@@ -53,7 +53,8 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
-from rnnaudit.analysis.grid_maps import _NORM_GEMMS, aggregated_factors, default_memory_limit, estimate_cost, grid_steps
+from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, aggregated_factors, default_memory_limit,
+                                         estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.analysis.products import new_stats, product_norm_maps
 from rnnaudit.cells.adapters import wrap
@@ -257,7 +258,12 @@ class JacobianMaps:
             (R, R) and entry [i, j] is the norm at the steps (steps[i], steps[j]); None for all-pairs maps.
         rtol: the stated error of every spectral value (and of 1/‖P⁻¹‖ for ``smallest``): relative,
             one-sided, certified (confidence 1): σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol). Frobenius values are exact to
-            rounding.
+            rounding. None for ``method="sketch"``.
+        factor: for ``method="sketch"`` only: each cell's stated error as a factor f (same shape as the map):
+            ‖B‖₂ ∈ [value/f, value·f] with probability ≥ ``confidence`` per cell
+            (:func:`analysis.grid_maps.sketch_maps`; batch-averaged maps: the largest factor over the batch,
+            confidence 1 − batch·δ). None otherwise.
+        confidence: per-cell probability that the stated error holds: 1.0 for the certified methods.
     """
 
     spectral: Tensor | None
@@ -266,14 +272,18 @@ class JacobianMaps:
     stats: dict
     steps: Tensor | None = None
     rtol: float | None = None
+    factor: Tensor | None = None
+    confidence: float = 1.0
 
 
 def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict, progress=None):
-    """(M, starts, birth, rows=, want=, factor_exp=) → maps, by the chosen method."""
+    """(M, starts, birth, rows=, want=, factor_exp=) → maps, by the chosen method; ``progress`` gets GEMM units
+    of :func:`analysis.grid_maps.estimate_cost` (a product of q of h columns and its norm: q/h·(1 + norms))."""
     def run(M, starts, birth, *, rows, want, factor_exp=None):
+        unit = starts.shape[1] / M.shape[1] * (1 + _NORM_GEMMS)
         return product_norm_maps(M, starts, birth, rows=rows, want=want, rtol=rtol, block=block, max_iter=max_iter,
                                  stats=stats, exact=method == "dense", factor_exp=factor_exp,
-                                 progress=None if progress is None else lambda n: progress(n * (1 + _NORM_GEMMS)))
+                                 progress=None if progress is None else lambda n: progress(n * unit))
     return run
 
 
@@ -327,7 +337,8 @@ def _inverse_factors(J: Tensor) -> Tensor:
     return torch.where(singular[:, None, None], torch.zeros_like(inv), inv)
 
 
-def _refuse_above_limit(cell, x: Tensor, *, kind: str, grid, rows, cols, norms, memory_limit) -> None:
+def _refuse_above_limit(cell, x: Tensor, *, kind: str, grid, rows, cols, norms, memory_limit,
+                        method: str = "products") -> None:
     """ValueError when the chosen method's estimated peak memory exceeds the limit (before anything is
     allocated)."""
     if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float))
@@ -335,7 +346,7 @@ def _refuse_above_limit(cell, x: Tensor, *, kind: str, grid, rows, cols, norms, 
         raise ValueError(f"memory_limit must be a positive number of bytes or None, got {memory_limit!r}")
     limit = default_memory_limit(x.device) if memory_limit is None else int(memory_limit)
     est = estimate_cost(cell, x.shape[1], kind=kind, grid=grid, rows=rows, cols=cols, batch=x.shape[0], norms=norms,
-                        dtype=x.dtype, device=x.device, memory_limit=limit)
+                        dtype=x.dtype, device=x.device, memory_limit=limit, method=method)
     if not est.fits:
         raise ValueError(f"x: a {est.method} map of T = {x.shape[1]} steps of a width-{cell.hidden_size} state needs "
                          f"about {est.peak_bytes / 2 ** 30:.3g} GiB, above memory_limit = {limit / 2 ** 30:.3g} GiB "
@@ -364,6 +375,28 @@ def _aggregated_inverses(cell, x: Tensor, hs: Tensor, steps: Tensor) -> tuple[Te
     return F, exps
 
 
+def _sketch(cell, x: Tensor, h0, steps, *, kind, rows, cols, norms, reduce, memory_limit, progress) -> JacobianMaps:
+    """``method="sketch"``: randomized forward sweeps on a grid (:func:`analysis.grid_maps.sketch_maps`)."""
+    if steps is None:
+        raise ValueError("method='sketch' needs grid= (it samples the map at a grid of steps)")
+    if tuple(norms) != ("spectral",):
+        raise ValueError(f"method='sketch' gives the spectral norm only, got norms={tuple(norms)!r}")
+    _refuse_above_limit(cell, x, kind=kind, grid=steps, rows=rows, cols=cols, norms=norms, memory_limit=memory_limit,
+                        method="sketch")
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    units = None if progress is None else (lambda d: progress(d / cell.hidden_size))
+    vals, facs = [], []
+    for i in range(x.shape[0]):
+        v, f = sketch_maps(cell, x[i], hs_all[i], steps, kind=kind, rows=rows, cols=cols, seed=i, progress=units)
+        vals.append(v)
+        facs.append(f)
+    value = _reduce(vals, reduce)
+    factor = torch.stack(facs).amax(0) if reduce == "mean" else torch.stack(facs)
+    return JacobianMaps(value, None, None, {}, steps, None, factor, 1 - x.shape[0] * SKETCH_DELTA)
+
+
 def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_idx, norms, run, progress):
     """Per-sequence (R, R) maps on the grid ``steps`` (:mod:`analysis.grid_maps`)."""
     h = cell.hidden_size
@@ -377,9 +410,8 @@ def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_
     birth = torch.arange(R, device=x.device)
     direct = [nm for nm in norms if nm != "smallest"]
     per = {nm: [] for nm in norms}
-    units = None if progress is None else (lambda k: progress(k * h / start.shape[0]))  # steps → GEMM units
     for i in range(x.shape[0]):
-        F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=units)
+        F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=progress)
         if direct:
             maps = run(F, starts, birth, rows=r_idx, want=tuple(direct), factor_exp=e)
             for nm in direct:
@@ -446,6 +478,9 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
     steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
+    if method == "sketch":
+        return _sketch(cell, x, h0, steps, kind="hidden", rows=r_idx, cols=c_idx, norms=norms, reduce=reduce,
+                       memory_limit=memory_limit, progress=progress)
     chosen = choose_method(method, x.shape[1] if steps is None else steps.numel() - 1,
                            h if c_idx is None else c_idx.numel(), h if r_idx is None else r_idx.numel(), h)
     if "smallest" in norms and (r_idx is not None or c_idx is not None):
@@ -461,7 +496,7 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
     B, T = J.shape[0], J.shape[1]
     if progress is not None:
-        progress(B * T * h / (h if c_idx is None else c_idx.numel()))
+        progress(B * T)
     eye = torch.eye(h, dtype=x.dtype, device=x.device)
     start = eye if c_idx is None else eye[c_idx]
     starts = start.expand(T + 1, *start.shape)
@@ -514,6 +549,9 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
     x = _sequences(cell, x, single=False)
     r_idx = _index("rows", rows, cell.hidden_size, x.device)
     steps = None if grid is None else grid_steps(grid, 1, x.shape[1], device=x.device)
+    if method == "sketch":
+        return _sketch(cell, x, h0, steps, kind="input", rows=r_idx, cols=None, norms=norms, reduce=reduce,
+                       memory_limit=memory_limit, progress=progress)
     _refuse_above_limit(cell, x, kind="input", grid=grid, rows=r_idx, cols=None, norms=norms,
                         memory_limit=memory_limit)
     stats = new_stats()
@@ -524,10 +562,9 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
         h0 = _initial_states(cell, x, h0)
         with torch.no_grad():
             hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
-        units = None if progress is None else (lambda k: progress(k * cell.hidden_size / n))
         birth = torch.arange(steps.numel(), device=x.device)
         for i in range(x.shape[0]):
-            F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=units)
+            F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=progress)
             _, K = _jacobians_at(cell, x[i, steps - 1], hs_all[i, steps - 1], inputs=True)  # K at the grid's t
             maps = run(F, K.mT.contiguous(), birth, rows=r_idx, want=norms, factor_exp=e)
             for nm in norms:
@@ -537,7 +574,7 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
     J, K, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=True)
     B, T = J.shape[0], J.shape[1]
     if progress is not None:
-        progress(B * T * cell.hidden_size / n)
+        progress(B * T)
     birth = torch.arange(1, T + 1, device=x.device)
     for i in range(B):
         maps = run(J[i].mT.contiguous(), K[i].mT.contiguous(), birth, rows=r_idx, want=norms)
