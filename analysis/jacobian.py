@@ -53,7 +53,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
-from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, aggregated_factors, default_memory_limit,
+from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors, default_memory_limit,
                                          estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.analysis.products import new_stats, product_norm_maps
@@ -394,7 +394,10 @@ def _sketch(cell, x: Tensor, h0, steps, *, kind, rows, cols, norms, reduce, memo
         facs.append(f)
     value = _reduce(vals, reduce)
     factor = torch.stack(facs).amax(0) if reduce == "mean" else torch.stack(facs)
-    return JacobianMaps(value, None, None, {}, steps, None, factor, 1 - x.shape[0] * SKETCH_DELTA)
+    q = cell.input_size if kind == "input" else (cell.hidden_size if cols is None else cols.numel())
+    # with at least q probes they span every direction: each value is a Ritz value on the whole space, exact
+    confidence = 1.0 if q <= SKETCH_PROBES else 1 - x.shape[0] * SKETCH_DELTA
+    return JacobianMaps(value, None, None, {}, steps, None, factor, confidence)
 
 
 def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_idx, norms, run, progress):
@@ -453,7 +456,10 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
         block: Krylov block size k (blocks with min(p, q) ≤ k are done exactly).
         max_iter: Krylov blocks per pair and t before the Gram path.
         method: ``"auto"`` (cost model, :mod:`analysis.map_methods`), ``"products"`` (certified engine)
-            or ``"dense"`` (exact norms by batched eigensolves).
+            or ``"dense"`` (exact norms by batched eigensolves); with ``grid``, also ``"sketch"``: randomized
+            forward sweeps of a few probe vectors per grid start, never forming a Jacobian, each value within a
+            stated factor (``factor``) at a stated confidence (:func:`analysis.grid_maps.sketch_maps`), spectral
+            only: for states too wide for the products (h ≳ 1000 at T = 1000).
         grid: None (default: every pair, the exact all-pairs map the claims use), or an int R ≥ 2 or a
             sequence of steps (:func:`analysis.grid_maps.grid_steps`): the map at the grid's steps only, by
             aggregated factors streamed one interval at a time (:mod:`analysis.grid_maps`; heatmap grade,

@@ -15,7 +15,7 @@ __all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels",
 
 def jacobian_panel_maps(cell, x: Tensor, kind: str = "hidden", rtol: float | None = None, *, grid=None,
                         block: str = "h", layer: int | None = None, memory_limit: float | None = None,
-                        progress=None) -> dict:
+                        progress=None, method: str = "auto") -> dict:
     """The maps a heatmap shows, with their grids: the chosen block of the state, or for ENRNN its long-term
     block h^(L) and short-term block h^(S) separately (enrnn.md Fig. 4–5).
 
@@ -31,6 +31,8 @@ def jacobian_panel_maps(cell, x: Tensor, kind: str = "hidden", rtol: float | Non
         block, layer: which part of the state (:func:`analysis.grid_maps.state_block`): by default the last
             layer's h, what a user means by ∂h_t/∂h_s; ``"state"`` for the whole packed state.
         memory_limit, progress: passed to the map functions.
+        method: ``"auto"`` (the certified engine) or, with a grid, ``"sketch"`` (randomized sweeps with a
+            stated factor, :func:`analysis.grid_maps.sketch_maps`; for wide states).
 
     Returns:
         colour-bar label (the norm in matplotlib mathtext, then the block: ``"$\\|\\partial h_t/\\partial h_s\\|_2$,
@@ -53,7 +55,8 @@ def jacobian_panel_maps(cell, x: Tensor, kind: str = "hidden", rtol: float | Non
         rows, where = state_block(cell, block, layer)
         v = {"h": "h", "c": "c", "state": "h"}[block]
         named = {where: (rows, v, where)}
-    kw = {"rtol": rtol, "grid": grid, "memory_limit": memory_limit, "progress": progress, "norms": ("spectral",)}
+    kw = {"rtol": rtol, "grid": grid, "memory_limit": memory_limit, "progress": progress, "norms": ("spectral",),
+          "method": method}
     panels = {}
     for rows, v, where in named.values():
         v = v.replace("^(", "^{(").replace(")", ")}")  # mathtext: h^{(L)}
@@ -81,13 +84,15 @@ def jacobian_panels(cell, x: Tensor, kind: str = "hidden", rtol: float | None = 
 @styled
 def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool = True, title: str = "",
                            progress=None, rtol: float | None = None, grid=None, block: str = "h",
-                           layer: int | None = None, memory_limit: float | None = None, work=None):
+                           layer: int | None = None, memory_limit: float | None = None, work=None,
+                           method: str = "auto"):
     """Heatmaps of :func:`jacobian_panel_maps`, side by side on one colour scale; each colour bar names the
     norm and the block it shows (e.g. "‖∂h_t/∂h_s‖₂, layer 1 h block", "‖∂h_t/∂h_s‖₂, (h, c) state").
 
     Args:
-        cell, x, kind, grid, block, layer, memory_limit: see :func:`jacobian_panel_maps`. log: logarithmic
-            colour scale. title: figure title.
+        cell, x, kind, grid, block, layer, memory_limit, method: see :func:`jacobian_panel_maps`. log:
+            logarithmic colour scale. title: figure title. Each panel's title states the grid and the stated
+            error (rtol, or the sketch's largest factor and its confidence).
         progress: called with 1 when the maps are computed and 1 when the figure is drawn (sum 2).
         rtol: tolerance of the certified norms, as :func:`jacobian_panels` (heatmap-grade by default).
         work: called with GEMM units of the maps' work as it is done (the ``progress`` of the map functions).
@@ -96,7 +101,7 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
         ValueError: see :func:`jacobian_panel_maps`.
     """
     panels = jacobian_panel_maps(cell, x, kind, rtol, grid=grid, block=block, layer=layer,
-                                 memory_limit=memory_limit, progress=work)
+                                 memory_limit=memory_limit, progress=work, method=method)
     if progress is not None:
         progress(1)
     positive = torch.cat([m.spectral[m.spectral > 0] for m in panels.values()])
@@ -105,7 +110,13 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
     for ax, (label, m) in zip(axes[0], panels.items()):
         where = label.split(", ", 1)[1]
         sampled = "" if m.steps is None else f", {m.steps.numel()}-point grid"
-        plot_jacobian_heatmap(m.spectral, ax=ax, log=log, title=f"{where}{sampled}", vmin=float(positive.min()),
+        if m.factor is not None and m.confidence == 1.0:
+            stated = ", exact (the probes span every direction)"
+        elif m.factor is not None:
+            stated = f"\nwithin ×{float(m.factor.max()):.3g} per cell at confidence {m.confidence:g} (randomized)"
+        else:
+            stated = f", certified to rtol {m.rtol:g}"
+        plot_jacobian_heatmap(m.spectral, ax=ax, log=log, title=f"{where}{sampled}{stated}", vmin=float(positive.min()),
                               vmax=float(positive.max()), kind=kind, steps=m.steps, label=label)
     if title:
         fig.suptitle(title)

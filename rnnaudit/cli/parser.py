@@ -148,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help="grid points per axis: the map at that many source and target steps, not every "
                                 "pair (default: 256 at the heatmap-grade rtol 1e-3 or coarser; every pair for a "
                                 "finer --rtol or --certified)")
+            p.add_argument("--method", choices=("auto", "certified", "sketch"), default="auto",
+                           help="on a grid: certified (every value within rtol, deterministic) or sketch (randomized "
+                                "sweeps, each value within a stated factor at confidence 0.9999; for wide states); "
+                                "auto: certified unless its estimate exceeds 5 minutes and the sketch is cheaper "
+                                "(default: auto)")
             p.add_argument("--block", choices=("h", "c", "state"), default="h",
                            help="which part of the state: h (the hidden state), c (an LSTM's cell state) or the "
                                 "whole packed state (default: h)")
