@@ -38,12 +38,14 @@ from torch.func import jvp, vmap
 
 __all__ = ["grid_steps", "aggregated_factors", "state_block", "CostEstimate", "estimate_cost", "gemm_seconds",
            "default_memory_limit", "stated_error_ratio", "DEFAULT_RESOLUTION", "sketch_maps", "sketch_bracket",
-           "SKETCH_PROBES", "SKETCH_DELTA"]
+           "SKETCH_PROBES", "SKETCH_DELTA", "push_seconds"]
 
 #: Grid points per axis of the CLI's heatmaps: about the pixels of a figure's axes at 100 dpi.
 DEFAULT_RESOLUTION = 256
 _DIRECTIONS = 512  # tangent directions pushed at once (memory ~ directions · gate width · 8 bytes per op)
-_NORM_GEMMS = 0.5  # norms per pair in GEMMs: the engine's own measured overhead (339 s vs 237 s of GEMMs)
+# norms and bookkeeping per pair of a block of q columns, in GEMMs of that block: measured on nn.LSTM(128, 128)'s h
+# block at rtol 1e-3, T = 100 (the engine: 25 s for 5,151 pairs where their products alone took 8 s)
+_NORM_GEMMS = 2.0
 _INTERMEDIATES = 12  # live (directions × h) tensors of one forward-mode step of the cells here (LSTM: gates)
 
 
@@ -215,6 +217,8 @@ class CostEstimate:
         memory_limit: the limit it was checked against (bytes).
         seconds: predicted wall time, ``gemms × seconds_per_gemm``, or None when not calibrated.
         seconds_per_gemm: the calibration (one GEMM unit measured in the same process), or None.
+        work: the work in GEMM units by flops (each forward-mode step one unit, whatever its measured cost): what
+            the map functions' ``progress`` callbacks add up to, the total of a progress bar.
     """
 
     method: str
@@ -225,6 +229,7 @@ class CostEstimate:
     memory_limit: int
     seconds: float | None = None
     seconds_per_gemm: float | None = None
+    work: float | None = None
 
     @property
     def fits(self) -> bool:
@@ -272,6 +277,25 @@ def gemm_seconds(p: int, h: int, *, dtype=torch.float64, device=None, repeats: i
     return best / rows
 
 
+def push_seconds(cell, *, dtype=torch.float64, device=None, repeats: int = 2) -> float:
+    """Seconds to push h tangent directions through one step of ``cell`` by forward mode (the work per step of
+    :func:`aggregated_factors`), measured now on a zero state and input (best of ``repeats``)."""
+    h, n = cell.hidden_size, cell.input_size
+    d = min(h, _DIRECTIONS)
+    xr = torch.zeros(1, n, dtype=dtype, device=device)
+    hr = torch.zeros(1, h, dtype=dtype, device=device)
+    V = torch.eye(h, dtype=dtype, device=device)[:d]
+    best = math.inf
+    with torch.no_grad():
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v[None],))[1][0])(V)
+            if V.is_cuda:
+                torch.cuda.synchronize()
+            best = min(best, time.perf_counter() - t0)
+    return best * h / d
+
+
 def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, cols=None, batch: int = 1,
                   norms=("spectral",), dtype=torch.float64, device=None, memory_limit: int | None = None,
                   calibrate: bool = False, method: str = "products") -> CostEstimate:
@@ -294,7 +318,8 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         grid: as :func:`grid_steps`, or None for the all-pairs map. rows, cols: the block (sizes only).
         norms: the requested norms (``"smallest"`` doubles the work). dtype, device: of the map.
         memory_limit: bytes; None: :func:`default_memory_limit`.
-        calibrate: time one GEMM unit now (:func:`gemm_seconds`) and fill ``seconds``.
+        calibrate: time one GEMM unit and one forward-mode step now (:func:`gemm_seconds`,
+            :func:`push_seconds`), count the step at its measured cost in GEMM units, and fill ``seconds``.
         method: ``"products"`` (the certified engine, on a grid or every pair) or ``"sketch"`` (needs a grid).
 
     Returns:
@@ -319,12 +344,14 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
     passes = 1 + ("smallest" in tuple(norms))
     if memory_limit is None:
         memory_limit = default_memory_limit(device)
-    push = T  # forward-mode passes of h directions through one step: one GEMM unit each
+    sec = gemm_seconds(h, h, dtype=dtype, device=device) if calibrate else None
+    # forward-mode passes of h directions through one step: one GEMM unit each by flops, as measured if calibrated
+    per_step = 1.0 if sec is None else push_seconds(cell, dtype=dtype, device=device) / sec
     pair = q / h * (1 + _NORM_GEMMS)  # one product of q columns and its norm
     if grid is None:
         R = T + 1
         pairs = (T + 1) * (T + 2) // 2
-        gemms = batch * passes * (pairs * pair + push)
+        fixed, stepped = batch * passes * pairs * pair, batch * passes * T
         step_tmp = min(128, batch * T) * h * h * size * _INTERMEDIATES // 4
         peak = (batch * T * h * (h + (n if kind == "input" else 0)) * size  # every J_t (and K_t), stored
                 + 2 * T * h * h * size * passes  # the engine's scaled copy of the factors (and inverses)
@@ -339,14 +366,14 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         pairs = R * (R + 1) // 2
         k = min(SKETCH_PROBES, q)
         directions = k * float((torch.arange(1, R) * (g[1:] - g[:-1])).sum())
-        gemms = batch * directions / h
+        fixed, stepped = 0.0, batch * directions / h
         peak = (R * k * h * size * (2 + _INTERMEDIATES) + (T + 1) * h * size + (batch + 2) * R * R * size)
         method = "sketch"
     else:
         lo = 1 if kind == "input" else 0
         R = int(grid_steps(grid, lo, T).numel())
         pairs = R * (R + 1) // 2
-        gemms = batch * passes * (pairs * pair + push)
+        fixed, stepped = batch * passes * pairs * pair, batch * passes * T
         peak = (2 * (R - 1) * h * h * size * passes  # the aggregated factors and the engine's scaled copy
                 + 2 * R * q * h * size  # the product stack
                 + (T + 1) * h * size  # the trajectory
@@ -354,9 +381,9 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
                 + (batch + 1) * R * R * size * len(tuple(norms)))
         method = "grid"
     baseline = batch * (T + 1) * (T + 2) / 2
-    sec = gemm_seconds(h, h, dtype=dtype, device=device) if calibrate else None
+    gemms = fixed + stepped * per_step
     return CostEstimate(method, int(batch * pairs), float(gemms), float(baseline), int(peak), int(memory_limit),
-                        None if sec is None else gemms * sec, sec)
+                        None if sec is None else gemms * sec, sec, float(fixed + stepped))
 
 
 def stated_error_ratio(values: Tensor, exact: Tensor, rtol: float, *, floor: float = 0.0) -> float:

@@ -80,8 +80,9 @@ def _heatmap(args, src):
 
     rtol, grid, method, est = heatmap_plan(args, src)
     print(f"estimate: {est.describe()}")
-    # the bar's total is the estimate, in GEMM units, so its ETA is the model's, corrected by the measured rate
-    with tqdm(total=est.gemms, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
+    # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
+    # model, corrected by the rate measured as the bar advances
+    with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
               disable=not sys.stderr.isatty(), leave=False) as bar:
         return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
                                       rtol=rtol, grid=grid, block=args.block, layer=args.layer,
