@@ -562,7 +562,6 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
                         memory_limit=memory_limit)
     stats = new_stats()
     run = _runner("products", rtol, block, max_iter, stats, progress)
-    n = cell.input_size
     per = {nm: [] for nm in norms}
     if steps is not None:
         h0 = _initial_states(cell, x, h0)

@@ -143,10 +143,9 @@ def accuracy(args) -> None:
         rows, label = state_block(model, block)
         r_idx = None if rows is None else torch.tensor(rows)
         exact = _exact_at_grid(model, x, steps, r_idx)
-        runs = [("all-pairs certified", dict(rtol=1e-3), None), ("grid certified", dict(rtol=1e-3, grid=steps), None),
-                ("grid certified", dict(rtol=1e-6, grid=steps), None),
-                ("grid sketch", dict(grid=steps, method="sketch"), None)]
-        for name, kw, _ in runs:
+        runs = [("all-pairs certified", {"rtol": 1e-3}), ("grid certified", {"rtol": 1e-3, "grid": steps}),
+                ("grid certified", {"rtol": 1e-6, "grid": steps}), ("grid sketch", {"grid": steps, "method": "sketch"})]
+        for name, kw in runs:
             m = hidden_jacobian_maps(model, x, norms=("spectral",), rows=rows, cols=rows, **kw)
             values = m.spectral if m.steps is not None else m.spectral[steps][:, steps]
             values = values.cpu()

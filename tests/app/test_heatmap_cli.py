@@ -21,7 +21,7 @@ def lstm_weights(tmp_path_factory):
                                          (["--rtol", "1e-2"], 256), (["--resolution", "5"], 5),
                                          (["--certified", "--resolution", "5"], 5)])
 def test_the_grid_is_the_heatmap_grade_default(tmp_path, monkeypatch, capsys, lstm_weights, flags, grid):
-    import rnnaudit.figures.heatmap as heatmap
+    from rnnaudit.figures import heatmap
 
     seen = []
     real = heatmap.plot_jacobian_heatmaps
