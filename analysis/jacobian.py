@@ -26,6 +26,11 @@ How it is computed
 4. Method (``method="auto"``): for narrow blocks every norm is cheaper exactly, by one batched
    eigensolve per t, than certified; :mod:`analysis.map_methods` picks by a cost model. Both methods
    return the same maps to within ``rtol``.
+5. Heatmap grade (``grid=``, opt-in): the maps at a grid of steps only, from aggregated factors streamed one
+   interval at a time (certified as above), or by randomized forward sweeps that never form a Jacobian
+   (``method="sketch"``, a stated factor at a stated confidence): :mod:`analysis.grid_maps`. Before any
+   map is computed its estimated memory (:func:`analysis.grid_maps.estimate_cost`) is checked against
+   ``memory_limit``.
 
 Every function takes a :class:`~rnnaudit.cells.base.RecurrentCell` or anything
 :func:`rnnaudit.cells.wrap` accepts (``torch.nn.RNN``/``GRU``/``LSTM`` and their ``*Cell``, wrapped on
