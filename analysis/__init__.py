@@ -8,6 +8,8 @@ from rnnaudit.analysis.capacity import RademacherEstimate, capacity_records, cel
 from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMaps, hidden_jacobian_maps,
                                         hidden_jacobian_norms, input_jacobian_maps, input_jacobians,
                                         naive_hidden_jacobian_maps, pair_jacobian, step_jacobians)
+from rnnaudit.analysis.grid_maps import (DEFAULT_RESOLUTION, CostEstimate, default_memory_limit, estimate_cost,
+                                         gemm_seconds, grid_steps, state_block, stated_error_ratio)
 from rnnaudit.analysis.lyapunov import LyapunovSpectrum, lyapunov_spectrum
 from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
 from rnnaudit.analysis.pseudospectra import (KreissEstimate, PseudospectrumGrid, TransientGrowth, kreiss_constant,
@@ -21,7 +23,8 @@ __all__ = ["gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "
            "recurrent_matrix_probes",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",
-           "naive_hidden_jacobian_maps", "CERTIFIED_RTOL", "HEATMAP_RTOL",
+           "naive_hidden_jacobian_maps", "CERTIFIED_RTOL", "HEATMAP_RTOL", "DEFAULT_RESOLUTION", "CostEstimate",
+           "default_memory_limit", "estimate_cost", "gemm_seconds", "grid_steps", "state_block", "stated_error_ratio",
            "capacity_records", "cell_rademacher", "sgornn_rademacher_bound", "NeumannMonitor", "neumann_arrays",
            "series_truncation_errors",
            "KreissEstimate", "PseudospectrumGrid", "TransientGrowth", "kreiss_constant", "pseudospectrum", "sigma_min",

@@ -26,6 +26,11 @@ How it is computed
 4. Method (``method="auto"``): for narrow blocks every norm is cheaper exactly, by one batched
    eigensolve per t, than certified; :mod:`analysis.map_methods` picks by a cost model. Both methods
    return the same maps to within ``rtol``.
+5. Heatmap grade (``grid=``, opt-in): the maps at a grid of steps only, from aggregated factors streamed one
+   interval at a time (certified as above), or by randomized forward sweeps that never form a Jacobian
+   (``method="sketch"``, a stated factor at a stated confidence): :mod:`analysis.grid_maps`. Before any
+   map is computed its estimated memory (:func:`analysis.grid_maps.estimate_cost`) is checked against
+   ``memory_limit``.
 
 Every function takes a :class:`~rnnaudit.cells.base.RecurrentCell` or anything
 :func:`rnnaudit.cells.wrap` accepts (``torch.nn.RNN``/``GRU``/``LSTM`` and their ``*Cell``, wrapped on
@@ -55,6 +60,8 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors, default_memory_limit,
+                                         estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.analysis.products import new_stats, product_norm_maps
 from rnnaudit.cells.adapters import wrap
@@ -258,6 +265,16 @@ class JacobianMaps:
             eigenvalue at the step before), ``dense_small`` (exact by the ``"dense"`` method or for blocks no
             larger than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
             ``iterations`` Krylov blocks summed over pairs.
+        steps: the grid's steps (R,) when the maps were computed on a grid (``grid=``): then the maps are
+            (R, R) and entry [i, j] is the norm at the steps (steps[i], steps[j]); None for all-pairs maps.
+        rtol: the stated error of every spectral value (and of 1/‖P⁻¹‖ for ``smallest``): relative,
+            one-sided, certified (confidence 1): σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol). Frobenius values are exact to
+            rounding. None for ``method="sketch"``.
+        factor: for ``method="sketch"`` only: each cell's stated error as a factor f (same shape as the map):
+            ‖B‖₂ ∈ [value/f, value·f] with probability ≥ ``confidence`` per cell
+            (:func:`analysis.grid_maps.sketch_maps`; batch-averaged maps: the largest factor over the batch,
+            confidence 1 − batch·δ). None otherwise.
+        confidence: per-cell probability that the stated error holds: 1.0 for the certified methods.
     """
 
     spectral: Tensor | None
@@ -265,13 +282,21 @@ class JacobianMaps:
     smallest: Tensor | None
     stats: dict
     smallest_log10: Tensor | None = None
+    steps: Tensor | None = None
+    rtol: float | None = None
+    factor: Tensor | None = None
+    confidence: float = 1.0
 
 
-def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict):
-    """(M, starts, birth, rows=, want=) → maps, by the chosen method."""
-    return lambda M, starts, birth, *, rows, want: product_norm_maps(M, starts, birth, rows=rows, want=want,
-                                                                     rtol=rtol, block=block, max_iter=max_iter,
-                                                                     stats=stats, exact=method == "dense")
+def _runner(method: str, rtol: float, block: int, max_iter: int, stats: dict, progress=None):
+    """(M, starts, birth, rows=, want=, factor_exp=) → maps, by the chosen method; ``progress`` gets GEMM units
+    of :func:`analysis.grid_maps.estimate_cost` (a product of q of h columns and its norm: q/h·(1 + norms))."""
+    def run(M, starts, birth, *, rows, want, factor_exp=None):
+        unit = starts.shape[1] / M.shape[1] * (1 + _NORM_GEMMS)
+        return product_norm_maps(M, starts, birth, rows=rows, want=want, rtol=rtol, block=block, max_iter=max_iter,
+                                 stats=stats, exact=method == "dense", factor_exp=factor_exp,
+                                 progress=None if progress is None else lambda n: progress(n * unit))
+    return run
 
 
 def _check_options(norms, rtol, block, max_iter, reduce) -> tuple[str, ...]:
@@ -324,10 +349,104 @@ def _inverse_factors(J: Tensor) -> Tensor:
     return torch.where(singular[:, None, None], torch.zeros_like(inv), inv)
 
 
+def _refuse_above_limit(cell, x: Tensor, *, kind: str, grid, rows, cols, norms, memory_limit,
+                        method: str = "products") -> None:
+    """ValueError when the chosen method's estimated peak memory exceeds the limit (before anything is
+    allocated)."""
+    if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float))
+                                     or not memory_limit > 0):
+        raise ValueError(f"memory_limit must be a positive number of bytes or None, got {memory_limit!r}")
+    limit = default_memory_limit(x.device) if memory_limit is None else int(memory_limit)
+    est = estimate_cost(cell, x.shape[1], kind=kind, grid=grid, rows=rows, cols=cols, batch=x.shape[0], norms=norms,
+                        dtype=x.dtype, device=x.device, memory_limit=limit, method=method)
+    if not est.fits:
+        raise ValueError(f"x: a {est.method} map of T = {x.shape[1]} steps of a width-{cell.hidden_size} state needs "
+                         f"about {est.peak_bytes / 2 ** 30:.3g} GiB, above memory_limit = {limit / 2 ** 30:.3g} GiB "
+                         f"(pass grid= for a heatmap-grade map, a shorter x, or a larger memory_limit)")
+
+
+def _aggregated_inverses(cell, x: Tensor, hs: Tensor, steps: Tensor) -> tuple[Tensor, Tensor]:
+    """(F, e) with F[i − 1]·2^e[i − 1] = A_i⁻¹ = J_{g_{i−1}+1}⁻¹ ⋯ J_{g_i}⁻¹, each J_k⁻¹ formed and inverted
+    one step at a time (:func:`_inverse_factors`: 0 for a numerically singular J_k) and multiplied in."""
+    h = hs.shape[1]
+    g = steps.tolist()
+    F = torch.empty(len(g) - 1, h, h, dtype=x.dtype, device=x.device)
+    exps = torch.zeros(len(g) - 1, dtype=torch.int64, device=x.device)
+    for i in range(1, len(g)):
+        P, e = torch.eye(h, dtype=x.dtype, device=x.device), 0
+        for lo in range(g[i - 1], g[i], _JVP_ROWS):
+            hi = min(g[i], lo + _JVP_ROWS)
+            J, _ = _jacobians_at(cell, x[lo:hi], hs[lo:hi], inputs=False)
+            for Jinv in _inverse_factors(J):
+                P = P @ Jinv
+                big = float(P.abs().amax())
+                if big > 0 and not 2.0 ** -64 <= big <= 2.0 ** 64:
+                    k = math.frexp(big)[1]
+                    P, e = torch.ldexp(P, torch.tensor(-k, device=P.device)), e + k
+        F[i - 1], exps[i - 1] = P, e
+    return F, exps
+
+
+def _sketch(cell, x: Tensor, h0, steps, *, kind, rows, cols, norms, reduce, memory_limit, progress) -> JacobianMaps:
+    """``method="sketch"``: randomized forward sweeps on a grid (:func:`analysis.grid_maps.sketch_maps`)."""
+    if steps is None:
+        raise ValueError("method='sketch' needs grid= (it samples the map at a grid of steps)")
+    if tuple(norms) != ("spectral",):
+        raise ValueError(f"method='sketch' gives the spectral norm only, got norms={tuple(norms)!r}")
+    _refuse_above_limit(cell, x, kind=kind, grid=steps, rows=rows, cols=cols, norms=norms, memory_limit=memory_limit,
+                        method="sketch")
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    units = None if progress is None else (lambda d: progress(d / cell.hidden_size))
+    vals, facs = [], []
+    for i in range(x.shape[0]):
+        v, f = sketch_maps(cell, x[i], hs_all[i], steps, kind=kind, rows=rows, cols=cols, seed=i, progress=units)
+        vals.append(v)
+        facs.append(f)
+    value = _reduce(vals, reduce)
+    factor = torch.stack(facs).amax(0) if reduce == "mean" else torch.stack(facs)
+    q = cell.input_size if kind == "input" else (cell.hidden_size if cols is None else cols.numel())
+    # with at least q probes they span every direction: each value is a Ritz value on the whole space, exact
+    confidence = 1.0 if q <= SKETCH_PROBES else 1 - x.shape[0] * SKETCH_DELTA
+    return JacobianMaps(value, None, None, {}, steps=steps, factor=factor, confidence=confidence)
+
+
+def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_idx, norms, run, progress):
+    """Per-sequence (R, R) maps on the grid ``steps`` (:mod:`analysis.grid_maps`)."""
+    h = cell.hidden_size
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    R = steps.numel()
+    eye = torch.eye(h, dtype=x.dtype, device=x.device)
+    start = eye if c_idx is None else eye[c_idx]
+    starts = start.expand(R, *start.shape)
+    birth = torch.arange(R, device=x.device)
+    direct = [nm for nm in norms if nm != "smallest"]
+    per = {nm: [] for nm in norms}
+    for i in range(x.shape[0]):
+        F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=progress)
+        if direct:
+            maps = run(F, starts, birth, rows=r_idx, want=tuple(direct), factor_exp=e)
+            for nm in direct:
+                per[nm].append(maps[nm])
+        if "smallest" in norms:
+            # P⁻¹ = A_{j+1}⁻¹ ⋯ A_i⁻¹ from the per-step inverses: inverting a formed A_i would lose σ_min below
+            # u·‖A_i‖, which the factors J_k resolve one by one
+            Finv, einv = _aggregated_inverses(cell, x[i], hs_all[i], steps)
+            inv = run(Finv, starts, birth, rows=None, want=("spectral",), factor_exp=einv)
+            sv = inv["spectral"]
+            lower = torch.ones(R, R, dtype=torch.bool, device=x.device).tril()
+            per["smallest"].append(torch.where(lower & (sv > 0), 1 / sv, torch.zeros_like(sv)))
+    return per
+
+
 def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                          norms=("spectral", "frobenius"), rows=None, cols=None, reduce: str = "mean",
                          rtol: float = CERTIFIED_RTOL, block: int = 8, max_iter: int = 4,
-                         method: str = "auto") -> JacobianMaps:
+                         method: str = "auto", grid=None, memory_limit: float | None = None,
+                         progress=None) -> JacobianMaps:
     """Maps of ‖∂h_t/∂h_s‖ for all 0 ≤ s ≤ t ≤ T (sgornn.md Sec. 2.2, enrnn.md Sec. 8.3 eq. for
     ∂h^(S)_{t+τ}/∂h^(S)_t): spectral norm, Frobenius norm and smallest singular value, for one
     sequence or averaged over a batch (the mean of the per-sequence norms).
@@ -349,37 +468,60 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
         block: Krylov block size k (blocks with min(p, q) ≤ k are done exactly).
         max_iter: Krylov blocks per pair and t before the Gram path.
         method: ``"auto"`` (cost model, :mod:`analysis.map_methods`), ``"products"`` (certified engine)
-            or ``"dense"`` (exact norms by batched eigensolves).
+            or ``"dense"`` (exact norms by batched eigensolves); with ``grid``, also ``"sketch"``: randomized
+            forward sweeps of a few probe vectors per grid start, never forming a Jacobian, each value within a
+            stated factor (``factor``) at a stated confidence (:func:`analysis.grid_maps.sketch_maps`), spectral
+            only: for states too wide for the products (h ≳ 1000 at T = 1000).
+        grid: None (default: every pair, the exact all-pairs map the claims use), or an int R ≥ 2 or a
+            sequence of steps (:func:`analysis.grid_maps.grid_steps`): the map at the grid's steps only, by
+            aggregated factors streamed one interval at a time (:mod:`analysis.grid_maps`; heatmap grade,
+            same certificate). The result's ``steps`` names the steps.
+        memory_limit: bytes the map may hold (None: 3/4 of the device's memory,
+            :func:`analysis.grid_maps.default_memory_limit`); checked on the estimate
+            (:func:`analysis.grid_maps.estimate_cost`) before anything is allocated.
+        progress: called with GEMM units of work done (their sum approaches ``estimate_cost(...).gemms``).
 
     Returns:
-        :class:`JacobianMaps` with (T + 1, T + 1) maps indexed [t, s] (h_0 is index 0).
+        :class:`JacobianMaps` with (T + 1, T + 1) maps indexed [t, s] (h_0 is index 0), or (R, R) on a grid.
         Cost: T² h³ flops in T GEMMs for the products, O(T² h² k) for the Krylov steps, O(h³) for the
         pairs with a flat spectrum (``stats``).
 
     Raises:
         ValueError: bad x/h0 (shape, width, dtype, T = 0, NaN/Inf), bad options, ``smallest``
-            with rows/cols.
+            with rows/cols, a bad ``grid``; the estimated memory above ``memory_limit`` (naming both).
     """
     cell = wrap(cell)
     norms = _check_options(norms, rtol, block, max_iter, reduce)
     x = _sequences(cell, x, single=False)
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
-    chosen = choose_method(method, x.shape[1], h if c_idx is None else c_idx.numel(),
-                           h if r_idx is None else r_idx.numel(), h)
+    steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
+    if method == "sketch":
+        return _sketch(cell, x, h0, steps, kind="hidden", rows=r_idx, cols=c_idx, norms=norms, reduce=reduce,
+                       memory_limit=memory_limit, progress=progress)
+    chosen = choose_method(method, x.shape[1] if steps is None else steps.numel() - 1,
+                           h if c_idx is None else c_idx.numel(), h if r_idx is None else r_idx.numel(), h)
     if "smallest" in norms and (r_idx is not None or c_idx is not None):
         raise ValueError("norms='smallest' needs the full square Jacobian (rows=None, cols=None)")
+    _refuse_above_limit(cell, x, kind="hidden", grid=grid, rows=r_idx, cols=c_idx, norms=norms,
+                        memory_limit=memory_limit)
+    stats = new_stats()
+    run = _runner(chosen, rtol, block, max_iter, stats, progress)
+    if steps is not None:
+        per = _grid_hidden(cell, x, h0, steps, r_idx=r_idx, c_idx=c_idx, norms=norms, run=run, progress=progress)
+        out = {nm: _reduce(per[nm], reduce) for nm in norms}
+        return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, steps=steps, rtol=rtol)
     J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
     B, T = J.shape[0], J.shape[1]
+    if progress is not None:
+        progress(B * T)
     eye = torch.eye(h, dtype=x.dtype, device=x.device)
     start = eye if c_idx is None else eye[c_idx]
     starts = start.expand(T + 1, *start.shape)
     birth = torch.arange(T + 1, device=x.device)
-    stats = new_stats()
     direct = [nm for nm in norms if nm != "smallest"]
     per = {nm: [] for nm in norms}
     per_log10: list[Tensor] = []
-    run = _runner(chosen, rtol, block, max_iter, stats)
     for i in range(B):
         if direct:
             maps = run(J[i].mT.contiguous(), starts, birth, rows=r_idx, want=tuple(direct))
@@ -399,12 +541,13 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
         stacked = torch.stack(per_log10)
         log10 = stacked if reduce == "none" else \
             (torch.logsumexp(stacked * math.log(10), 0) - math.log(len(per_log10))) / math.log(10)
-    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10)
+    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10, rtol=rtol)
 
 
 def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                         norms=("spectral",), rows=None, reduce: str = "mean", rtol: float = CERTIFIED_RTOL,
-                        block: int = 8, max_iter: int = 4, method: str = "auto") -> JacobianMaps:
+                        block: int = 8, max_iter: int = 4, method: str = "auto", grid=None,
+                        memory_limit: float | None = None, progress=None) -> JacobianMaps:
     """Maps of ‖∂h_τ[rows]/∂x_t‖ for all 1 ≤ t ≤ τ ≤ T (enrnn.md Sec. 6, Fig. 4–5: x-axis t,
     y-axis τ; ``rows`` = the h^(S) or h^(L) coordinates), one sequence or batch-averaged.
 
@@ -414,11 +557,14 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
 
     Args:
         norms: ``"spectral"`` and/or ``"frobenius"``.
-        others (rtol, block, max_iter, method, reduce): as :func:`hidden_jacobian_maps`.
+        others (rtol, block, max_iter, method, reduce, memory_limit, progress): as :func:`hidden_jacobian_maps`.
+        grid: None (all pairs) or as :func:`analysis.grid_maps.grid_steps` on the steps 1..T: the map at
+            the grid's (τ, t) only; K_t is formed at the grid's t only.
 
     Returns:
         :class:`JacobianMaps` with (T + 1, T + 1) maps indexed [τ, t] in the paper's time steps:
-        row 0 and column 0 are 0 (h_0 depends on no input, and there is no x_0).
+        row 0 and column 0 are 0 (h_0 depends on no input, and there is no x_0). On a grid: (R, R) maps,
+        entry [i, j] at (τ, t) = (steps[i], steps[j]).
 
     Raises:
         ValueError: as :func:`hidden_jacobian_maps`; ``"smallest"`` is not offered (K_t is h × n).
@@ -429,18 +575,39 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
         raise ValueError("norms='smallest' is not offered for input maps (∂h_τ/∂x_t is h × n, not square)")
     x = _sequences(cell, x, single=False)
     r_idx = _index("rows", rows, cell.hidden_size, x.device)
+    steps = None if grid is None else grid_steps(grid, 1, x.shape[1], device=x.device)
+    if method == "sketch":
+        return _sketch(cell, x, h0, steps, kind="input", rows=r_idx, cols=None, norms=norms, reduce=reduce,
+                       memory_limit=memory_limit, progress=progress)
+    _refuse_above_limit(cell, x, kind="input", grid=grid, rows=r_idx, cols=None, norms=norms,
+                        memory_limit=memory_limit)
+    stats = new_stats()
+    run = _runner("products", rtol, block, max_iter, stats, progress)
+    per = {nm: [] for nm in norms}
+    if steps is not None:
+        h0 = _initial_states(cell, x, h0)
+        with torch.no_grad():
+            hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+        birth = torch.arange(steps.numel(), device=x.device)
+        for i in range(x.shape[0]):
+            F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=progress)
+            _, K = _jacobians_at(cell, x[i, steps - 1], hs_all[i, steps - 1], inputs=True)  # K at the grid's t
+            maps = run(F, K.mT.contiguous(), birth, rows=r_idx, want=norms, factor_exp=e)
+            for nm in norms:
+                per[nm].append(maps[nm])
+        out = {nm: _reduce(per[nm], reduce) for nm in norms}
+        return JacobianMaps(out.get("spectral"), out.get("frobenius"), None, stats, steps=steps, rtol=rtol)
     J, K, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=True)
     B, T = J.shape[0], J.shape[1]
+    if progress is not None:
+        progress(B * T)
     birth = torch.arange(1, T + 1, device=x.device)
-    stats = new_stats()
-    per = {nm: [] for nm in norms}
     for i in range(B):
-        maps = product_norm_maps(J[i].mT.contiguous(), K[i].mT.contiguous(), birth, rows=r_idx, want=norms,
-                                  rtol=rtol, block=block, max_iter=max_iter, stats=stats)
+        maps = run(J[i].mT.contiguous(), K[i].mT.contiguous(), birth, rows=r_idx, want=norms)
         for nm in norms:
             per[nm].append(maps[nm])
     out = {nm: _reduce(per[nm], reduce) for nm in norms}
-    return JacobianMaps(out.get("spectral"), out.get("frobenius"), None, stats)
+    return JacobianMaps(out.get("spectral"), out.get("frobenius"), None, stats, rtol=rtol)
 
 
 def hidden_jacobian_norms(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *, ord=2,

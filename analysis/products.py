@@ -276,7 +276,7 @@ def _chunk_edges(mode: Tensor | None, alive: int, chunk: float) -> list[int]:
 
 def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor | None, want: tuple[str, ...],
                       rtol: float, block: int, max_iter: int, stats: dict, exact: bool = False, chunk: int = 96,
-                      window: int = 8) -> dict[str, Tensor]:
+                      window: int = 8, factor_exp: Tensor | None = None, progress=None) -> dict[str, Tensor]:
     """Norms of every block X(t, s) = starts[s] · M_{b+1} ⋯ M_t (b = birth[s] ≤ t), restricted to the
     columns ``rows``, for all t = 0..T (see the module docstring for the method).
 
@@ -306,6 +306,9 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             (:func:`analysis.certificate.exact_top`; the ``"dense"`` method of :mod:`analysis.map_methods`),
             rtol, block and max_iter unused.
         chunk: target chunk cost in GEMM units; window: time steps per tile.
+        factor_exp: (T,) int64 or None: factor t stands for M_t·2^factor_exp[t] (factors kept scaled by
+            their caller, e.g. products of many steps, :mod:`analysis.grid_maps`).
+        progress: called after each window of time steps with the number of blocks advanced in it.
 
     Returns:
         name → (T + 1, T + 1) tensor, entry [t, birth[s]] for t ≥ birth[s], zero elsewhere.
@@ -315,6 +318,8 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
     # each factor scaled by a power of two (which goes to the blocks' exponents) so that no GEMM of a block
     # with it under- or overflows (_scale_factors)
     M, m_exp, m_top = _scale_factors(M)
+    if factor_exp is not None:
+        m_exp = m_exp + factor_exp.to(m_exp)
     room = m_top.clamp_min(0).tolist()  # the next factor's headroom for _keep_near_top
     q = h if rows is None else rows.numel()
     kw = {"dtype": M.dtype, "device": M.device}
@@ -407,4 +412,6 @@ def product_norm_maps(M: Tensor, starts: Tensor, birth: Tensor, *, rows: Tensor 
             for st in pool.map(lambda e: tile(t0, t1, *e), tiles):
                 for key, value in st.items():
                     stats[key] += value
+            if progress is not None:
+                progress(sum(born[t] for t in range(t0, t1)))
     return outs

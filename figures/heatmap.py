@@ -11,72 +11,114 @@ from torch import Tensor
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import SEQUENTIAL_CMAP, styled
 
-__all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels"]
+__all__ = ["plot_jacobian_heatmap", "plot_jacobian_heatmaps", "jacobian_panels", "jacobian_panel_maps"]
 
 
-def jacobian_panels(cell, x: Tensor, kind: str = "hidden", rtol: float | None = None) -> dict[str, Tensor]:
-    """The norm maps a heatmap shows: the whole state, or for ENRNN its long-term block h^(L) and
-    short-term block h^(S) separately (enrnn.md Fig. 4–5).
+def jacobian_panel_maps(cell, x: Tensor, kind: str = "hidden", rtol: float | None = None, *, grid=None,
+                        block: str = "h", layer: int | None = None, memory_limit: float | None = None,
+                        progress=None, method: str = "auto") -> dict:
+    """The maps a heatmap shows, with their grids: the chosen block of the state, or for ENRNN its long-term
+    block h^(L) and short-term block h^(S) separately (enrnn.md Fig. 4–5).
 
     Args:
-        cell: any :class:`cells.base.RecurrentCell`. x: one sequence (T, n).
+        cell: any :class:`cells.base.RecurrentCell` or a model :func:`rnnaudit.cells.wrap` accepts.
+            x: one sequence (T, n).
         kind: ``"hidden"`` (‖∂h_t/∂h_s‖₂, :func:`analysis.hidden_jacobian_maps`) or ``"input"``
             (‖∂h_τ/∂x_t‖₂, :func:`analysis.input_jacobian_maps`).
         rtol: relative tolerance of the certified norms; None (default) is
             :data:`analysis.jacobian.HEATMAP_RTOL` (below a ninth of one colour level),
             :data:`analysis.jacobian.CERTIFIED_RTOL` gives the maps the claims use.
+        grid: None (every pair) or the grid of :func:`analysis.grid_maps.grid_steps` (heatmap grade).
+        block, layer: which part of the state (:func:`analysis.grid_maps.state_block`): by default the last
+            layer's h, what a user means by ∂h_t/∂h_s; ``"state"`` for the whole packed state.
+        memory_limit, progress: passed to the map functions.
+        method: ``"auto"`` (the certified engine) or, with a grid, ``"sketch"`` (randomized sweeps with a
+            stated factor, :func:`analysis.grid_maps.sketch_maps`; for wide states).
 
     Returns:
-        panel title → (T + 1, T + 1) map.
+        colour-bar label (the norm in matplotlib mathtext, then the block: ``"$\\|\\partial h_t/\\partial h_s\\|_2$,
+        layer 1 h block"``) → :class:`analysis.JacobianMaps` (``spectral`` only).
 
     Raises:
-        ValueError: unknown ``kind``.
+        ValueError: unknown ``kind``; a bad block/layer; as the map functions.
     """
-    from rnnaudit.analysis import HEATMAP_RTOL, hidden_jacobian_maps, input_jacobian_maps
+    from rnnaudit.analysis import HEATMAP_RTOL, hidden_jacobian_maps, input_jacobian_maps, state_block
     from rnnaudit.cells import ENRNN
 
     rtol = HEATMAP_RTOL if rtol is None else rtol
     if kind not in ("hidden", "input"):
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
-    blocks = {"h": None}
     if isinstance(cell, ENRNN) and cell.long_size and cell.short_size:
         q, n = cell.long_size, cell.hidden_size
         blocks = {"h^(L) (long-term)": list(range(q)), "h^(S) (short-term)": list(range(q, n))}
+        named = {name: (rows, name.split()[0], name) for name, rows in blocks.items()}
+    else:
+        rows, where = state_block(cell, block, layer)
+        v = {"h": "h", "c": "c", "state": "h"}[block]
+        named = {where: (rows, v, where)}
+    kw = {"rtol": rtol, "grid": grid, "memory_limit": memory_limit, "progress": progress, "norms": ("spectral",),
+          "method": method}
     panels = {}
-    for name, rows in blocks.items():
+    for rows, v, where in named.values():
+        v = v.replace("^(", "^{(").replace(")", ")}")  # mathtext: h^{(L)}
         if kind == "hidden":
-            maps = hidden_jacobian_maps(cell, x, norms=("spectral",), rows=rows, cols=rows, rtol=rtol)
-            v = name.split()[0]
-            label = r"$\|\partial h_t/\partial h_s\|_2$" if rows is None else f"‖∂{v}_t/∂{v}_s‖₂"
+            maps = hidden_jacobian_maps(cell, x, rows=rows, cols=rows, **kw)
+            label = rf"$\|\partial {v}_t/\partial {v}_s\|_2$, {where}"
         else:
-            maps = input_jacobian_maps(cell, x, norms=("spectral",), rows=rows, rtol=rtol)
-            label = r"$\|\partial h_\tau/\partial x_t\|_2$" if rows is None else f"‖∂{name.split()[0]}_τ/∂x_t‖₂"
-        panels[label] = maps.spectral
+            maps = input_jacobian_maps(cell, x, rows=rows, **kw)
+            label = rf"$\|\partial {v}_\tau/\partial x_t\|_2$, {where}"
+        panels[label] = maps
     return panels
+
+
+def jacobian_panels(cell, x: Tensor, kind: str = "hidden", rtol: float | None = None, *, block: str = "h",
+                    layer: int | None = None) -> dict[str, Tensor]:
+    """The all-pairs maps of :func:`jacobian_panel_maps`: colour-bar label → (T + 1, T + 1) map.
+
+    Raises:
+        ValueError: as :func:`jacobian_panel_maps`.
+    """
+    return {label: m.spectral for label, m in jacobian_panel_maps(cell, x, kind, rtol, block=block,
+                                                                  layer=layer).items()}
 
 
 @styled
 def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool = True, title: str = "",
-                           progress=None, rtol: float | None = None):
-    """Heatmaps of :func:`jacobian_panels`, side by side on one colour scale.
+                           progress=None, rtol: float | None = None, grid=None, block: str = "h",
+                           layer: int | None = None, memory_limit: float | None = None, work=None,
+                           method: str = "auto"):
+    """Heatmaps of :func:`jacobian_panel_maps`, side by side on one colour scale; each colour bar names the
+    norm and the block it shows (e.g. "‖∂h_t/∂h_s‖₂, layer 1 h block", "‖∂h_t/∂h_s‖₂, (h, c) state").
 
     Args:
-        cell, x, kind: see :func:`jacobian_panels`. log: logarithmic colour scale. title: figure title.
+        cell, x, kind, grid, block, layer, memory_limit, method: see :func:`jacobian_panel_maps`. log:
+            logarithmic colour scale. title: figure title. Each panel's title states the grid and the stated
+            error (rtol, or the sketch's largest factor and its confidence).
         progress: called with 1 when the maps are computed and 1 when the figure is drawn (sum 2).
         rtol: tolerance of the certified norms, as :func:`jacobian_panels` (heatmap-grade by default).
+        work: called with GEMM units of the maps' work as it is done (the ``progress`` of the map functions).
 
     Raises:
-        ValueError: see :func:`jacobian_panels`.
+        ValueError: see :func:`jacobian_panel_maps`.
     """
-    panels = jacobian_panels(cell, x, kind, rtol)
+    panels = jacobian_panel_maps(cell, x, kind, rtol, grid=grid, block=block, layer=layer,
+                                 memory_limit=memory_limit, progress=work, method=method)
     if progress is not None:
         progress(1)
-    positive = torch.cat([m[m > 0] for m in panels.values()])
+    positive = torch.cat([m.spectral[m.spectral > 0] for m in panels.values()])
     fig = Figure(figsize=(5.0 * len(panels), 4.0), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)
     for ax, (label, m) in zip(axes[0], panels.items()):
-        plot_jacobian_heatmap(m, ax=ax, log=log, title=label, vmin=float(positive.min()), vmax=float(positive.max()),
-                              kind=kind)
+        where = label.split(", ", 1)[1]
+        sampled = "" if m.steps is None else f", {m.steps.numel()}-point grid"
+        if m.factor is not None and m.confidence == 1.0:
+            stated = ", exact (the probes span every direction)"
+        elif m.factor is not None:
+            stated = f"\nwithin ×{float(m.factor.max()):.3g} per cell at confidence {m.confidence:g} (randomized)"
+        else:
+            stated = f", certified to rtol {m.rtol:g}"
+        plot_jacobian_heatmap(m.spectral, ax=ax, log=log, title=f"{where}{sampled}{stated}", vmin=float(positive.min()),
+                              vmax=float(positive.max()), kind=kind, steps=m.steps, label=label)
     if title:
         fig.suptitle(title)
     # the maps themselves go beside the figure (.npz), one array per panel
@@ -88,7 +130,8 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
 
 @styled
 def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: bool = True, ax=None,
-                          vmin: float | None = None, vmax: float | None = None, kind: str = "hidden"):
+                          vmin: float | None = None, vmax: float | None = None, kind: str = "hidden",
+                          steps=None, label: str | None = None):
     """Draw the lower-triangular map M[t, s] = ‖∂h_t/∂h_s‖₂ from
     :func:`analysis.hidden_jacobian_norms`.
 
@@ -101,6 +144,9 @@ def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: b
         vmin, vmax: colour range (default: the data's positive range); pass the same
             values to panels that are meant to be compared.
         kind: ``"hidden"`` (axes s, t) or ``"input"`` (axes t, τ), for the labels.
+        steps: the grid's steps (R,) when ``norms`` is a map on a grid (:attr:`analysis.JacobianMaps.steps`):
+            the cells are drawn at those steps (edges halfway between them); None: steps 0..T.
+        label: the colour bar's label (default: the norm, for the whole state).
 
     Returns:
         The matplotlib Figure. The input is not modified.
@@ -124,14 +170,25 @@ def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: b
     lo = positive.min() if vmin is None else vmin
     hi = max(positive.max() if vmax is None else vmax, lo * (1 + 1e-12))
     norm = LogNorm(vmin=lo, vmax=hi) if log else None
-    image = ax.imshow(shown, origin="upper", cmap=SEQUENTIAL_CMAP, norm=norm, interpolation="nearest",
-                      aspect="auto", **({} if log else {"vmin": lo, "vmax": hi}))
+    scale = {} if log else {"vmin": lo, "vmax": hi}
+    if steps is None:
+        image = ax.imshow(shown, origin="upper", cmap=SEQUENTIAL_CMAP, norm=norm, interpolation="nearest",
+                          aspect="auto", **scale)
+    else:
+        g = np.asarray(steps.cpu() if isinstance(steps, Tensor) else steps, dtype=float)
+        if g.ndim != 1 or g.size != data.shape[0] or (np.diff(g) <= 0).any():
+            raise ValueError(f"steps must be {data.shape[0]} increasing grid steps, got {g.tolist()}")
+        mid = (g[1:] + g[:-1]) / 2
+        edges = np.concatenate([[g[0] - (mid[0] - g[0])], mid, [g[-1] + (g[-1] - mid[-1])]])
+        image = ax.pcolormesh(edges, edges, shown, cmap=SEQUENTIAL_CMAP, norm=norm, **scale)
+        ax.set_xlim(edges[0], edges[-1])
+        ax.set_ylim(edges[-1], edges[0])
     if kind == "input":
-        fig.colorbar(image, ax=ax, label=r"$\|\partial h_\tau / \partial x_t\|_2$")
+        fig.colorbar(image, ax=ax, label=label or r"$\|\partial h_\tau / \partial x_t\|_2$")
         ax.set_xlabel("input step $t$")
         ax.set_ylabel(r"state step $\tau$")
     else:
-        fig.colorbar(image, ax=ax, label=r"$\|\partial h_t / \partial h_s\|_2$")
+        fig.colorbar(image, ax=ax, label=label or r"$\|\partial h_t / \partial h_s\|_2$")
         ax.set_xlabel("source step $s$")
         ax.set_ylabel("target step $t$")
     ax.grid(False)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from rnnaudit import names
 
-__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file", "strict_level", "STRICT_LEVELS"]
+__all__ = ["count", "seed", "positive_float", "learning_rate", "rtol", "figure_file", "grid_points", "strict_level",
+           "STRICT_LEVELS"]
 
 #: ``--strict=LEVEL`` → the verdicts that make ``rnnaudit check`` exit 1 (docs/verdicts.md): ``false`` (the
 #: default of a bare ``--strict``) fails on statements no fair reading saves; ``misprinted`` fails on misprints too.
@@ -29,6 +30,14 @@ def _integer(text: str, low: int, what: str) -> int:
 def count(text: str) -> int:
     """A positive integer below 2⁶³."""
     return _integer(text, 1, "a positive integer")
+
+
+def grid_points(text: str) -> int:
+    """Grid points per axis of a heatmap: an integer from 2 to 10⁵ (a figure has a few hundred pixels a side)."""
+    value = _integer(text, 2, "an integer >= 2 (grid points per axis)")
+    if value > 100_000:
+        raise argparse.ArgumentTypeError(f"expected at most 100000 grid points per axis, got {text}")
+    return value
 
 
 def seed(text: str) -> int:

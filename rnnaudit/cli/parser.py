@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from rnnaudit import names
-from rnnaudit.cli.argtypes import count, figure_file, learning_rate, rtol, seed, strict_level
+from rnnaudit.cli.argtypes import count, figure_file, grid_points, learning_rate, positive_float, rtol, seed, strict_level
 
 __all__ = ["build_parser", "Parser"]
 
@@ -160,6 +160,23 @@ def build_parser() -> argparse.ArgumentParser:
                              help="certify every value to rtol 1e-10 (default: off, a heatmap-grade tolerance)")
             tol.add_argument("--rtol", type=rtol, help="relative tolerance of the spectral norms "
                                                        "(default: heatmap grade)")
+            p.add_argument("--resolution", type=grid_points,
+                           help="grid points per axis: the map at that many source and target steps, not every "
+                                "pair (default: 256 at the heatmap-grade rtol 1e-3 or coarser; every pair for a "
+                                "finer --rtol or --certified)")
+            p.add_argument("--method", choices=("auto", "certified", "sketch"), default="auto",
+                           help="on a grid: certified (every value within rtol, deterministic) or sketch (randomized "
+                                "sweeps, each value within a stated factor at confidence 0.9999; for wide states); "
+                                "auto: certified unless its estimate exceeds 5 minutes and the sketch is cheaper "
+                                "(default: auto)")
+            p.add_argument("--block", choices=("h", "c", "state"), default="h",
+                           help="which part of the state: h (the hidden state), c (an LSTM's cell state) or the "
+                                "whole packed state (default: h)")
+            p.add_argument("--layer", type=seed, metavar="N",
+                           help="layer of a stacked model, 0-based as torch's weight_hh_lN (default: the last)")
+            p.add_argument("--memory-limit", type=positive_float, metavar="GIB",
+                           help="refuse a map whose estimated memory is above this many GiB (default: 3/4 of "
+                                "the machine's memory)")
         if name == "spectrum":
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":

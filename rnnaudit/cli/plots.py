@@ -38,19 +38,66 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
                        n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs)
 
 
-def _heatmap(args, src):
-    from rnnaudit.analysis import CERTIFIED_RTOL
-    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
-    from rnnaudit.limits import check_sizes
-    from rnnaudit.progress import progress_bar
+#: Predicted seconds above which ``--method auto`` takes the randomized sketch, where that is cheaper.
+AUTO_SKETCH_SECONDS = 300.0
 
-    T = src.x.shape[1]  # the figure holds the T × T map whatever the method streams
-    check_sizes(f"the heatmap of T = {T} steps (a T × T map)", allow_large=args.allow_large, elements=T * T)
+
+def heatmap_plan(args, src):
+    """(rtol, grid, method, estimate) of ``rnnaudit heatmap``: the grid for the heatmap-grade default (rtol 1e-3)
+    and anything coarser, or wherever --resolution is given; every pair for a finer --rtol or --certified.
+    On a grid, --method auto takes the certified products unless their estimate (calibrated by a GEMM timed
+    now) exceeds :data:`AUTO_SKETCH_SECONDS` and the randomized sketch is predicted cheaper.
+
+    Raises:
+        InputError: a bad --block/--layer for this model, or an estimated memory above the limit (one line).
+    """
+    from rnnaudit.analysis import CERTIFIED_RTOL, DEFAULT_RESOLUTION, HEATMAP_RTOL, estimate_cost, state_block
+    from rnnaudit.untrusted import InputError
+
     # --certified: the claims' tolerance; --rtol: the user's; neither: the figure's heatmap-grade default
     rtol = CERTIFIED_RTOL if args.certified else args.rtol
-    with progress_bar(2, "heatmap") as bar:  # the maps, then the drawing (plot_jacobian_heatmaps' progress)
+    grid = args.resolution
+    if grid is None and (rtol is None or rtol >= HEATMAP_RTOL):
+        grid = DEFAULT_RESOLUTION
+    try:
+        rows, _ = state_block(src.cell, args.block, args.layer)
+    except ValueError as err:
+        raise InputError(f"--block/--layer: {err}") from None
+    limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
+    if args.method == "sketch" and grid is None:
+        raise InputError("--method sketch samples the map on a grid: give --resolution, or drop --certified/a finer "
+                         "--rtol")
+    common = {"kind": args.kind, "grid": grid, "rows": rows, "cols": rows, "dtype": src.x.dtype, "memory_limit": limit,
+              "calibrate": True}
+    est = estimate_cost(src.cell, src.x.shape[1], method="sketch" if args.method == "sketch" else "products",
+                        **common)
+    if args.method == "auto" and grid is not None and est.seconds > AUTO_SKETCH_SECONDS:
+        sketch = estimate_cost(src.cell, src.x.shape[1], method="sketch", **common)
+        if sketch.gemms < est.gemms:
+            est = sketch
+    if not est.fits:
+        raise InputError(f"heatmap: the {est.method} map needs about {est.peak_bytes / 2 ** 30:.3g} GiB, above the "
+                         f"memory limit of {est.memory_limit / 2 ** 30:.3g} GiB (lower --resolution, a shorter --T, "
+                         "or raise --memory-limit)")
+    return rtol, grid, ("sketch" if est.method == "sketch" else "auto"), est
+
+
+def _heatmap(args, src):
+    import sys
+
+    from tqdm import tqdm
+
+    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+
+    rtol, grid, method, est = heatmap_plan(args, src)
+    print(f"estimate: {est.describe()}")
+    # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
+    # model, corrected by the rate measured as the bar advances
+    with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
+              disable=not sys.stderr.isatty(), leave=False) as bar:
         return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
-                                      rtol=rtol, progress=bar.update)
+                                      rtol=rtol, grid=grid, block=args.block, layer=args.layer,
+                                      memory_limit=est.memory_limit, work=bar.update, method=method)
 
 
 def _spectra(args, src):
