@@ -79,7 +79,7 @@ def _claims_to_assess(args) -> int:
     from rnnaudit.bounds import all_claims
     from rnnaudit.training.runs import checkpoint_steps
 
-    path = None if (args.model or args.arch) else Path(args.source)
+    path = None if args.source is None else Path(args.source)
     checkpoints = len(checkpoint_steps(path)) if path is not None and path.is_dir() and args.step is None else 1
     return len(all_claims()) * max(1, checkpoints)
 
