@@ -121,8 +121,11 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
                               vmax=float(positive.max()), kind=kind, steps=m.steps, label=label)
     if title:
         fig.suptitle(title)
-    # the maps themselves go beside the figure (.npz), one array per panel
-    attach_data(fig, {label: m.detach().cpu().numpy() for label, m in panels.items()})
+    # the maps themselves go beside the figure (.npz), one array per panel, with the grid's steps where sampled
+    data = {label: m.spectral.detach().cpu().numpy() for label, m in panels.items()}
+    data.update({f"{label} (steps)": m.steps.detach().cpu().numpy() for label, m in panels.items()
+                 if m.steps is not None})
+    attach_data(fig, data)
     if progress is not None:
         progress(1)
     return fig
