@@ -151,7 +151,7 @@ COVERAGE = (
     _s("Sec. 7.1, addition-task baseline 0.167", "addition_baseline"),
     _s("Sec. 7.1, copy-task baseline", "copy_baseline",
        reason="no number is printed; the baseline samples {a_1, …, a_7} while x_{1:10} is drawn from {a_0, …, a_7}",
-       finding=Finding("false", "spectral_rnn.copy_baseline", "the 'memoryless' baseline samples 7 symbols where the "
+       finding=Finding("misprinted", "spectral_rnn.copy_baseline", "the 'memoryless' baseline samples 7 symbols where the "
                                                               "digits to copy are drawn from 8: it never outputs a_0")),
     _s("Sec. 7 and App. C, experimental results (Figures 1–6, 'outperforms', L ∼ 35, L ∼ 70, overfitting)",
        reason="empirical results of training runs on the paper's data sets"),

@@ -40,8 +40,9 @@ class RecurrenceCase:
         d_hs: the widths counted, increasing. T: sequence length. d_i: input width.
         fr_hidden: f_r's hidden widths (fixed as d_h grows: "O(d_i)", Sec. 3).
         seed: seeds the cells' initialisation and the input (the count does not depend on it).
-        recurrence: ``"shift"`` (W_p by ``torch.roll``, as the cell does) or ``"dense"`` (W_p as a
-            dense d_h×d_h matrix product, the cost of a learned recurrent matrix; outside the claim).
+        recurrence: ``"shift"`` (W_p by ``torch.roll``, as the cell does), ``"dense"`` (W_p as a
+            dense d_h×d_h matrix product on a (batch, d_h) state, the cost of a learned recurrent matrix; outside
+            the claim) or ``"dense_vector"`` (the same on a 1-D state of sequence 0, a matrix-vector product).
         batch: sequences per pass (Table 1 counts a minibatch of one).
     """
 
@@ -68,9 +69,34 @@ def sample_recurrence_case(gen: torch.Generator, h: int, T: int, device="cpu",
                           int(torch.randint(0, 2**31 - 1, (), generator=gen)))
 
 
+def _mv_flops(mat, vec, *args, **kwargs) -> int:
+    """aten.mv: an m×n matrix times an n-vector, 2·m·n (2 per multiply-add, as FlopCounterMode's mm)."""
+    m, n = mat.shape
+    return 2 * m * n
+
+
+def _addmv_flops(bias, mat, vec, *args, **kwargs) -> int:
+    """aten.addmv: bias + an m×n matrix times an n-vector, 2·m·n (the addition uncounted, as FlopCounterMode's
+    addmm)."""
+    return _mv_flops(mat, vec)
+
+
+def _dot_flops(a, b, *args, **kwargs) -> int:
+    """aten.dot / aten.vdot: two n-vectors, 2·n."""
+    return 2 * a.shape[0]
+
+
+#: The matrix products that FlopCounterMode's ``flop_registry`` lacks (torch 2.x registers mm, addmm, bmm and
+#: baddbmm, not the 1-D forms): without them a dense W applied to a 1-D hidden state would count one operation per
+#: output element (d_h) instead of 2·d_h².
+_VECTOR_PRODUCTS = {torch.ops.aten.mv: _mv_flops, torch.ops.aten.addmv: _addmv_flops,
+                    torch.ops.aten.dot: _dot_flops, torch.ops.aten.vdot: _dot_flops}
+
+
 class _OperationCounter(TorchDispatchMode):
     """Counts every aten operation run inside it: FlopCounterMode's formula where it has one (matrix
-    products, convolutions), else one per output element, views and in-place metadata changes excepted."""
+    products, convolutions), :data:`_VECTOR_PRODUCTS`' for matrix-vector and vector-vector products, else one
+    per output element, views and in-place metadata changes excepted."""
 
     def __init__(self):
         super().__init__()
@@ -83,6 +109,8 @@ class _OperationCounter(TorchDispatchMode):
         packet = func._overloadpacket
         if packet in flop_registry:
             self.flops += int(flop_registry[packet](*args, **kwargs, out_val=out))
+        elif packet in _VECTOR_PRODUCTS:
+            self.flops += int(_VECTOR_PRODUCTS[packet](*args, **kwargs))
         elif not func.is_view:
             self.elementwise += sum(t.numel() for t in tree_leaves(out) if isinstance(t, Tensor))
         return out
@@ -90,7 +118,8 @@ class _OperationCounter(TorchDispatchMode):
 
 def count_operations(fn) -> tuple[int, int]:
     """Operations of ``fn()`` run without gradients: (FLOPs of the matrix products as
-    ``torch.utils.flop_counter`` counts them, 2 per multiply-add; one per output element of every
+    ``torch.utils.flop_counter`` counts them, 2 per multiply-add, and of the matrix-vector and dot products
+    it lacks (aten.mv, addmv: 2·m·n; aten.dot, vdot: 2·n); one per output element of every
     other operation that produces a tensor: elementwise arithmetic, activations, ``torch.roll``,
     copies, stacking and fills). Views (reshape, unbind, slicing) cost nothing.
 
@@ -107,13 +136,13 @@ def count_recurrence(case: RecurrenceCase) -> dict[int, int]:
     """Operations (:func:`count_operations`, FLOPs + elementwise) of one forward pass of the recurrence at
     each width of ``case``, in float64 on the CPU. ``"shift"`` runs :meth:`cells.SRNN.forward` (b on all T
     inputs, then the loop of eq. 3 with W_p as ``torch.roll``); ``"dense"`` runs the same b and loop with
-    W_p as a d_h×d_h matrix product.
+    W_p as a d_h×d_h matrix product; ``"dense_vector"`` the same on the 1-D state of sequence 0 (``W_p @ h``).
 
     Raises:
         ValueError: unknown ``case.recurrence``.
     """
-    if case.recurrence not in ("shift", "dense"):
-        raise ValueError(f"recurrence must be 'shift' or 'dense', got {case.recurrence!r}")
+    if case.recurrence not in ("shift", "dense", "dense_vector"):
+        raise ValueError(f"recurrence must be 'shift', 'dense' or 'dense_vector', got {case.recurrence!r}")
     gen = torch.Generator().manual_seed(case.seed)
     x = torch.randn(case.batch, case.T, case.d_i, generator=gen, dtype=torch.float64)
     counts = {}
@@ -121,13 +150,20 @@ def count_recurrence(case: RecurrenceCase) -> dict[int, int]:
         cell = SRNN(case.d_i, d, fr_hidden=case.fr_hidden, generator=gen, dtype=torch.float64)
         if case.recurrence == "shift":
             run = lambda cell=cell: cell(x)  # noqa: E731
-        else:
+        elif case.recurrence == "dense":
             W_t = cell.recurrent_matrix().mT
 
             def run(cell=cell, W_t=W_t, d=d):
                 bx, h = cell.b(x), x.new_zeros(case.batch, d)
                 for t in range(case.T):
                     h = torch.relu(h @ W_t + bx[:, t])
+        else:
+            W = cell.recurrent_matrix()
+
+            def run(cell=cell, W=W, d=d):
+                bx, h = cell.b(x), x.new_zeros(d)
+                for t in range(case.T):
+                    h = torch.relu(W @ h + bx[0, t])
         counts[d] = sum(count_operations(run))
     return counts
 

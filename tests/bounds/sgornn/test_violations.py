@@ -42,3 +42,22 @@ def test_eq3_clip_holds_below_one_half_and_fails_above():
     t = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
     out = evaluate_cases(eq3_clip, [LogitCase(t(-0.1), t(0.0)), LogitCase(t(0.1), t(0.0))])
     assert [r.ratio < 1 for r in out.records] == [True, False]
+
+
+def test_model_count_reads_three_as_four():
+    """Printed 'three': |3 − 4| > 1/2, exactly violated; read 'four' (Sec. 3.1–3.2 and the tables name four): every
+    count matches and SGORNN's 94.07 % is the highest of the four means (93.77, 93.45, 92.29), so misprinted."""
+    result = check_claim(sec3_model_count, TINY, seed=0)
+    assert result.verdict == "misprinted" and result.exact.verdict == "violated"
+    (reading,) = result.readings
+    assert reading.verdict == "holds" and reading.exact.verdict == "proved"
+    assert reading.worst_ratio == pytest.approx(93.77 / 94.07, rel=1e-12)
+
+
+def test_model_count_reading_given_the_printed_count_is_false():
+    """The negative control: the reading measured with the printed count 3 (and without its exact test) fails."""
+    import dataclasses
+
+    (reading,) = sec3_model_count.readings
+    as_printed = dataclasses.replace(reading, evaluate=sec3_model_count.evaluate, exact=None)
+    assert check_claim(dataclasses.replace(sec3_model_count, readings=(as_printed,)), TINY).verdict == "false"

@@ -36,6 +36,18 @@ def test_count_includes_the_roll_and_the_elementwise_work_flopcountermode_misses
     assert count_operations(lambda: x.reshape(2, 5)[0]) == (0, 0)  # views cost nothing
 
 
+def test_count_of_the_matrix_vector_and_dot_products_flopcountermode_lacks():
+    """aten.mv and addmv: 2·m·n; aten.dot and vdot: 2·n (FlopCounterMode's registry has only the 2-D forms, and
+    one operation per output element would count a dense 1024×1024 W times a 1-D state as 1024)."""
+    W, h = torch.zeros(1024, 512, dtype=torch.float64), torch.zeros(512, dtype=torch.float64)
+    b = torch.zeros(1024, dtype=torch.float64)
+    assert count_operations(lambda: W @ h) == (2 * 1024 * 512, 0)
+    assert count_operations(lambda: torch.mv(W, h)) == (2 * 1024 * 512, 0)
+    assert count_operations(lambda: torch.addmv(b, W, h)) == (2 * 1024 * 512, 0)
+    assert count_operations(lambda: h @ h) == (2 * 512, 0)
+    assert count_operations(lambda: torch.vdot(h, h)) == (2 * 512, 0)
+
+
 def test_srnn_count_is_affine_in_d_h():
     """Per step: roll, add and ReLU of d_h numbers; b(x): products into d_h plus the gate; so the count's second
     difference over equally spaced widths is 0."""
@@ -52,6 +64,16 @@ def test_table1_violated_for_a_dense_recurrent_matrix():
     assert result.verdict == "false", result.records[0].parts
     assert result.records[0].ratio > 1.9
     assert any(f.startswith("W_p applied as a permutation") for f in result.records[0].failed_assumptions)
+
+
+def test_table1_violated_for_a_dense_recurrent_matrix_on_a_1d_state():
+    """The negative control for the 1-D products: W_p dense applied to a 1-D hidden state (aten.mv, 2 d_h² FLOPs
+    per step) must fail like the batched form; counted one per output element it would measure exponent ≈ 1."""
+    case = RecurrenceCase((64, 256, 1024), T=4, d_i=2, fr_hidden=(8,), seed=0, recurrence="dense_vector")
+    result = evaluate_cases(table1, [case])
+    assert result.verdict == "false", result.records[0].parts
+    assert result.records[0].ratio > 1.9
+    assert count_recurrence(case)[1024] >= 4 * 2 * 1024**2  # T = 4 products of 2 d_h² FLOPs each
 
 
 def test_table1_has_power():

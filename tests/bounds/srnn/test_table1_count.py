@@ -8,23 +8,49 @@ import torch
 from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
 from rnnaudit.bounds.srnn import table1_count, table1_count_corrected
 from rnnaudit.bounds.srnn.cases import f64
-from rnnaudit.bounds.srnn.table1_count import CountCase, srnn_flop_formula, srnn_flops, vanilla_flops
+from rnnaudit.bounds.srnn.table1_count import (ASYMPTOTIC, ASYMPTOTIC_SUPREMUM, UNIFORM, CountCase, srnn_flop_formula,
+                                               srnn_flops, vanilla_flops)
 from tests.bounds.helpers import (TINY, assert_has_power, assert_reaches_supremum, assert_reproducible_violation,
                                   with_sizes)
 from tests.bounds.srnn.cases import assert_exact_agrees, with_evaluate
 
 SIZES = [(1, 1), (4, 2)]
-UNIFORM = "SRNN row, uniform reading: FLOPs ≤ C·T d_h d_i for every size, C = 2(L + 2)"
-ASYMPTOTIC = "SRNN row, asymptotic reading (d_h → ∞, d_i and f_r fixed): FLOPs per added unit of d_h ≤ 4 T d_i"
 
 
-def test_uniform_reading_is_violated_asymptotic_holds_and_sympy_agrees(tmp_path):
+def _asymptotic(claim):
+    """The claim as its reading 'O(·) as d_h → ∞' states it, with the reading's supremum."""
+    (reading,) = claim.readings
+    return dataclasses.replace(claim, evaluate=reading.evaluate, exact=reading.exact, readings=(),
+                               supremum=ASYMPTOTIC_SUPREMUM)
+
+
+def test_printed_uniform_form_fails_and_the_asymptotic_reading_holds_and_sympy_agrees(tmp_path):
     case = assert_reproducible_violation(with_sizes(table1_count, SIZES), TINY, tmp_path)
     assert case.d_i > case.d_h  # the violation needs d_i ≫ d_h
     result = check_claim(with_sizes(table1_count, SIZES), TINY, seed=0)
-    assert_exact_agrees(result)
-    assert result.worst_parts()[ASYMPTOTIC] <= 1 and result.worst_parts()[UNIFORM] > 1
-    assert_reaches_supremum(table1_count)  # the asymptotic reading's bound is tight
+    assert result.verdict == "misprinted" and ASYMPTOTIC not in result.worst_parts()
+    assert result.worst_parts()[UNIFORM] > 1 and result.exact.verdict == "violated"
+    (reading,) = result.readings
+    assert reading.verdict == "holds" and reading.worst_ratio <= 1 and reading.exact.verdict == "proved"
+    asymptotic = check_claim(with_sizes(_asymptotic(table1_count), SIZES), TINY, seed=0)
+    assert_exact_agrees(asymptotic)
+    assert_reaches_supremum(_asymptotic(table1_count))  # the reading's bound is tight
+
+
+def test_the_asymptotic_reading_given_the_printed_evaluation_is_false():
+    """The negative control: the reading measured as the printed (uniform) form holds nowhere, and a slope bound
+    one unit of T d_i too small (3 T d_i) fails on the starts where the last width and the gate reach 4 T d_i."""
+    (reading,) = table1_count.readings
+    as_printed = dataclasses.replace(reading, evaluate=table1_count.evaluate, exact=None)
+    claim = with_sizes(dataclasses.replace(table1_count, readings=(as_printed,)), SIZES)
+    assert check_claim(claim, TINY, seed=0).verdict == "false"
+
+    def too_tight(case):
+        parts = reading.evaluate(case)
+        slope, bound = parts[ASYMPTOTIC]
+        return {ASYMPTOTIC: (slope, bound * 3 / 4)}
+    alone = dataclasses.replace(with_evaluate(table1_count, too_tight), readings=())
+    assert evaluate_cases(alone, [CountCase(4, 4, 2, (4,), True)]).verdict == "false"
 
 
 def test_flop_counts_known_answers():
