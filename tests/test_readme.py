@@ -5,6 +5,8 @@ import shlex
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 #: A newcomer reads the README to the end: what it is, the two commands, one example per use, the links.
@@ -109,13 +111,44 @@ def test_every_claim_the_findings_table_names_is_registered():
         claim_by_id(claim_id)  # raises for an id the registry does not have
 
 
+TOTALS = re.compile(r"(\d+) claims over nine papers: (\d+) hold, (\d+) are false, (\d+) are misprinted, (\d+) is vacuous")
+
+
+def _published_totals(path) -> tuple[int, ...]:
+    found = TOTALS.search(" ".join(path.read_text().split()))
+    assert found, f"{path.name} states no totals in the form '{TOTALS.pattern}'"
+    return tuple(map(int, found.groups()))
+
+
 def test_the_readme_and_the_findings_page_give_the_same_totals():
-    totals = re.compile(r"(\d+) claims[^:]*: (\d+) hold, (\d+) are violated as printed, (\d+) is vacuous")
-    readme = totals.search(" ".join((ROOT / "README.md").read_text().split()))
-    findings = totals.search(" ".join((DOCS / "findings.md").read_text().split()))
-    assert readme and findings and readme.groups() == findings.groups()
-    n, holds, violated, vacuous = map(int, findings.groups())
-    assert holds + violated + vacuous == n
+    readme, findings = _published_totals(ROOT / "README.md"), _published_totals(DOCS / "findings.md")
+    assert readme == findings
+    n, *verdicts = findings
+    assert sum(verdicts) == n
+
+
+def test_the_published_totals_are_those_of_a_real_check_run():
+    """The totals in the README and docs/findings.md are the verdict counts of the check `.ci/run` runs first
+    (audit-report/results.json, the README's first command): published numbers come from a run, not by hand.
+    Skipped where no such run is beside the checkout, except in CI, where that run must be there."""
+    import json
+    import os
+    from collections import Counter
+
+    results = ROOT / "audit-report" / "results.json"
+    if not results.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI runs `rnnaudit check --out audit-report` before the tests; its results.json is missing")
+        pytest.skip("no audit-report/results.json beside the checkout (run the README's first command)")
+    doc = json.loads(results.read_text())
+    from rnnaudit.bounds import PAPERS
+
+    if doc.get("profile") != "quick" or {c["paper"] for c in doc["claims"]} != set(PAPERS):
+        pytest.skip("audit-report/ holds a run of another profile or of some papers only")
+    counts = Counter(c["verdict"] for c in doc["claims"])
+    n, holds, false, misprinted, vacuous = _published_totals(DOCS / "findings.md")
+    assert (len(doc["claims"]), counts["holds"], counts["false"], counts["misprinted"], counts["vacuous"]) == \
+        (n, holds, false, misprinted, vacuous)
 
 
 def test_the_walkthrough_in_the_docs_is_examples_walkthrough_py():
