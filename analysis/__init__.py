@@ -19,8 +19,8 @@ from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenv
                                        numerical_radius, numerical_range, orthogonality_distance, schur_departure,
                                        singular_values, spectral_summary)
 
-__all__ = ["gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum", "RecurrentMatrixProbes",
-           "recurrent_matrix_probes",
+__all__ = ["gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum",
+           "RecurrentMatrixProbes", "recurrent_matrix_probes",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",
            "naive_hidden_jacobian_maps", "CERTIFIED_RTOL", "HEATMAP_RTOL", "DEFAULT_RESOLUTION", "CostEstimate",

@@ -60,8 +60,8 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
-from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors, default_memory_limit,
-                                         estimate_cost, grid_steps, sketch_maps)
+from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors,
+                                         default_memory_limit, estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.analysis.products import new_stats, product_norm_maps
 from rnnaudit.cells.adapters import wrap
@@ -510,7 +510,8 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     if steps is not None:
         per = _grid_hidden(cell, x, h0, steps, r_idx=r_idx, c_idx=c_idx, norms=norms, run=run, progress=progress)
         out = {nm: _reduce(per[nm], reduce) for nm in norms}
-        return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, steps=steps, rtol=rtol)
+        return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, steps=steps,
+                            rtol=rtol)
     J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
     B, T = J.shape[0], J.shape[1]
     if progress is not None:

@@ -143,8 +143,8 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
     if bad.numel():
         t = int(bad[0]) + 1
         raise ValueError(f"the trajectory is not finite from step t = {t} of T = {T} on (h_t overflowed: "
-                         f"max |h_{t - 1}| = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite trajectory, "
-                         f"so shorten x or rescale the cell")
+                         f"max |h_{t - 1}| = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite "
+                         f"trajectory, so shorten x or rescale the cell")
     unit = torch.finfo(dtype).eps / 2
     gen = torch.Generator().manual_seed(seed)
     Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)

@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 
 from rnnaudit import names
-from rnnaudit.cli.argtypes import count, figure_file, grid_points, learning_rate, positive_float, rtol, seed, strict_level
+from rnnaudit.cli.argtypes import (count, figure_file, grid_points, learning_rate, positive_float, rtol, seed,
+                                   strict_level)
 
 __all__ = ["build_parser", "Parser"]
 
