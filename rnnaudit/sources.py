@@ -158,7 +158,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     if submodule is not None:
         module = _submodule(module, submodule)
     # from the shapes, before the float64 copy below allocates them again
-    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}", allow_large=allow_large)
+    check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}",
+                       allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = probe_copy(module)
     try:

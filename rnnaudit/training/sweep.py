@@ -294,10 +294,10 @@ class _TrainJob:
     """One run as a submitit job: a module-level class, which the job process imports by name.
 
     On a time limit or a preemption, Slurm sends SIGUSR2 (submitit asks for it ``signal_delay_s`` before the
-    limit: 90 s, or a quarter of a limit under 6 minutes); submitit then calls :meth:`checkpoint` and requeues the job with what it returns,
-    up to 3 times for time limits (preemptions without limit). The requeued job resumes the run from its latest
-    checkpoint file, so the steps since that checkpoint are taken again, to the same values (the trainer's
-    resume is exact on the CPU).
+    limit: 90 s, or a quarter of a limit under 6 minutes); submitit then calls :meth:`checkpoint` and requeues
+    the job with what it returns, up to 3 times for time limits (preemptions without limit). The requeued job
+    resumes the run from its latest checkpoint file, so the steps since that checkpoint are taken again, to the
+    same values (the trainer's resume is exact on the CPU).
     """
 
     def __call__(self, config: TrainConfig, run_dir: str) -> dict:
