@@ -11,18 +11,8 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.enrnn.cases import dominant_matrix, draw
-from rnnaudit.bounds.enrnn.eigen import (
-    A_EPS_POSITIVE_G,
-    A_SEPARATED_G,
-    A_SIMPLE_G,
-    C_matrix,
-    GradCase,
-    S_matrix,
-    dominant_index,
-    eigen_pair,
-    eigenvector_condition,
-    formula_gradient,
-)
+from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, C_matrix, GradCase, S_matrix,
+                                         dominant_index, eigen_pair, eigenvector_condition, formula_gradient)
 from rnnaudit.bounds.enrnn.proposition3_2 import PROP32_RTOL
 
 __all__ = ["sample_complex_case", "conjugate", "conjugate_parts"]

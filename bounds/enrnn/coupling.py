@@ -10,19 +10,8 @@ from scipy.optimize import linear_sum_assignment
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, assumption_tolerances, within
-from rnnaudit.bounds.enrnn.cases import (
-    A_UPPER,
-    EPS0_NOTE,
-    ENRNNCase,
-    dominant_matrix,
-    draw,
-    enrnn_cases_from_model,
-    finish_case,
-    new_cell,
-    random_angle,
-    recurrent_matrix,
-    short_term_matrix,
-)
+from rnnaudit.bounds.enrnn.cases import (A_UPPER, EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
+                                         finish_case, new_cell, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, spectral_radius
 
 __all__ = ["sample_coupling_case", "coupling"]

@@ -28,17 +28,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.enrnn.cases import (
-    A_UPPER,
-    ENRNNCase,
-    dominant_matrix,
-    draw,
-    enrnn_cases_from_model,
-    input_weights_and_bias,
-    random_angle,
-    recurrent_matrix,
-    short_term_matrix,
-)
+from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
+                                         input_weights_and_bias, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, enrnn_recurrence, spectral_radius
 
 __all__ = ["sample_decay_case", "short_products", "decay", "decay_corrected", "alternating_case",

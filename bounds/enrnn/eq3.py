@@ -8,15 +8,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict
-from rnnaudit.bounds.enrnn.cases import (
-    A_UPPER,
-    ENRNNCase,
-    enrnn_cases_from_model,
-    finish_case,
-    input_weights_and_bias,
-    new_cell,
-    recurrent_matrix,
-)
+from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, enrnn_cases_from_model, finish_case,
+                                         input_weights_and_bias, new_cell, recurrent_matrix)
 from rnnaudit.cells import enrnn_recurrence, get_activation
 
 __all__ = ["sample_eq3_case", "eq3", "blockwise", "EQ3_RTOL"]

@@ -10,17 +10,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim
-from rnnaudit.bounds.enrnn.eigen import (
-    A_EPS_POSITIVE_G,
-    A_SEPARATED_G,
-    A_SIMPLE_G,
-    GradCase,
-    S_matrix,
-    dominant_index,
-    eigenvector_condition,
-    normalised_loss,
-    sample_grad_case,
-)
+from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, GradCase, S_matrix,
+                                         dominant_index, eigenvector_condition, normalised_loss, sample_grad_case)
 from rnnaudit.bounds.enrnn.proposition3_2 import PROP32_RTOL
 
 __all__ = ["proof3_2", "proof_step_parts"]

@@ -8,19 +8,9 @@ from torch import Tensor
 from torch.func import jacrev, vmap
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.enrnn.cases import (
-    A_UPPER,
-    ENRNNCase,
-    dominant_matrix,
-    draw,
-    enrnn_cases_from_model,
-    finish_case,
-    input_weights_and_bias,
-    new_cell,
-    random_angle,
-    recurrent_matrix,
-    short_term_matrix,
-)
+from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model, finish_case,
+                                         input_weights_and_bias, new_cell, random_angle, recurrent_matrix,
+                                         short_term_matrix)
 from rnnaudit.bounds.enrnn.decay import symmetric_case
 from rnnaudit.cells import enrnn_recurrence, spectral_radius
 

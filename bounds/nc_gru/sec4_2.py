@@ -6,15 +6,8 @@ from __future__ import annotations
 
 from rnnaudit.bounds.core import Claim
 from rnnaudit.bounds.nc_gru.sec4_1 import A_PRINTED
-from rnnaudit.bounds.nc_gru.tables import (
-                                           BASELINES,
-                                           NC_UC,
-                                           NC_URUC,
-                                           TABLE_CASES,
-                                           Comparison,
-                                           comparison_parts,
-                                           exact_comparisons,
-)
+from rnnaudit.bounds.nc_gru.tables import (BASELINES, NC_UC, NC_URUC, TABLE_CASES, Comparison, comparison_parts,
+                                           exact_comparisons)
 
 __all__ = ["sec4_2", "sec4_2_corrected", "SEC4_2", "SEC4_2_CORRECTED"]
 

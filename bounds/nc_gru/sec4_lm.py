@@ -5,15 +5,8 @@ from __future__ import annotations
 
 from rnnaudit.bounds.core import Claim
 from rnnaudit.bounds.nc_gru.sec4_1 import A_PRINTED
-from rnnaudit.bounds.nc_gru.tables import (
-                                           NC_UC,
-                                           NC_URUC,
-                                           TABLE_CASES,
-                                           Comparison,
-                                           comparison_parts,
-                                           exact_comparisons,
-                                           value,
-)
+from rnnaudit.bounds.nc_gru.tables import (NC_UC, NC_URUC, TABLE_CASES, Comparison, comparison_parts, exact_comparisons,
+                                           value)
 
 __all__ = ["sec4_lm", "SEC4_LM"]
 

@@ -19,15 +19,8 @@ from torch import Tensor
 from torch.func import jacrev
 
 from rnnaudit.bounds.core import CaseSpace, NotApplicable
-from rnnaudit.bounds.nc_gru.cases import (
-    EPS_GRID,
-    GRUCase,
-    GRUSteps,
-    preactivations,
-    project_saturated,
-    sample_saturated_case,
-    sample_trajectory_case,
-)
+from rnnaudit.bounds.nc_gru.cases import (EPS_GRID, GRUCase, GRUSteps, preactivations, project_saturated,
+                                          sample_saturated_case, sample_trajectory_case)
 from rnnaudit.cells import GRU, NCGRU
 
 __all__ = ["DEEP", "START_KAPPAS", "START_MAX_H", "H_CORNER", "gru_step_starts", "ncgru_step_starts", "copy_to",

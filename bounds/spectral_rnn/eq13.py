@@ -12,17 +12,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.spectral_rnn.cases import (
-    A_F64,
-    F64,
-    GRAD_RTOL,
-    SpectralCellCase,
-    draw,
-    gauss,
-    randint,
-    t64,
-    to_case,
-)
+from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, GRAD_RTOL, SpectralCellCase, draw, gauss, randint, t64,
+                                                to_case)
 from rnnaudit.bounds.spectral_rnn.reflectors import dense_w
 from rnnaudit.cells import SpectralRNN, pack_reflectors, unpack_reflectors
 

@@ -7,18 +7,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.spectral_rnn.rnn17 import (
-    RNN_ASSUMPTIONS,
-    RNN_SIZES,
-    RNNCase,
-    free_rnn,
-    growth,
-    project_rnn,
-    rnn_cases_from_model,
-    rnn_states,
-    sample_rnn_case,
-    spec_norm,
-)
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
 
 __all__ = ["eq24"]
 

@@ -16,17 +16,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Supremum
-from rnnaudit.bounds.spectral_rnn.cases import (
-    A_F64,
-    F64,
-    MatrixCase,
-    gauss,
-    randint,
-    sample_matrix,
-    sample_orthogonal,
-    t64,
-    to_case,
-)
+from rnnaudit.bounds.spectral_rnn.cases import (A_F64, F64, MatrixCase, gauss, randint, sample_matrix,
+                                                sample_orthogonal, t64, to_case)
 from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64, proposition1_reflectors, recon_tol
 from rnnaudit.cells import reflector_product
 

@@ -12,17 +12,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Supremum
-from rnnaudit.bounds.spectral_rnn.cases import (
-    A_M_RANGE,
-    F64,
-    GRAD_RTOL,
-    CountCase,
-    draw,
-    gauss,
-    randint,
-    random_reflectors,
-    t64,
-)
+from rnnaudit.bounds.spectral_rnn.cases import (A_M_RANGE, F64, GRAD_RTOL, CountCase, draw, gauss, randint,
+                                                random_reflectors, t64)
 from rnnaudit.bounds.spectral_rnn.flops import count_flops
 from rnnaudit.bounds.spectral_rnn.reflectors import dense_w
 from rnnaudit.bounds.spectral_rnn.symbolic import chain_sum

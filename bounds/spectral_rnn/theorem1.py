@@ -13,24 +13,10 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.spectral_rnn.cases import (
-    A_F64,
-    A_ORTH,
-    MATRIX_SIZES,
-    MatrixCase,
-    random_reflectors,
-    sample_orthogonal,
-    to_case,
-)
-from rnnaudit.bounds.spectral_rnn.reflectors import (
-    RECON_C,
-    U64,
-    defect_allowance,
-    defect_F,
-    proposition1_reflectors,
-    recon_tol,
-    recurrence_matrix,
-)
+from rnnaudit.bounds.spectral_rnn.cases import (A_F64, A_ORTH, MATRIX_SIZES, MatrixCase, random_reflectors,
+                                                sample_orthogonal, to_case)
+from rnnaudit.bounds.spectral_rnn.reflectors import (RECON_C, U64, defect_allowance, defect_F, proposition1_reflectors,
+                                                     recon_tol, recurrence_matrix)
 from rnnaudit.cells import reflector_product
 
 __all__ = ["theorem1", "A_M1_FULL"]

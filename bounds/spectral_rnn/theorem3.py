@@ -11,23 +11,10 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.spectral_rnn.cases import (
-    A_F64,
-    A_ORTH,
-    MATRIX_SIZES,
-    MatrixCase,
-    draw,
-    randint,
-    sample_orthogonal,
-    to_case,
-)
-from rnnaudit.bounds.spectral_rnn.reflectors import (
-    defect_allowance,
-    proposition1_reflectors,
-    recon_tol,
-    recurrence_matrix,
-    reflector_matrix,
-)
+from rnnaudit.bounds.spectral_rnn.cases import (A_F64, A_ORTH, MATRIX_SIZES, MatrixCase, draw, randint,
+                                                sample_orthogonal, to_case)
+from rnnaudit.bounds.spectral_rnn.reflectors import (defect_allowance, proposition1_reflectors, recon_tol,
+                                                     recurrence_matrix, reflector_matrix)
 
 __all__ = ["theorem3", "theorem3_reflectors", "A_K1K2"]
 

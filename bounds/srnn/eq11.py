@@ -11,16 +11,8 @@ from torch import Tensor
 from torch.func import functional_call, jacrev
 
 from rnnaudit.bounds.core import Claim, ExactVerdict, Supremum, worst_pair
-from rnnaudit.bounds.srnn.cases import (
-    A_H0_CONSTANT,
-    A_SIGMA_PRIME,
-    SHUFFLE,
-    ShuffleCase,
-    b_params,
-    cell_params,
-    flatten_jacobian,
-    hidden_states,
-)
+from rnnaudit.bounds.srnn.cases import (A_H0_CONSTANT, A_SIGMA_PRIME, SHUFFLE, ShuffleCase, b_params, cell_params,
+                                        flatten_jacobian, hidden_states)
 
 __all__ = ["loss_gradient", "eq11", "eq11_corrected"]
 

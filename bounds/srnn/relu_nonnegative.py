@@ -10,16 +10,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, Claim
-from rnnaudit.bounds.srnn.cases import (
-    A_RELU,
-    SHUFFLE,
-    ShuffleCase,
-    cell_params,
-    f64,
-    perturbed_states,
-    relu_starts,
-    sample_relu_case,
-)
+from rnnaudit.bounds.srnn.cases import (A_RELU, SHUFFLE, ShuffleCase, cell_params, f64, perturbed_states, relu_starts,
+                                        sample_relu_case)
 from rnnaudit.cells import shift
 
 __all__ = ["relu_nonnegative"]

@@ -17,17 +17,8 @@ from torch import Tensor
 from torch.func import jacrev
 
 from rnnaudit.bounds.core import Claim, ExactVerdict
-from rnnaudit.bounds.srnn.cases import (
-    A_H0_CONSTANT,
-    A_RELU,
-    SHUFFLE,
-    ShuffleCase,
-    affine_case,
-    cell_params,
-    f64,
-    perturbed_states,
-    sample_relu_case,
-)
+from rnnaudit.bounds.srnn.cases import (A_H0_CONSTANT, A_RELU, SHUFFLE, ShuffleCase, affine_case, cell_params, f64,
+                                        perturbed_states, sample_relu_case)
 
 __all__ = ["propagation", "path_dead", "relu_vanishing", "measure_paths", "COUNT_BOUND"]
 
