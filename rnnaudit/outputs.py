@@ -21,9 +21,11 @@ A leaf (standard library only), used by ``check``, ``audit``, ``train`` and swee
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
+import stat
 import shutil
 import sys
 import time
@@ -65,7 +67,7 @@ class DirectoryLock:
     def __enter__(self) -> "DirectoryLock":
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fh = open(self.lock_path, "a+", encoding="utf-8")
+            fh = self._open()
             try:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -77,7 +79,7 @@ class DirectoryLock:
             # the previous holder may have unlinked the file between our open and our flock: then we hold
             # a lock on a file no one else will ever open, and must lock the one now at the path instead
             try:
-                same = os.path.samestat(os.fstat(fh.fileno()), os.stat(self.lock_path))
+                same = os.path.samestat(os.fstat(fh.fileno()), os.lstat(self.lock_path))
             except FileNotFoundError:
                 same = False
             if same:
@@ -89,6 +91,29 @@ class DirectoryLock:
         fh.flush()
         self._fh = fh
         return self
+
+    def _open(self):
+        """The lock file, opened for reading and writing without following a symbolic link: a link planted at the
+        lock's path (in a downloaded run directory, say) would otherwise have us write the holder's record into
+        whatever file it names.
+
+        Raises:
+            rnnaudit.untrusted.InputError: the lock's path is a symbolic link or not a regular file.
+        """
+        from rnnaudit.untrusted import InputError
+
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise InputError(f"{self.lock_path} is a symbolic link; rnnaudit never writes through one (remove it "
+                                 "if no rnnaudit process is running)") from None
+            raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise InputError(f"{self.lock_path} is not a regular file; rnnaudit keeps its lock there (remove it if no "
+                             "rnnaudit process is running)")
+        return os.fdopen(fd, "r+", encoding="utf-8")
 
     def __exit__(self, *exc) -> None:
         if self._fh is not None:
@@ -150,7 +175,7 @@ def remove_own_files(run_dir: str | os.PathLike, own: dict[str, object], *, what
                          "refusing to delete anything in it")
     try:
         info = json.loads(run_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         info = None
     if not isinstance(info, dict) or any(info.get(k) != v for k, v in RUN_MARKER.items()):
         raise ValueError(f"{what}: {run_json} does not carry rnnaudit's marker ({RUN_MARKER}), so {run_dir} is not "
@@ -197,7 +222,7 @@ def _holder(text: str) -> str:
     try:
         info = json.loads(text)
         return f"PID {info['pid']}: {info['command']}"
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return "PID unknown"
 
 

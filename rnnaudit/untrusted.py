@@ -117,6 +117,8 @@ def read_json_file(path: str | os.PathLike, what: str) -> dict:
     except json.JSONDecodeError as err:
         raise InputError(f"{path}: the {what} is not valid JSON (line {err.lineno}, column {err.colno}: "
                          f"{err.msg})") from None
+    except RecursionError:  # nesting deeper than Python's stack: no rnnaudit file nests more than a few levels
+        raise InputError(f"{path}: the {what} nests its arrays or objects too deeply to be read") from None
     if not isinstance(value, dict):
         raise InputError(f"{path}: the {what} must be a JSON object, got {type(value).__name__}")
     return value
@@ -140,6 +142,8 @@ def read_jsonl_records(path: str | os.PathLike, what: str) -> list[dict]:
                     record = json.loads(line)
                 except json.JSONDecodeError as err:
                     raise InputError(f"{p}, line {number}: not a JSON object ({err.msg})") from None
+                except RecursionError:
+                    raise InputError(f"{p}, line {number}: nests its arrays or objects too deeply to be read") from None
                 if not isinstance(record, dict):
                     raise InputError(f"{p}, line {number}: expected a JSON object, got {type(record).__name__}")
                 out.append(record)

@@ -54,8 +54,8 @@ def safetensors_header(path: str | os.PathLike) -> dict[str, tuple[str, tuple[in
         raw = fh.read(n)
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise InputError(f"{p}: the safetensors header is not JSON") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise InputError(f"{p}: the safetensors header is not JSON (or nests too deeply)") from None
     if not isinstance(header, dict):
         raise InputError(f"{p}: the safetensors header must be a JSON object, got {type(header).__name__}")
     data_bytes = size - 8 - n

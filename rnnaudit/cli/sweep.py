@@ -23,7 +23,9 @@ def run(args) -> int:
         raise ValueError(f"--{min(slurm).replace('_', '-')} applies to --executor slurm only")
     spec = load_spec(args.spec)
     if args.executor == "inline":
-        summaries = run_sweep(spec)
+        from rnnaudit.progress import shows_progress
+
+        summaries = run_sweep(spec, progress=shows_progress())  # bars on a terminal only
     else:
         summaries = submit_sweep(spec, executor=args.executor, folder=args.folder, slurm=slurm,
                                  wait=True if args.wait else None, on_state=_state if args.wait else None)

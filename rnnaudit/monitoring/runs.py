@@ -113,13 +113,16 @@ def plain_weights(module: nn.Module) -> dict[str, Tensor]:
         return {k: v.detach().cpu().clone() for k, v in own.items()}
 
 
-def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, device=None) -> nn.Module:
+def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, device=None, *,
+                       allow_large: bool = False) -> nn.Module:
     """A torch recurrent module of the described class and sizes (no parametrizations), in ``dtype``, with
     uninitialised weights: load weights into it. It is built on the meta device and then allocated,
     so it draws nothing from torch's random generators (a monitored loop stays the loop it was).
 
     Raises:
         InputError: a description that is not of a torch recurrent module, or with fields of the wrong kind.
+        rnnaudit.limits.TooLargeError: sizes above the limits (checked from the description before anything is
+            built: a run.json can claim any size).
     """
     name = description.get("type")
     if name not in TORCH_RECURRENT:
@@ -137,6 +140,11 @@ def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, de
         kind = bool if key in ("bias", "batch_first") else str if key == "nonlinearity" else int
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
             raise InputError(f"run.json: model field {key!r} must be a {kind.__name__}, got {value!r}")
+    from rnnaudit.limits import check_sizes
+
+    hidden, width, layers = kwargs["hidden_size"], kwargs["input_size"], kwargs.get("num_layers", 1)
+    check_sizes("run.json's model", allow_large=allow_large, hidden=max(1, hidden),
+                elements=max(1, 4 * layers * max(1, hidden) * (max(1, hidden) + max(1, width))))
     try:
         module = TORCH_RECURRENT[name](**kwargs, dtype=dtype, device="meta")
     except (ValueError, TypeError, RuntimeError) as err:

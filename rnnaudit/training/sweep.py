@@ -68,7 +68,7 @@ def load_spec(path: str | Path) -> dict:
     elif path.suffix == ".toml":
         try:
             spec = tomllib.loads(read_text_file(path, "sweep spec"))
-        except tomllib.TOMLDecodeError as err:
+        except (tomllib.TOMLDecodeError, RecursionError) as err:
             raise InputError(f"{path}: the sweep spec is not valid TOML ({err})") from None
     else:
         raise InputError(f"{path}: a sweep spec must be .json or .toml")

@@ -103,9 +103,11 @@ def test_hidden_and_T_flags_are_checked_before_anything_is_built(tmp_path, capsy
     assert cli_status(["heatmap", "gru", "--hidden", "12000", "--out", str(tmp_path / "h.png")]) == 2
     _one_line_error(capsys, "hidden = 12000", "limit")
     monkeypatch.undo()
-    # T = 10⁵ is within the limit on T, but its heatmap is a T × T map of 10¹⁰ entries (80 GB)
-    assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "100000", "--out", str(tmp_path / "h.png")]) == 2
-    _one_line_error(capsys, "T × T", "limit")
+    # T = 10⁵ is within the limit on T, but its all-pairs map (--certified) holds T² norms and products: refused
+    # from the method's memory estimate (the default grid map of the same T is a 4 MiB job, and runs)
+    assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "100000", "--certified",
+                       "--out", str(tmp_path / "h.png")]) == 2
+    _one_line_error(capsys, "GiB", "memory limit")
 
 
 def test_a_state_dict_claiming_a_huge_width_is_refused_before_the_module_is_built(tmp_path, monkeypatch):

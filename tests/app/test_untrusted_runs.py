@@ -417,3 +417,61 @@ def test_a_refused_resume_leaves_no_directory(tmp_path):
     with pytest.raises(ValueError, match="holds no run"):
         train(config, tmp_path / "nosuch", resume=True, progress=False)
     assert not (tmp_path / "nosuch").exists()
+
+
+def test_a_lock_file_planted_as_a_symlink_is_refused_and_its_target_kept(tmp_path):
+    """A run directory may arrive with its lock file as a symbolic link to one of the user's files; rnnaudit
+    never writes through it (the lock is opened with O_NOFOLLOW). Negative control: without a link the lock is
+    taken and released, leaving nothing."""
+    from rnnaudit.outputs import DirectoryLock
+    from rnnaudit.untrusted import InputError
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / ".rnnaudit.lock").symlink_to(precious)
+    with pytest.raises(InputError, match="symbolic link"):
+        with DirectoryLock(run, inside=True):
+            pass
+    assert precious.read_text() == "keep me\n"
+    (tmp_path / ".out.lock").symlink_to(precious)
+    with pytest.raises(InputError, match="symbolic link"):
+        with DirectoryLock(tmp_path / "out"):
+            pass
+    assert precious.read_text() == "keep me\n"
+    clean = tmp_path / "clean"
+    with DirectoryLock(clean, inside=True):
+        assert (clean / ".rnnaudit.lock").is_file()
+    assert not (clean / ".rnnaudit.lock").exists()
+
+
+@pytest.mark.parametrize("text", ["[" * 200_000, '{"a":' * 200_000])
+def test_json_nested_past_the_stack_is_one_clear_error(tmp_path, text):
+    """json.loads raises RecursionError (not a JSONDecodeError) on deep nesting; the readers of untrusted files
+    turn it into one InputError naming the file, for run.json and trajectory.jsonl alike."""
+    from rnnaudit.untrusted import InputError, read_json_file, read_jsonl_records
+
+    path = tmp_path / "run.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match="too deeply"):
+        read_json_file(path, "run.json")
+    lines = tmp_path / "trajectory.jsonl"
+    lines.write_text('{"step": 0}\n' + text + "\n")
+    with pytest.raises(InputError, match="line 2"):
+        read_jsonl_records(lines, "trajectory")
+
+
+def test_a_run_json_claiming_a_huge_model_is_refused_before_it_is_built():
+    """Sizes in a Monitor run's model description are checked before the module is built: hidden_size 30000
+    (a 7 GB RNNCell) and num_layers 10⁶ (hours of building) are refused; a 2-layer GRU of 8 units is built."""
+    from rnnaudit.limits import TooLargeError
+    from rnnaudit.monitoring.runs import build_torch_module
+
+    with pytest.raises(TooLargeError, match="hidden = 30000"):
+        build_torch_module(dict(type="RNNCell", input_size=2, hidden_size=30000, bias=True, nonlinearity="tanh"))
+    with pytest.raises(TooLargeError, match="elements"):
+        build_torch_module(dict(type="GRU", input_size=2, hidden_size=8, bias=True, num_layers=10**6,
+                                batch_first=True))
+    assert build_torch_module(dict(type="GRU", input_size=2, hidden_size=8, bias=True, num_layers=2,
+                                   batch_first=True)).num_layers == 2
