@@ -360,7 +360,7 @@ def _refuse_above_limit(cell, x: Tensor, *, kind: str, grid, rows, cols, norms, 
     est = estimate_cost(cell, x.shape[1], kind=kind, grid=grid, rows=rows, cols=cols, batch=x.shape[0], norms=norms,
                         dtype=x.dtype, device=x.device, memory_limit=limit, method=method)
     if not est.fits:
-        raise ValueError(f"x: a {est.method} map of T = {x.shape[1]} steps of a width-{cell.hidden_size} state needs "
+        raise ValueError(f"x: the {est.method} map of T = {x.shape[1]} steps of a width-{cell.hidden_size} state needs "
                          f"about {est.peak_bytes / 2 ** 30:.3g} GiB, above memory_limit = {limit / 2 ** 30:.3g} GiB "
                          f"(pass grid= for a heatmap-grade map, a shorter x, or a larger memory_limit)")
 
