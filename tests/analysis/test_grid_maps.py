@@ -159,7 +159,7 @@ def test_grid_steps_and_bad_grids():
 
 def test_memory_refusal_names_the_size_and_the_limit_before_allocating():
     m = _lstm(n=2)
-    with pytest.raises(ValueError, match=r"x: a all-pairs map of T = 1000000 .* GiB, above memory_limit = "):
+    with pytest.raises(ValueError, match=r"x: the all-pairs map of T = 1000000 .* GiB, above memory_limit = "):
         hidden_jacobian_maps(m, torch.rand(1, 10 ** 6, 2, dtype=F64))
     with pytest.raises(ValueError, match="memory_limit"):
         input_jacobian_maps(m, torch.rand(1, 10 ** 6, 2, dtype=F64))
