@@ -224,6 +224,13 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         raise TypeError(f"inputs must be a tensor (T, n) or (m, T, n), got {type(inputs).__name__}")
     if (loss_fn is None) != (targets is None):
         raise ValueError("loss_fn and targets go together: give both to measure ‖∂L/∂h_0‖, or neither")
+    if not isinstance(allow_large, bool):  # a truthy string would lift every limit
+        raise TypeError(f"allow_large must be True or False, got {type(allow_large).__name__} {allow_large!r}")
+    if isinstance(model, torch.nn.Module):
+        # the float64 copy would drop a complex weight's imaginary part (with only a warning) and round integers
+        odd = next(((n, p.dtype) for n, p in model.named_parameters() if not p.is_floating_point()), None)
+        if odd is not None:
+            raise TypeError(f"model: parameter {odd[0]!r} is {odd[1]}; the audit needs real floating weights")
     trained = _trained_dtype(model, trained_dtype)
     if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
         check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)

@@ -57,13 +57,13 @@ def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int
         applies, reason, assumptions, verdict, ...]}.
 
     Raises:
-        TypeError: ``path`` not a path; ``factory`` not a string.
+        TypeError: ``path`` not a path; ``factory`` not a string; ``allow_large`` not a bool.
         rnnaudit.untrusted.InputError: not an rnnaudit checkpoint, or one whose parameters do not fit
             its config (see :func:`rnnaudit.training.runs.load_trained_model`); a ``factory`` for a
             run of the trainer (its cells are rnnaudit's own).
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
-    _check_arguments(path, "path", factory)
+    _check_arguments(path, "path", factory, allow_large)
     if monitored_run_of(path) is not None:
         return audit_monitored_checkpoint(path, step=step, measure_bounds=measure_bounds, allow_large=allow_large,
                                           factory=factory)
@@ -71,7 +71,9 @@ def audit_checkpoint(path: str | Path, *, measure_bounds: bool = True, step: int
     return _audit(path, measure_bounds, step=step, allow_large=allow_large)[0]
 
 
-def _check_arguments(path, name: str, factory) -> None:
+def _check_arguments(path, name: str, factory, allow_large=False) -> None:
+    if not isinstance(allow_large, bool):  # a truthy string would lift every limit
+        raise TypeError(f"allow_large must be True or False, got {type(allow_large).__name__} {allow_large!r}")
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
     if factory is not None and not isinstance(factory, str):
@@ -98,10 +100,10 @@ def audit_run(run_dir: str | Path, *, allow_large: bool = False, factory: str | 
     ``factory``: as in :func:`audit_checkpoint`.
 
     Raises:
-        TypeError: ``run_dir`` not a path; ``factory`` not a string.
+        TypeError: ``run_dir`` not a path; ``factory`` not a string; ``allow_large`` not a bool.
         ValueError: not a run directory; a ``factory`` for a run of the trainer.
     """
-    _check_arguments(run_dir, "run_dir", factory)
+    _check_arguments(run_dir, "run_dir", factory, allow_large)
     run_dir = Path(run_dir)
     if monitored_run_of(run_dir) is not None:
         return audit_monitored_run(run_dir, allow_large=allow_large, factory=factory)

@@ -226,6 +226,26 @@ def load_monitored_checkpoint(path: str | os.PathLike, step: int | None = None, 
     return payload
 
 
+def _check_weights(weights, where: str, *, required: bool) -> None:
+    """A checkpoint's state dict must be a dict of real tensors with finite floating entries (a file may hold
+    anything: a list, NaN weights), or absent where it is optional.
+
+    Raises:
+        InputError: naming the entry.
+    """
+    if weights is None and not required:
+        return
+    if not isinstance(weights, dict) or not weights:
+        raise InputError(f"{where}: expected a non-empty dict of parameter tensors, got {type(weights).__name__}")
+    for name, tensor in weights.items():
+        if not isinstance(name, str) or not isinstance(tensor, Tensor):
+            raise InputError(f"{where}: entry {str(name)[:80]!r} is not a named tensor")
+        if tensor.is_complex():  # integer buffers (a step counter) are fine; complex weights are not real
+            raise InputError(f"{where}: {name!r} is {tensor.dtype}; weights must be real")
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise InputError(f"{where}: {name!r} holds NaN or Inf entries")
+
+
 def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
                   factory: str | None = None) -> tuple[nn.Module, Tensor | None]:
     """The user's model of a monitor checkpoint, in the dtype it was trained in, evaluation mode, and its
@@ -252,6 +272,8 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
 
     where = checkpoint.get("path", "checkpoint")
     description, recorded = checkpoint["model"], checkpoint.get("factory")
+    for key in ("state_dict", "plain_state_dict"):
+        _check_weights(checkpoint.get(key), f"{where} ({key})", required=key == "state_dict")
     dtype = getattr(torch, str(description.get("dtype", "float32")), None)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise InputError(f"{where}: model dtype {description.get('dtype')!r} is not a floating torch dtype")

@@ -291,3 +291,20 @@ def test_python_train_has_the_limits_of_the_command_line(tmp_path, monkeypatch):
     with pytest.raises(TooLargeError, match="hidden = 12000 is above the limit 8192"):
         train(TrainConfig(cell="fastrnn", hidden_size=12_000, T=4, steps=1), tmp_path / "run", progress=False)
     assert not (tmp_path / "run" / "run.json").exists()
+
+
+def test_python_audit_refuses_complex_weights_and_a_non_bool_allow_large(tmp_path):
+    """Complex weights would lose their imaginary part in the float64 copy (torch only warns), and
+    allow_large='yes' would lift every limit: both are refused naming the parameter. Control: the same GRU
+    with real weights is audited."""
+    import rnnaudit
+    from rnnaudit.auditing import audit_run
+
+    x = torch.rand(1, 10, 2)
+    with pytest.raises(TypeError, match="weight_ih_l0.*complex64"):
+        rnnaudit.audit(torch.nn.GRU(2, 4, batch_first=True).to(torch.complex64), x)
+    with pytest.raises(TypeError, match="allow_large"):
+        rnnaudit.audit(torch.nn.GRU(2, 4, batch_first=True), x, allow_large="yes")
+    with pytest.raises(TypeError, match="allow_large"):
+        audit_run(tmp_path, allow_large="yes")
+    assert rnnaudit.audit(torch.nn.GRU(2, 4, batch_first=True), x, diagnostics=False)["claims"]

@@ -475,3 +475,25 @@ def test_a_run_json_claiming_a_huge_model_is_refused_before_it_is_built():
                                 batch_first=True))
     assert build_torch_module(dict(type="GRU", input_size=2, hidden_size=8, bias=True, num_layers=2,
                                    batch_first=True)).num_layers == 2
+
+
+@pytest.mark.parametrize("damage", ["plain_list", "nan_weights"])
+def test_a_monitor_checkpoint_with_a_list_or_nan_weights_is_one_clear_error(damage):
+    """A checkpoint's state dicts are checked before any model is built: a list where a dict belongs, or NaN
+    weights, is one InputError naming the entry (it was an AttributeError, and an SVD of NaN). Control: the
+    undamaged checkpoint rebuilds."""
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.monitoring.runs import describe_model, plain_weights, rebuild_model
+    from rnnaudit.untrusted import InputError
+
+    gru = nn.GRU(2, 4, batch_first=True)
+    ckpt = {"path": "ckpt.pt", "model": describe_model(gru, wrap(gru)), "state_dict": gru.state_dict(),
+            "plain_state_dict": plain_weights(gru)}
+    module, _ = rebuild_model(ckpt)
+    assert isinstance(module, nn.GRU)
+    if damage == "plain_list":
+        ckpt["plain_state_dict"] = [1, 2]
+    else:
+        ckpt["plain_state_dict"] = {k: torch.full_like(v, float("nan")) for k, v in ckpt["plain_state_dict"].items()}
+    with pytest.raises(InputError, match="plain_state_dict"):
+        rebuild_model(ckpt)
