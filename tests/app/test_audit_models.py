@@ -281,7 +281,7 @@ def test_geotorch_module_with_a_custom_step():
 
 
 def test_cli_parametrized_factory_with_weights(tmp_path, monkeypatch):
-    (tmp_path / "mymodels.py").write_text(
+    (tmp_path / "orth_rnn_factory.py").write_text(
         "import torch\nfrom torch import nn\nfrom torch.nn.utils import parametrizations\n"
         "def make_orth_rnn():\n"
         "    return parametrizations.orthogonal(nn.RNN(2, 16, batch_first=True), 'weight_hh_l0')\n")
@@ -292,14 +292,19 @@ def test_cli_parametrized_factory_with_weights(tmp_path, monkeypatch):
 
     sys.path.insert(0, str(tmp_path))
     try:
-        model = importlib.import_module("mymodels").make_orth_rnn()
+        model = importlib.import_module("orth_rnn_factory").make_orth_rnn()
     finally:
         sys.path.remove(str(tmp_path))
-        sys.modules.pop("mymodels", None)
+        sys.modules.pop("orth_rnn_factory", None)
     torch.save(model.state_dict(), "w.pt")
     torch.save(torch.randn(1, 30, 2), "seq.pt")
-    assert cli_status(["audit", "--model", "mymodels:make_orth_rnn", "--weights", "w.pt", "--inputs", "seq.pt",
-                       "--out", "a"]) == 0
+    # the CLI imports the factory into this process: a module name no other test uses, removed afterwards
+    monkeypatch.delitem(sys.modules, "orth_rnn_factory", raising=False)
+    try:
+        assert cli_status(["audit", "--model", "orth_rnn_factory:make_orth_rnn", "--weights", "w.pt", "--inputs",
+                           "seq.pt", "--out", "a"]) == 0
+    finally:
+        sys.modules.pop("orth_rnn_factory", None)
     doc = json.loads((tmp_path / "a" / "audit.json").read_text())
     assert doc["model"]["type"] == "RNN (parametrized: weight_hh_l0)"
     # the same file without the factory: the parametrization is not in it, and the hint names --model
