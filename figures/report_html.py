@@ -94,14 +94,12 @@ def _summary(doc: dict, papers: list[str]) -> str:
     note = (f"<p class='muted'>Selected papers with no claims implemented yet: {esc(', '.join(skipped))}.</p>"
             if skipped else "")
     return (f"<section id='summary'><h2>Summary</h2><p class='lede'><strong>{len(claims)} claims checked:"
-            f"</strong> {esc(sentence)}.</p><div class='table-wrap'><table>"
+            f"</strong> {esc(sentence)}.</p><div class='table-wrap'><table class='summary'>"
             f"<thead><tr><th>paper</th><th class='num'>claims</th>{head}{cov_head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table></div>{note}"
-            "<p class='muted'>Ratios are measured/bound: above 1 the statement fails on that case. The worst ratio is "
-            "the largest over random and adversarial cases inside the claim's assumptions; vacuous and inconclusive "
-            "claims are shown without one. <em>false</em>: the statement as printed fails and no reading the "
-            "paper's text supports holds; <em>misprinted</em>: it fails as printed but a supported reading "
-            "holds.</p></section>")
+            "<p class='muted'>Ratio: measured/bound, worst over the cases inside the assumptions (above 1: fails). "
+            "<em>false</em>: fails as printed, no reading the text supports holds; <em>misprinted</em>: a "
+            "supported reading holds.</p></section>")
 
 
 def _violations(doc: dict, by_id: dict) -> str:

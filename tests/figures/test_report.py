@@ -74,7 +74,7 @@ def test_summary_then_violations_then_full_table_then_claims(page):
     ids = _parse(html).ids
     order = [ids.index(x) for x in ("summary", "failing", "all-claims", "paper-sgornn", "claim-sgornn.eq3", "figures")]
     assert order == sorted(order)
-    assert html.index("<table>") < html.index("id='failing'")  # the counts table opens the page
+    assert html.index("<table class='summary'>") < html.index("id='failing'")  # the counts table opens the page
 
 
 def test_verdict_counts_per_paper_and_in_total(page):
