@@ -644,6 +644,15 @@ def _check_grid(n_grid, refine) -> None:
             raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
 
 
+def _outermost_setup(A, eps, n_grid, refine, normal_tol):
+    """The checked arguments of the outermost-extent functions and A's Schur solver: (A, eps, solver)."""
+    A = as_square_matrix(A)
+    eps = _check_eps(eps)
+    _check_grid(n_grid, refine)
+    _check_normal_tol(normal_tol)
+    return A, eps, _ShiftedSchur(A)
+
+
 def pseudospectral_abscissa(A, eps: float, *, n_grid: int = 256, refine: int = 4,
                             normal_tol: float = NORMAL_TOL) -> Tensor:
     """ε-pseudospectral abscissa α_ε(A) = max{Re z : σ_min(zI − A) ≤ ε}, the rightmost extent of Λ_ε(A).
@@ -673,11 +682,7 @@ def pseudospectral_abscissa(A, eps: float, *, n_grid: int = 256, refine: int = 4
     J. V. Burke, A. S. Lewis & M. L. Overton, IMA J. Numer. Anal. 23 (2003) (the Hamiltonian test);
     EigTool's ``psa``.
     """
-    A = as_square_matrix(A)
-    eps = _check_eps(eps)
-    _check_grid(n_grid, refine)
-    _check_normal_tol(normal_tol)
-    solver = _ShiftedSchur(A)
+    A, eps, solver = _outermost_setup(A, eps, n_grid, refine, normal_tol)
     lam = solver.t
     if solver.is_normal(normal_tol):
         value = float(lam.real.max()) + eps
@@ -716,11 +721,7 @@ def pseudospectral_radius(A, eps: float, *, n_grid: int = 256, refine: int = 4,
     (ρ_ε − 1)/ε, Trefethen & Embree (2005), Thm. 16.4); E. Mengi & M. L. Overton, IMA J. Numer. Anal. 25 (2005);
     EigTool's ``psr``.
     """
-    A = as_square_matrix(A)
-    eps = _check_eps(eps)
-    _check_grid(n_grid, refine)
-    _check_normal_tol(normal_tol)
-    solver = _ShiftedSchur(A)
+    A, eps, solver = _outermost_setup(A, eps, n_grid, refine, normal_tol)
     lam = solver.t
     if solver.is_normal(normal_tol):
         value = float(np.abs(lam).max()) + eps
