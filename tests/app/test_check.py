@@ -99,7 +99,7 @@ def test_nan_is_refused_rather_than_written(tmp_path):
 
 def test_report_html_is_self_contained(report_dir):
     text = (report_dir / "report.html").read_text()
-    assert "<table>" in text and "sgornn.theorem2" in text
+    assert "<table class='summary'>" in text and "sgornn.theorem2" in text
     n_figures = len(json.loads((report_dir / "results.json").read_text())["figures"])
     assert text.count("data:image/png;base64,") == n_figures >= 3  # tightness, heatmap, eigenvalues
     assert "src='figures/" not in text  # nothing refers to a file beside it
