@@ -67,8 +67,9 @@ eq5 = Claim(
     explanation="The transpose is misplaced: the chain rule of x_i = W_rec σ(x_(i−1)) + … gives "
                 "W_rec diag(σ'(x_(i−1))) "
                 "(pascanu2013.eq5.corrected); the printed form is right only for symmetric W_rec (1×1 included).",
-    notes="A misprint whose intended meaning is clear: the norms Sec. 2.1 bounds are the same for W and Wᵀ, so no "
-          "conclusion of the paper changes.",
+    notes="False, not misprinted: W_recᵀ diag(σ') is neither the Jacobian W_rec diag(σ') nor its transpose "
+          "diag(σ') W_recᵀ, so no reading of the printed text holds (an independent re-derivation agreed). The norms "
+          "Sec. 2.1 bounds are the same for W and Wᵀ, so no conclusion of the paper changes.",
 )
 
 eq5_corrected = Claim(
