@@ -143,7 +143,8 @@ def _push(cell, x: Tensor, hs: Tensor, a: int, b: int, V: Tensor) -> tuple[Tenso
     power of two (returned: the rows times 2^e are the product)."""
     e = 0
     for t in range(a + 1, b + 1):
-        xr, hr = x[t - 1][None], hs[t - 1][None]
+        # copies, not views of the trajectory: forward mode gives a view's tangent its base's size (O(T) per step)
+        xr, hr = x[t - 1][None].clone(), hs[t - 1][None].clone()
         V = vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v[None],))[1][0])(V)
         big = float(V.abs().amax())
         if big > 0 and not 2.0 ** -64 <= big <= 2.0 ** 64:  # keep the tangents inside the normal floats
@@ -480,7 +481,7 @@ def sketch_maps(cell, x: Tensor, hs: Tensor, steps: Tensor, *, kind: str, rows: 
         Om = torch.randn(q, k, generator=gen, dtype=torch.float64).to(**kw)
         Rfs.append(torch.linalg.qr(Om)[1])
         if kind == "input":  # K_t Ω at t = g_j: forward mode in x at that step
-            xr, hr = x[g[j] - 1][None], hs[g[j] - 1][None]
+            xr, hr = x[g[j] - 1][None].clone(), hs[g[j] - 1][None].clone()  # copies: see _push
             return vmap(lambda v: jvp(lambda xx: cell.step(xx, hr), (xr,), (v[None],))[1][0])(Om.mT)
         out = torch.zeros(k, h, **kw)
         out[:, slice(None) if cols is None else cols] = Om.mT
@@ -499,7 +500,7 @@ def sketch_maps(cell, x: Tensor, hs: Tensor, steps: Tensor, *, kind: str, rows: 
         for i in range(R):
             if i:
                 for t in range(g[i - 1] + 1, g[i] + 1):
-                    xr, hr = x[t - 1][None], hs[t - 1][None]
+                    xr, hr = x[t - 1][None].clone(), hs[t - 1][None].clone()  # copies: see _push
                     V = vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v[None],))[1][0])(V)
                     big = V.abs().amax(1)
                     out = (big > 0) & ((big < 2.0 ** -64) | (big > 2.0 ** 64))
@@ -534,5 +535,6 @@ def _input_jacobian_at(cell, x_t: Tensor, h_prev: Tensor) -> tuple[None, Tensor]
     """K = ∂step/∂x (h, n) at one step, by forward mode over the n input directions."""
     n = x_t.shape[0]
     eye = torch.eye(n, dtype=x_t.dtype, device=x_t.device)
-    K = vmap(lambda v: jvp(lambda xx: cell.step(xx, h_prev[None]), (x_t[None],), (v[None],))[1][0])(eye)
+    x_t, h_prev = x_t[None].clone(), h_prev[None].clone()  # copies: see _push
+    K = vmap(lambda v: jvp(lambda xx: cell.step(xx, h_prev), (x_t,), (v[None],))[1][0])(eye)
     return None, K.mT

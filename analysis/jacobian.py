@@ -122,7 +122,9 @@ def _jacobians_at(cell: RecurrentCell, xr: Tensor, hr: Tensor, *, inputs: bool) 
         Js, Ks = [], []
         # rows in pieces: the h tangent copies of a piece stay in cache through the cell's ops
         for lo in range(0, xr.shape[0], _JVP_ROWS):
-            xc, hc = xr[lo:lo + _JVP_ROWS], hr[lo:lo + _JVP_ROWS]
+            # copies, not views: forward mode gives a view's tangent the size of the view's base (here the
+            # whole trajectory), which made every pass cost O(T) and the map O(T²) in make_dual alone
+            xc, hc = xr[lo:lo + _JVP_ROWS].clone(), hr[lo:lo + _JVP_ROWS].clone()
             Js.append(vmap(lambda v: jvp(lambda hh: cell.step(xc, hh), (hc,), (v.expand_as(hc),))[1])(eye_h))
             if inputs:
                 Ks.append(vmap(lambda v: jvp(lambda xx: cell.step(xx, hc), (xc,), (v.expand_as(xc),))[1])(eye_n))
