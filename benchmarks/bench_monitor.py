@@ -11,12 +11,20 @@ median(monitored) / median(plain) over the repeats. The time spent inside the mo
 construction, ``record`` and ``close``) is reported too, split into the records with a
 Jacobian/Lyapunov summary and those without, and as a second ratio, (plain + inside) / plain, which a
 busy machine disturbs less than the difference of two wall times.
+**At scale** (``--scale``): ``nn.LSTM(128, 1024)`` (state 2048) trained on batch 32, T = 256 (synthetic
+N(0, 1) inputs, 10 classes, Adam), monitored with every = 10, summary_every = 100, summary_length = 64 and
+``summary_method="sketch"``, on 4 probe sequences. ``--scale-steps`` monitored steps after
+``--scale-plain`` timed plain steps; reported: one plain step, one record without a summary, one summary
+record and one checkpoint, and the cost of the monitor over one cycle of 100 steps (10 records, one of them
+with a summary, one checkpoint) as a fraction of those 100 training steps.
+
 Absolute times depend on the machine and its load; the ratios are the result.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
@@ -93,6 +101,62 @@ def run(build, data, args, run_dir: Path | None) -> tuple[float, TimedMonitor | 
     return time.perf_counter() - start, mon
 
 
+def scale(args) -> None:
+    """nn.LSTM(128, 1024) at batch 32, T = 256: the monitor's cost per 100-step cycle over the training's."""
+    torch.manual_seed(0)
+    rnn, head = nn.LSTM(128, 1024, batch_first=True), nn.Linear(1024, 10)
+    opt = torch.optim.Adam([*rnn.parameters(), *head.parameters()], lr=1e-3)
+    x, y = torch.randn(32, 256, 128), torch.randint(10, (32,))
+
+    def train_step() -> torch.Tensor:
+        loss = nn.functional.cross_entropy(head(rnn(x)[0][:, -1]), y)
+        opt.zero_grad()
+        loss.backward()
+        return loss
+
+    train_step()
+    opt.step()  # warm-up
+    plain = []
+    for _ in range(args.scale_plain):
+        start = time.perf_counter()
+        train_step()
+        opt.step()
+        plain.append(time.perf_counter() - start)
+    step_s = statistics.median(plain)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        mon = TimedMonitor(rnn, Path(tmp) / "run", every=10, summary_every=100, summary_length=64,
+                           summary_method="sketch", inputs=x[:4], targets=y[:4],
+                           loss_fn=nn.functional.cross_entropy, readout=head, tensorboard=False)
+        opening = time.perf_counter() - start
+        summary, ckpt = [], []
+        for step in range(args.scale_steps):
+            loss = train_step()
+            before, ckpt_before = mon.summary_s, len(list((Path(tmp) / "run" / "checkpoints").glob("*.pt")))
+            t0 = time.perf_counter()
+            mon.record(step, loss)
+            took = time.perf_counter() - t0
+            if mon.summary_s > before:
+                summary.append(took)
+            elif len(list((Path(tmp) / "run" / "checkpoints").glob("*.pt"))) > ckpt_before:
+                ckpt.append(took)
+            opt.step()
+        mon.close()
+    record_s = mon.record_s / max(1, mon.records)
+    summary_s = statistics.median(summary) if summary else math.nan
+    # checkpoints are written at the first record and every 100 steps, with the summary there; without a
+    # record of its own the checkpoint's cost is counted as an ordinary record's
+    ckpt_s = statistics.median(ckpt) - record_s if ckpt else 0.0
+    cycle = 9 * record_s + summary_s + ckpt_s
+    print(f"nn.LSTM(128, 1024), batch 32, T = 256, {torch.get_num_threads()} threads, load "
+          f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"plain step: {step_s:.2f} s (median of {len(plain)}); Monitor(): {opening:.2f} s; record without a "
+          f"summary: {record_s:.2f} s ({mon.records} records); record with a summary (sketch): {summary_s:.2f} s; "
+          f"checkpoint: {ckpt_s:.2f} s")
+    print(f"one 100-step cycle: monitor {cycle:.1f} s over training {100 * step_s:.1f} s = "
+          f"ratio {cycle / (100 * step_s):.3f}")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--hidden", type=count, default=64)
@@ -102,8 +166,14 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=count, default=3)
     p.add_argument("--threads", type=count, default=2)
     p.add_argument("--no-tensorboard", action="store_true", help="leave TensorBoard out of the monitored loop")
+    p.add_argument("--scale", action="store_true", help="nn.LSTM(128, 1024), batch 32, T = 256 (see above)")
+    p.add_argument("--scale-steps", type=count, default=21, help="monitored steps of --scale (default: 21)")
+    p.add_argument("--scale-plain", type=count, default=5, help="timed plain steps of --scale (default: 5)")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
+    if args.scale:
+        scale(args)
+        return
     data = digits_splits(permute=True)
     print(f"{platform.platform()}, {platform.processor() or platform.machine()}, torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads; h = {args.hidden}, T = 64, batch {args.batch}, {args.steps} steps, "

@@ -41,9 +41,9 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
-from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
-                                     initial_state_gradient_fused, jacobian_summary, matrix_record,
-                                     top_lyapunov_exponent)
+from rnnaudit.monitoring.probes import (RADIUS_EVERY_RECORD_MAX, gate_record, gradient_norms_from_grad,
+                                     initial_state_gradient, initial_state_gradient_fused, jacobian_summary,
+                                     matrix_record, top_lyapunov_exponent)
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
 from rnnaudit.limits import check_tensor_sizes
@@ -100,10 +100,17 @@ class Monitor:
             the audit as the model's readout.
         per_step: the readout applies to every state (sequence-to-sequence), not only the last.
         summary_every: steps between Jacobian-norm summaries and top Lyapunov exponents (a multiple of
-            ``every``; default 100 · every); also at the first record and at close. A summary costs
-            about 10 (GRU) to 20 (RNN) training steps of the README's loop (h = 64, T = 64, batch 64), a
-            record without one about one step (benchmarks/bench_monitor.py).
+            ``every``; default 100 · every); also at the first record and at close. Recurrent matrices wider
+            than 256 get their spectral radius (an eigensolve: 0.9 s per 1024-wide matrix) at these records only.
+            A summary costs about 10 (GRU) to 20 (RNN) training steps of the README's loop (h = 64, T = 64,
+            batch 64), a record without one about one step (benchmarks/bench_monitor.py).
         summary_length: the summaries run on the first ``summary_length`` steps of ``inputs[0]`` (≥ 2).
+        summary_method: ``"exact"`` (default: the certified all-pairs map, :data:`probes.SUMMARY_RTOL`) or
+            ``"sketch"``: randomized sweeps that never form a Jacobian, each map value within a stated factor
+            (recorded as ``jacobian/factor``) at confidence 0.9999 per cell, for wide states (an exact summary
+            of ``nn.LSTM(128, 1024)``'s 2048-wide state at summary_length 64 forms 2,145 products of
+            2048 × 2048 matrices; benchmarks/bench_monitor.py ``--scale``). The top Lyapunov exponent is
+            computed matrix-free for wide states either way.
         checkpoint_every: steps between checkpoints (a multiple of ``every``; default 10 · every); also
             at the first record and at close.
         factory: ``"package.module:function"`` returning the model (without weights), recorded so that
@@ -133,6 +140,7 @@ class Monitor:
     def __init__(self, model: nn.Module, run_dir: str | os.PathLike, *, every: int = 10, inputs: Tensor | None = None,
                  targets: Tensor | None = None, loss_fn: Callable | None = None, readout: nn.Module | None = None,
                  per_step: bool = False, summary_every: int | None = None, summary_length: int = 64,
+                 summary_method: str = "exact",
                  checkpoint_every: int | None = None, factory: str | None = None, wrap_kwargs: dict | None = None,
                  tensorboard: bool | None = None, overwrite: bool = False, T: int | None = None):
         from rnnaudit.cells.adapters import wrap
@@ -148,6 +156,9 @@ class Monitor:
         self.summary_length = _positive_int("summary_length", summary_length)
         if self.summary_length < 2:
             raise ValueError(f"summary_length must be at least 2 steps, got {summary_length}")
+        if summary_method not in ("exact", "sketch"):
+            raise ValueError(f"summary_method must be 'exact' or 'sketch', got {summary_method!r}")
+        self.summary_method = summary_method
         for name, value in (("per_step", per_step), ("overwrite", overwrite)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be True or False, got {value!r}")
@@ -310,7 +321,8 @@ class Monitor:
             **RUN_MARKER, "kind": "monitor", "format": RUN_FORMAT, "model": self.description, "factory": self.factory,
             "wrap_kwargs": self.wrap_kwargs, "readout": readout, "per_step": self.per_step, "every": self.every,
             "summary_every": self.summary_every, "checkpoint_every": self.checkpoint_every,
-            "summary_length": self.summary_length, "T": self.T, "inputs": "inputs.pt" if x is not None else None,
+            "summary_length": self.summary_length, "summary_method": self.summary_method, "T": self.T,
+            "inputs": "inputs.pt" if x is not None else None,
             "targets": "targets.pt" if y is not None else None,
             "loss_fn": None if self.loss_fn is None else getattr(self.loss_fn, "__name__", type(self.loss_fn).__name__),
             "provenance": self._provenance})
@@ -441,7 +453,9 @@ class Monitor:
     def _probes(self, step: int, summary: bool) -> dict:
         out = {}
         with torch.no_grad():
-            out.update(matrix_record(self.twin_cell.recurrent_matrices()))
+            matrices = self.twin_cell.recurrent_matrices()
+            narrow = all(W.shape[-1] <= RADIUS_EVERY_RECORD_MAX for W in matrices.values())
+            out.update(matrix_record(matrices, radius=summary or narrow))
             out.update(gate_record(self.twin_cell))
         if self.inputs is None:
             return out
@@ -450,7 +464,7 @@ class Monitor:
                 out["grad_h0"] = self._grad_h0()
             if summary:
                 x = self.inputs[0, :self.summary_length]
-                record, norms = jacobian_summary(self.twin_cell, x)
+                record, norms = jacobian_summary(self.twin_cell, x, self.summary_method)
                 out.update(record)
                 out.update(top_lyapunov_exponent(self.twin_cell, x))
                 with self._writing(f"jacobian/step_{step:08d}.pt"), \

@@ -63,7 +63,13 @@ def _same_view(view: Tensor, base: Tensor, grad: Tensor) -> Tensor:
     return _view_of_gradient(view, base, grad)
 
 
-def matrix_record(matrices: dict[str, Tensor]) -> dict[str, float]:
+#: Matrices wider than this get their spectral radius (a nonsymmetric eigensolve, about 25 n³ flops: 0.9 s per
+#: 1024 × 1024 gate matrix of nn.LSTM(·, 1024) on a 2-core CPU, four times a record) at the Monitor's summary
+#: records only; the singular values (norm, σ range, defect) are recorded every time.
+RADIUS_EVERY_RECORD_MAX = 256
+
+
+def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True) -> dict[str, float]:
     """Spectral radius, spectral norm, σ range (smallest and largest singular value) and, for square
     matrices, the orthogonality defect ‖WᵀW − I‖₂ of each recurrent matrix, keyed ``<quantity>/<role>``;
     with a single matrix also the plain keys ``spectral_radius``, ``spectral_norm``, ``sigma_min``,
@@ -71,6 +77,8 @@ def matrix_record(matrices: dict[str, Tensor]) -> dict[str, float]:
 
     Args:
         matrices: role → matrix (float64, detached), from ``cell.recurrent_matrices()``.
+        radius: include ``spectral_radius`` (False: left out, for the records between summaries of wide
+            matrices, :data:`RADIUS_EVERY_RECORD_MAX`).
     """
     out = {}
     for role, W in matrices.items():
@@ -78,7 +86,8 @@ def matrix_record(matrices: dict[str, Tensor]) -> dict[str, float]:
         sv = torch.linalg.svdvals(W)
         values = {"spectral_norm": float(sv[0]), "sigma_max": float(sv[0]), "sigma_min": float(sv[-1])}
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
-            values["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
+            if radius:
+                values["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
             # WᵀW − I = V(Σ² − I)Vᵀ, so ‖WᵀW − I‖₂ = max_i |σ_i² − 1|: the defect of
             # rnnaudit.cells.orthogonality_defect from the singular values already at hand
             values["orthogonality_defect"] = float((sv.square() - 1).abs().max())
@@ -166,7 +175,7 @@ def _norm_of_start_gradient(states: Tensor, starts: list[Tensor], loss_fn, targe
     return euclidean_norm(torch.cat([g.reshape(-1) for g in grads]))
 
 
-def jacobian_summary(cell, x: Tensor) -> tuple[dict[str, float], Tensor]:
+def jacobian_summary(cell, x: Tensor, method: str = "exact") -> tuple[dict[str, float], Tensor]:
     """A few numbers of the map M[t, s] = ‖∂h_t/∂h_s‖₂ along one sequence (0 ≤ s < t ≤ T):
 
     - ``jacobian/max``: max over s < t (above 1: a direction grows, the exploding side);
@@ -174,13 +183,30 @@ def jacobian_summary(cell, x: Tensor) -> tuple[dict[str, float], Tensor]:
     - ``jacobian/slope``: the least-squares slope, in nats per step, of the mean over pairs of
       log M[t, s] at gap k = t − s against k (k = 1..T); comparable with the top Lyapunov exponent.
 
+    With ``method="sketch"`` (for wide states, where forming the (T + 1)(T + 2)/2 products of S × S matrices
+    costs more than training: S = 2048 for ``nn.LSTM(·, 1024)``) the map comes from randomized forward sweeps
+    (:func:`rnnaudit.analysis.grid_maps.sketch_maps` on every step): each value within a stated factor at
+    confidence 1 − :data:`rnnaudit.analysis.grid_maps.SKETCH_DELTA` per cell, and the record adds
+    ``jacobian/factor``, the largest such factor of the map.
+
     Args:
         cell: the wrapped float64 copy. x: one sequence (T, n) float64, T ≥ 2.
+        method: ``"exact"`` (certified all-pairs map) or ``"sketch"``.
 
     Returns:
-        (record, the (T + 1, T + 1) map), spectral norms within :data:`SUMMARY_RTOL`.
+        (record, the (T + 1, T + 1) map), spectral norms within :data:`SUMMARY_RTOL` (exact) or the factor.
+
+    Raises:
+        ValueError: an unknown ``method``.
     """
-    M = hidden_jacobian_maps(cell, x, norms=("spectral",), rtol=SUMMARY_RTOL).spectral
+    if method == "exact":
+        M = hidden_jacobian_maps(cell, x, norms=("spectral",), rtol=SUMMARY_RTOL).spectral
+        factor = None
+    elif method == "sketch":
+        maps = hidden_jacobian_maps(cell, x, norms=("spectral",), grid=x.shape[0] + 1, method="sketch")
+        M, factor = maps.spectral, float(maps.factor.max())
+    else:
+        raise ValueError(f"method must be 'exact' or 'sketch', got {method!r}")
     T = M.shape[0] - 1
     gaps, means = [], []
     for k in range(1, T + 1):
@@ -190,6 +216,8 @@ def jacobian_summary(cell, x: Tensor) -> tuple[dict[str, float], Tensor]:
             gaps.append(k)
             means.append(float(diag.log().mean()))
     record = {"jacobian/max": float(torch.tril(M, diagonal=-1).max()), "jacobian/end": float(M[T, 0])}
+    if factor is not None:
+        record["jacobian/factor"] = factor
     if len(gaps) >= 2:
         k = torch.tensor(gaps, dtype=torch.float64)
         m = torch.tensor(means, dtype=torch.float64)

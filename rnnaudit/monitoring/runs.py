@@ -5,8 +5,8 @@ The layout is the trainer's (:mod:`rnnaudit.training.runs`), so ``read_trajector
 the trajectory figures read both:
 
 - ``run.json``: ``{"kind": "monitor", "format", "model": <description>, "factory", "wrap_kwargs",
-  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "T", "inputs",
-  "targets", "loss_fn", "provenance"}``;
+  "readout", "per_step", "every", "summary_every", "checkpoint_every", "summary_length", "summary_method", "T",
+  "inputs", "targets", "loss_fn", "provenance"}``;
 - ``trajectory.jsonl``: one record per recorded step, appended and fsync'ed line by line;
 - ``checkpoints/step_XXXXXXXX.pt`` and ``checkpoints/latest.txt``: ``{"format", "step", "state_dict"
   (the module's own, as ``module.load_state_dict`` takes it), "plain_state_dict" (torch modules: the

@@ -170,6 +170,41 @@ def test_jacobian_summary_and_lyapunov_exponent_known_answer(tmp_path):
     assert record["spectral_radius"] == pytest.approx(0.5) and record["orthogonality_defect"] == pytest.approx(0.75)
 
 
+def test_sketch_summary_states_its_factor_and_brackets_the_known_answer(tmp_path):
+    """summary_method="sketch": ‖∂h_t/∂h_s‖₂ = c^(t−s) of the ReLU contraction, each value within the recorded
+    factor (at confidence 0.9999 per cell), run.json saying which method; the exact summary records no factor.
+    A wrong answer (the map of c = 0.6) falls outside the factor at the longest gap."""
+    rnn = _relu_contraction(h=40)  # wider than the 16 probes: a genuinely randomized estimate
+    x = torch.rand(2, 30, 1)
+    with Monitor(rnn, tmp_path / "s", every=1, inputs=x, summary_method="sketch") as mon:
+        record = mon.record(0)
+    f = record["jacobian/factor"] * (1 + 1e-12)  # and the rounding of 30 products
+    assert 1.01 < f < 10
+    assert 0.5 / f <= record["jacobian/max"] <= 0.5 * f
+    assert 0.5 ** 30 / f <= record["jacobian/end"] <= 0.5 ** 30 * f
+    assert not 0.6 ** 30 / f <= record["jacobian/end"] <= 0.6 ** 30 * f
+    assert json.loads((tmp_path / "s" / "run.json").read_text())["summary_method"] == "sketch"
+    with Monitor(rnn, tmp_path / "e", every=1, inputs=x) as mon:
+        assert "jacobian/factor" not in mon.record(0)
+    with pytest.raises(ValueError, match="summary_method"):
+        Monitor(rnn, tmp_path / "bad", every=1, inputs=x, summary_method="fast")
+
+
+def test_wide_matrices_get_their_spectral_radius_at_summary_records_only(tmp_path):
+    """Above RADIUS_EVERY_RECORD_MAX the eigensolve waits for the summary records; the singular values do not;
+    at or below it every record has the radius."""
+    from rnnaudit.monitoring.probes import RADIUS_EVERY_RECORD_MAX
+
+    wide = nn.RNN(1, RADIUS_EVERY_RECORD_MAX + 1, batch_first=True)
+    with Monitor(wide, tmp_path / "w", every=1, summary_every=2) as mon:
+        records = [mon.record(step) for step in range(3)]
+    assert ["spectral_radius" in r for r in records] == [True, False, True]
+    assert all("spectral_norm" in r and "sigma_min" in r for r in records)
+    narrow = nn.RNN(1, RADIUS_EVERY_RECORD_MAX, batch_first=True)
+    with Monitor(narrow, tmp_path / "n", every=1, summary_every=2) as mon:
+        assert all("spectral_radius" in mon.record(step) for step in range(3))
+
+
 def test_orthogonality_defect_small_for_orthogonal_rnn_and_not_otherwise(tmp_path):
     torch.manual_seed(0)
     plain = nn.RNN(1, 8, batch_first=True)
