@@ -43,7 +43,7 @@ from torch import Tensor, nn
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitoring.probes import (gate_record, gradient_norms_from_grad, initial_state_gradient,
                                      initial_state_gradient_fused, jacobian_summary, matrix_record,
-                                     top_lyapunov_exponent)
+                                     orthogonality_concerned, top_lyapunov_exponent)
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
 from rnnaudit.limits import check_tensor_sizes
@@ -441,7 +441,8 @@ class Monitor:
     def _probes(self, step: int, summary: bool) -> dict:
         out = {}
         with torch.no_grad():
-            out.update(matrix_record(self.twin_cell.recurrent_matrices()))
+            out.update(matrix_record(self.twin_cell.recurrent_matrices(),
+                                     orthogonality=orthogonality_concerned(self.twin_cell)))
             out.update(gate_record(self.twin_cell))
         if self.inputs is None:
             return out
