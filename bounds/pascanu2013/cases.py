@@ -4,23 +4,19 @@ measured quantities η = max_t ‖∂h_t/∂h_{t−1}‖₂ and the growth max_{
 
 from __future__ import annotations
 
-import hashlib
-from collections import OrderedDict
-
 import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import (
     GAMMA,
     GATED,
-    MAX_STARTS,
     VANILLA,
     ArchCase,
     layer_cases,
-    product_norms,
     sample_arch,
     spectral,
-    step_jacobians,
+    step_norms,
+    step_products,
 )
 from rnnaudit.bounds.core import Assumption
 
@@ -57,67 +53,6 @@ def _lambda_below(case: ArchCase) -> tuple[bool, str]:
 A_LAMBDA = Assumption("λ₁ < 1/γ (largest singular value of each layer's W; γ = sup|σ'|)", _lambda_below)
 
 
-
-
-#: how many cases :func:`_memo` keeps: the audit measures the same sequence for four claims (η for three, the
-#: growth for one, the products for the two .general ones), twice for the assumptions (assessment, then the record's
-#: re-check), each on its own copy of the case. A model's J is T·S² float64 (13 MB at T = 100, S = 128).
-MEMO_SIZE = 4
-_MEMO: OrderedDict[tuple, tuple] = OrderedDict()
-
-
-def _case_key(case: ArchCase) -> tuple | None:
-    """A key that changes whenever anything the step Jacobians depend on changes: the kind and every weight, input
-    and initial-state tensor (dtype, device, shape, bytes). None for a ``step`` case (its cell's forward is code,
-    not data) and for a case whose tensors require a gradient (an ascent differentiates through the result)."""
-    if case.cell is not None:
-        return None
-    tensors = [case.x, case.h0] + [t for w in case.weights for t in w]
-    if any(t.requires_grad for t in tensors):
-        return None
-    digest = hashlib.blake2b(digest_size=16)
-    for t in tensors:
-        digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
-        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
-    return case.kind, digest.hexdigest()
-
-
-def _memo(name: str, case: ArchCase, compute) -> tuple:
-    """``compute(case)``, computed once per distinct case content (see :func:`_case_key`); recomputed, never
-    stored, for a case with no key."""
-    key = _case_key(case)
-    if key is None:
-        return compute(case)
-    key = (name,) + key
-    if key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _MEMO[key]
-    value = _MEMO[key] = compute(case)
-    if len(_MEMO) > MEMO_SIZE:
-        _MEMO.popitem(last=False)
-    return value
-
-
-def _jacobians(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_jacobians(case)
-    return J, spectral(J)
-
-
-def step_norms(case: ArchCase) -> tuple[Tensor, Tensor]:
-    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and their spectral norms (T,)."""
-    return _memo("jacobians", case, _jacobians)
-
-
-def _products(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_norms(case)
-    prods, _, taus = product_norms(J, MAX_STARTS)
-    return prods, taus
-
-
-def step_products(case: ArchCase) -> tuple[Tensor, Tensor]:
-    """(‖∂h_t/∂h_k‖₂, τ = t − k) over :func:`~rnnaudit.bounds.architectures.pair_schedule`'s pairs with
-    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,)."""
-    return _memo("products", case, _products)
 
 
 def eta(case: ArchCase) -> Tensor:

@@ -1,31 +1,32 @@
-"""pascanu2013.cases: η, the growth and the step products of one sequence are computed once per case content (the
-audit checks them for four claims, twice each), and recomputed whenever anything they depend on changes."""
+"""bounds.architectures: the step Jacobians, their norms and products of one sequence are computed once per case
+content (the audit checks them for several claims, twice each), recomputed whenever anything they depend on changes."""
 
 import copy
 
 import torch
 
+from rnnaudit.bounds import architectures as arch
 from rnnaudit.bounds.architectures import sample_arch
 from rnnaudit.bounds.pascanu2013 import cases as pc
 
 
 def _counting(monkeypatch):
     calls = []
-    real = pc.step_jacobians
+    real = arch.step_jacobians
 
     def counted(case, *a, **k):
         calls.append(case)
         return real(case, *a, **k)
 
-    monkeypatch.setattr(pc, "step_jacobians", counted)
-    pc._MEMO.clear()
+    monkeypatch.setattr(arch, "step_jacobians", counted)
+    arch._MEMO.clear()
     return calls
 
 
 def test_eta_and_growth_of_equal_copies_are_computed_once_and_equal_the_direct_values(monkeypatch):
     case = sample_arch(torch.Generator().manual_seed(3), "lstm", 4, 9)
-    direct_eta = float(pc.spectral(pc.step_jacobians(case)[0]).max())
-    direct_growth = float(pc.product_norms(pc.step_jacobians(case)[0], pc.MAX_STARTS)[0].max())
+    direct_eta = float(arch.spectral(arch.step_jacobians(case)[0]).max())
+    direct_growth = float(arch.product_norms(arch.step_jacobians(case)[0], arch.MAX_STARTS)[0].max())
     calls = _counting(monkeypatch)
     for copy_ in (case, copy.deepcopy(case), copy.deepcopy(case)):
         assert pc.A_ETA.check(copy_)[1].endswith(f"{direct_eta:.6g}")
@@ -54,4 +55,13 @@ def test_a_case_an_ascent_differentiates_is_never_stored(monkeypatch):
     e = pc.eta(case)
     e.backward()  # the gradient reaches the weights: the value was computed, not taken from the memo
     pc.eta(case)
-    assert case.weights[0][1].grad is not None and len(calls) == 2 and not pc._MEMO
+    assert case.weights[0][1].grad is not None and len(calls) == 2 and not arch._MEMO
+
+
+def test_a_result_larger_than_the_memo_budget_is_computed_and_not_kept(monkeypatch):
+    case = sample_arch(torch.Generator().manual_seed(6), "rnn_tanh", 3, 5)
+    calls = _counting(monkeypatch)
+    monkeypatch.setattr(arch, "MEMO_NUMBERS", 10)  # J alone is 5·3·3 = 45 numbers
+    pc.eta(case)
+    pc.eta(case)
+    assert len(calls) == 2 and not arch._MEMO
