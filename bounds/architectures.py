@@ -17,7 +17,9 @@ form with σ applied before W); Li et al. 2018, IndRNN (the elementwise recurren
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,9 +29,9 @@ from torch.func import jacrev, vmap
 
 from rnnaudit.bounds.core import NotApplicable
 
-__all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "layer_cases",
-           "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch", "arch_cases_from_model", "spectral",
-           "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS"]
+__all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "step_norms",
+           "step_products", "layer_cases", "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch",
+           "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -238,6 +240,77 @@ def product_norms(J: Tensor, max_starts: int | None = None) -> tuple[Tensor, Ten
     if not prods:
         return J.new_zeros(0), J.new_zeros(0), J.new_zeros(0)
     return torch.stack(prods), torch.stack(bounds), torch.tensor(taus, dtype=J.dtype, device=J.device)
+
+
+#: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
+#: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
+#: assumptions twice (assessment, then the record's re-check), each on its own copy of the case. At most this many
+#: results, holding at most MEMO_NUMBERS numbers together (2^25 float64: 256 MB; a model's J is T·S², 1.6e6 at
+#: T = 100, S = 128); a larger result is computed and not kept.
+MEMO_SIZE = 8
+MEMO_NUMBERS = 2 ** 25
+_MEMO: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def _case_key(case: ArchCase) -> tuple | None:
+    """A key that changes whenever anything the step Jacobians depend on changes: the kind and every weight, input
+    and initial-state tensor (dtype, device, shape, bytes). None for a ``step`` case (its cell's forward is code,
+    not data) and for a case whose tensors require a gradient (an ascent differentiates through the result)."""
+    if case.cell is not None:
+        return None
+    tensors = [case.x, case.h0] + [t for w in case.weights for t in w]
+    if any(t.requires_grad for t in tensors):
+        return None
+    digest = hashlib.blake2b(digest_size=16)
+    for t in tensors:
+        digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
+        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    return case.kind, digest.hexdigest()
+
+
+def _memo(name: str, case: ArchCase, compute) -> tuple:
+    """``compute(case)``, computed once per distinct case content (see :func:`_case_key`); recomputed, never
+    stored, for a case with no key."""
+    key = _case_key(case)
+    if key is None:
+        return compute(case)
+    key = (name,) + key
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    value = compute(case)
+    if _numbers(value) > MEMO_NUMBERS:
+        return value
+    _MEMO[key] = value
+    while len(_MEMO) > MEMO_SIZE or sum(_numbers(v) for v in _MEMO.values()) > MEMO_NUMBERS:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def _numbers(value: tuple) -> int:
+    return sum(t.numel() for t in value)
+
+
+def _jacobians(case: ArchCase) -> tuple[Tensor, Tensor]:
+    J, _ = step_jacobians(case)
+    return J, spectral(J)
+
+
+def step_norms(case: ArchCase) -> tuple[Tensor, Tensor]:
+    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and their spectral norms (T,)."""
+    return _memo("jacobians", case, _jacobians)
+
+
+def _products(case: ArchCase) -> tuple[Tensor, Tensor]:
+    J, _ = step_norms(case)
+    prods, _, taus = product_norms(J, MAX_STARTS)
+    return prods, taus
+
+
+def step_products(case: ArchCase) -> tuple[Tensor, Tensor]:
+    """(‖∂h_t/∂h_k‖₂, τ = t − k) over :func:`~rnnaudit.bounds.architectures.pair_schedule`'s pairs with
+    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,)."""
+    return _memo("products", case, _products)
 
 
 def _draw(gen: torch.Generator) -> float:

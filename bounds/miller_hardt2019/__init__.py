@@ -8,10 +8,10 @@ claim id                           where in the paper                           
 ``miller_hardt2019.data_dependent`` data-dependent stability, local form, any cell           ``data_dependent``
 ================================== ========================================================== ==================
 
-What was read: the abstract and introduction (ar5iv, arXiv-vanity and a conference-text rendering, through
-the search tool's excerpts). The numbered definitions, propositions and theorems themselves were not in any
-excerpt; the statements above are the issue's paraphrase, checked, and the index says which results remain
-unread (their constants are not guessed).
+What was read: the abstract and introduction (ar5iv, arXiv-vanity, a conference-text rendering and a LaTeX
+source of v4, through the search tool's excerpts, which give only each page's beginning). The numbered
+definitions, propositions and theorems themselves were not in any excerpt; the statements above are the
+issue's paraphrase, checked, and the index says which results remain unread (their constants are not guessed).
 """
 
 from rnnaudit.bounds.core import Statement
@@ -28,7 +28,12 @@ _NOT_READ = ("its wording and constants could not be read from a primary source 
 COVERAGE = (
     Statement("Definition of stability (λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
     Statement("Sufficient condition for the vanilla RNN (‖W‖ < 1/L_ρ)", ("miller_hardt2019.rnn_stable",)),
-    Statement("Sufficient condition for the LSTM", reason=_NOT_READ),
+    Statement("Sufficient condition for the LSTM",
+              reason=_NOT_READ + ". Tried: the search tool's pages corpus with the condition's terms (forget gate, "
+                     "‖W_f‖, ‖U_f‖, b_f, 'stable if', ∞-norm contraction) returned only the first page of the "
+                     "ar5iv, arXiv-vanity, ICLR-text and LaTeX-source renderings; its code corpus, an exact-string "
+                     "search ('LSTM is stable if') and a repository search ('stable-recurrent', 'stable_rnn') "
+                     "found no copy of the statement"),
     Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
               ("miller_hardt2019.data_dependent",),
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "

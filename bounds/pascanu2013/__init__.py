@@ -14,8 +14,14 @@ claim id                            where in the paper                          
 ``pascanu2013.exploding.general``   the same for any cell                                    ``exploding_general``
 =================================== ======================================================== ==============
 
+Which version: the vanishing and exploding claims check the published ICML 2013 version, where λ₁ is the largest
+singular value of W_rec. The arXiv preprint's λ₁ = |largest eigenvalue| is recorded as a reading of each; it is
+false (W = [[0.5, 3], [0, 0.5]]: ρ = 0.5 < 1/γ but ‖W‖₂ = 3.08, gradients grow for four steps).
+
 What was read: the abstract and introduction (arXiv-vanity rendering, through the search tool), eq. (5) as quoted
-in a Q&A thread; the statements of Sec. 2.1 are the issue's paraphrase, checked here. The numbering of the
+in a Q&A thread, and Sec. 2.1's sentence defining λ₁ as quoted from each version in two Q&A threads
+(stats.stackexchange 293862: singular value; ai.stackexchange 20378: the arXiv eigenvalue wording); neither
+version's own text was readable here. The numbering of the
 remaining displays could not be read, so the index below names sections.
 """
 
@@ -45,9 +51,13 @@ COVERAGE = (
     Statement("Sec. 2.1, the linear-model argument (eigenvalues of W_rec below or above 1)",
               ("pascanu2013.vanishing",), "the linear case is σ = identity, γ = 1; covered by the nonlinear statement"),
     Statement("Sec. 2.1, sufficient condition for vanishing (λ₁ < 1/γ)",
-              ("pascanu2013.vanishing", "pascanu2013.vanishing.general")),
+              ("pascanu2013.vanishing", "pascanu2013.vanishing.general"),
+              "λ₁ the largest singular value (ICML version); the arXiv preprint's largest eigenvalue is a reading "
+              "of pascanu2013.vanishing, false"),
     Statement("Sec. 2.1, necessary condition for exploding (λ₁ > 1/γ)",
-              ("pascanu2013.exploding", "pascanu2013.exploding.general")),
+              ("pascanu2013.exploding", "pascanu2013.exploding.general"),
+              "λ₁ the largest singular value (ICML version); the arXiv preprint's largest eigenvalue is a reading "
+              "of pascanu2013.exploding, false"),
     Statement("Sec. 2.1, γ = 1 for tanh and 1/4 for sigmoid", ("pascanu2013.gamma",)),
     Statement("Sec. 2.2 (dynamical systems view: bifurcations, basins of attraction)",
               reason="qualitative; " + _NOT_READ),

@@ -10,20 +10,21 @@ from torch import Tensor
 from rnnaudit.bounds.architectures import (
     GAMMA,
     GATED,
-    MAX_STARTS,
     VANILLA,
     ArchCase,
     layer_cases,
-    product_norms,
     sample_arch,
     spectral,
-    step_jacobians,
+    step_norms,
+    step_products,
 )
 from rnnaudit.bounds.core import Assumption
 
-__all__ = ["draw", "pick", "layer_lambdas", "eta", "growth", "sample_contractive_vanilla", "sample_any",
+__all__ = ["draw", "pick", "layer_lambdas", "eta", "growth", "step_norms", "step_products",
+           "sample_contractive_vanilla", "sample_any",
            "A_LAMBDA", "A_ETA", "A_GROWS", "project_lambda", "vanilla_free", "linear_regime_case",
-           "per_layer"]
+           "per_layer", "A_RADIUS", "layer_radii", "project_radius", "sample_radius_vanilla", "triangular_case",
+           "switching_case", "eigenvalue_counterexamples", "TRIANGULAR_W", "SWITCHING_W"]
 
 #: ‖W‖₂ after projection sits this far below 1/γ, so "λ₁ < 1/γ" stays strict after rounding.
 MARGIN = 1e-6
@@ -52,17 +53,16 @@ def _lambda_below(case: ArchCase) -> tuple[bool, str]:
 A_LAMBDA = Assumption("λ₁ < 1/γ (largest singular value of each layer's W; γ = sup|σ'|)", _lambda_below)
 
 
+
+
 def eta(case: ArchCase) -> Tensor:
     """η = max_t ‖∂h_t/∂h_{t−1}‖₂ along the case's sequence (packed state, all layers together)."""
-    J, _ = step_jacobians(case)
-    return spectral(J).max()
+    return step_norms(case)[1].max()
 
 
 def growth(case: ArchCase) -> Tensor:
     """max over 0 ≤ k < t ≤ T of ‖∂h_t/∂h_k‖₂ (packed state)."""
-    J, _ = step_jacobians(case)
-    prods, _, _ = product_norms(J, MAX_STARTS)
-    return prods.max()
+    return step_products(case)[0].max()
 
 
 def _eta_below(case: ArchCase) -> tuple[bool, str]:
@@ -142,3 +142,87 @@ def linear_regime_case(h: int, T: int, scale: float, device="cpu", dtype=torch.f
 def per_layer(case: ArchCase) -> list[ArchCase]:
     """The case's layers as one-layer cases (see :func:`rnnaudit.bounds.architectures.layer_cases`)."""
     return layer_cases(case)
+
+
+# --- the arXiv preprint's reading: λ₁ read as |largest eigenvalue| of W_rec (spectral radius ρ) -------------------
+
+#: the counterexample W of the eigenvalue reading: ρ = 0.5 < 1 = 1/γ (tanh), ‖W‖₂ = 3.0811, and in the linear
+#: regime ‖W^τ‖₂ = 3.08, 3.02, 2.26, 1.50, 0.94 for τ = 1…5: the gradient grows for four steps, every step expands,
+#: and ‖W^τ‖₂/ρ^τ = ‖[[1, 6τ], [0, 1]]‖₂ ≈ 6τ is unbounded in τ.
+TRIANGULAR_W = ((0.5, 3.0), (0.0, 0.5))
+#: a normal-looking W with ρ = 0.9 whose products with alternately saturated tanh units grow without bound:
+#: with σ' ≈ (1, 0) and (0, 1) on alternate steps the two-step product has spectral radius 0.9² · 2 = 1.62.
+SWITCHING_W = ((0.9, 1.8), (-0.9, -0.9))
+#: pre-activation of the saturated unit in the switching case: tanh'(6) = 2.5e-5, so σ' ≈ 0 there.
+SATURATING_PRE_ACTIVATION = 6.0
+
+
+def layer_radii(case: ArchCase) -> list[float]:
+    """γ·ρ(W_l) of each layer (ρ the spectral radius; |u|_∞ for IndRNN)."""
+    return [GAMMA[case.kind] * float(torch.linalg.eigvals(case.recurrent_matrix(k).detach()).abs().max())
+            for k in range(case.layers)]
+
+
+def _radius_below(case: ArchCase) -> tuple[bool, str]:
+    if case.kind not in VANILLA:
+        return False, f"not a vanilla RNN ({case.kind})"
+    rho = layer_radii(case)
+    return max(rho) < 1, "γ·ρ(W) per layer = " + ", ".join(f"{v:.6g}" for v in rho) + f" (γ = {GAMMA[case.kind]:g})"
+
+
+A_RADIUS = Assumption("ρ(W) < 1/γ (absolute value of the largest eigenvalue of each layer's W; γ = sup|σ'|)",
+                      _radius_below)
+
+
+def project_radius(case: ArchCase) -> None:
+    """Scale each layer's W back to γρ(W) ≤ 1 − MARGIN."""
+    for k, rho in enumerate(layer_radii(case)):
+        if rho >= 1 - MARGIN:
+            case.weights[k][1].mul_((1 - MARGIN) / rho)
+
+
+def sample_radius_vanilla(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> ArchCase:
+    """A vanilla case (as :func:`sample_contractive_vanilla`) with γρ(W) drawn in [0.1, 0.999] per layer, so
+    ‖W‖₂ may be far above 1/γ for a non-normal W."""
+    kind = pick(gen, VANILLA)
+    layers = 2 if kind in ("rnn_tanh", "rnn_relu") and draw(gen) < 0.3 else 1
+    case = sample_arch(gen, kind, h, T, layers=layers, norm=1.0, device=device, dtype=dtype)
+    with torch.no_grad():
+        for k, rho in enumerate(layer_radii(case)):
+            case.weights[k][1].mul_((0.1 + 0.899 * draw(gen)) / max(rho, 1e-12))
+    return case
+
+
+def _embedded(W: tuple, h: int, device, dtype) -> Tensor:
+    M = torch.zeros(h, h, dtype=dtype, device=device)
+    M[:2, :2] = torch.tensor(W, dtype=dtype, device=device)
+    return M
+
+
+def triangular_case(h: int, T: int, device="cpu", dtype=torch.float64) -> ArchCase:
+    """torch's tanh RNN with W_hh = :data:`TRIANGULAR_W` (zero-padded to h ≥ 2), zero inputs, biases and h_0: the
+    linear regime of tanh, J_t = W_hh, so ‖∂h_t/∂h_k‖₂ = ‖W^(t−k)‖₂ while ρ(W) = 0.5."""
+    z = lambda *s: torch.zeros(*s, dtype=dtype, device=device)  # noqa: E731
+    return ArchCase("rnn_tanh", ((z(h, 2), _embedded(TRIANGULAR_W, h, device, dtype), z(h), z(h)),), z(T, 2), z(h))
+
+
+def switching_case(h: int, T: int, device="cpu", dtype=torch.float64) -> ArchCase:
+    """torch's tanh RNN with W_hh = :data:`SWITCHING_W` (zero-padded to h ≥ 2), W_ih = the first two unit vectors,
+    and inputs chosen step by step so the pre-activation of units (1, 2) is (0, 6) at even and (6, 0) at odd steps:
+    σ' alternates between ≈ (1, 0) and ≈ (0, 1), and ‖∂h_t/∂h_0‖₂ grows like 1.27^t although ρ(W) = 0.9."""
+    W = _embedded(SWITCHING_W, h, device, dtype)
+    W_ih = torch.zeros(h, 2, dtype=dtype, device=device)
+    W_ih[0, 0] = W_ih[1, 1] = 1
+    x, state = torch.zeros(T, 2, dtype=dtype, device=device), torch.zeros(h, dtype=dtype, device=device)
+    s = SATURATING_PRE_ACTIVATION
+    for t in range(T):
+        want = torch.tensor((0.0, s) if t % 2 == 0 else (s, 0.0), dtype=dtype, device=device)
+        x[t] = want - (W @ state)[:2]
+        state = torch.tanh(W @ state + W_ih @ x[t])
+    zero = torch.zeros(h, dtype=dtype, device=device)
+    return ArchCase("rnn_tanh", ((W_ih, W, zero, zero.clone()),), x, torch.zeros(h, dtype=dtype, device=device))
+
+
+def eigenvalue_counterexamples(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:
+    """The two structured cases of the eigenvalue reading (h ≥ 2; none for h = 1, where ρ = ‖W‖₂)."""
+    return [] if h < 2 else [triangular_case(h, T, device, dtype), switching_case(h, T, device, dtype)]

@@ -27,9 +27,9 @@ from rnnaudit.bounds.architectures import (
     sample_arch,
     step_jacobians,
 )
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
-from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case, per_layer, pick
-from rnnaudit.bounds.pascanu2013.vanishing import SIZES
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Reading
+from rnnaudit.bounds.pascanu2013.cases import draw, eigenvalue_counterexamples, linear_regime_case, per_layer, pick
+from rnnaudit.bounds.pascanu2013.vanishing import SIZES, SOURCE_NOTE
 
 __all__ = ["exploding"]
 
@@ -50,20 +50,27 @@ def _some_layer_grows(case: ArchCase) -> tuple[bool, str]:
 A_LAYER_GROWS = Assumption("the gradient grows in some layer: max_(k<t) ‖∂x_t/∂x_k‖₂ > 1", _some_layer_grows)
 
 
-def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    """Per growing layer, 1/γ against λ₁ (ratio > 1 iff λ₁ < 1/γ, i.e. the necessary condition fails)."""
+def _measure(case: ArchCase, radius: bool = False) -> dict[str, tuple[Tensor, Tensor]]:
+    """Per growing layer, 1/γ against λ₁ (ratio > 1 iff λ₁ < 1/γ, i.e. the necessary condition fails); λ₁ the
+    largest singular value, or with ``radius`` the spectral radius (detached: a defective W has no eigenvalue
+    derivative)."""
     worst = None
     for layer in per_layer(case):
         if float(_layer_growth(layer).detach()) <= 1:
             continue
-        lam = torch.linalg.matrix_norm(layer.recurrent_matrix(0), ord=2)
+        W = layer.recurrent_matrix(0)
+        lam = torch.linalg.eigvals(W.detach()).abs().max() if radius else torch.linalg.matrix_norm(W, ord=2)
         pair = (lam.new_tensor(1 / GAMMA[case.kind]), lam)
         if worst is None or float(pair[0] / pair[1]) > float(worst[0] / worst[1]):
             worst = pair
     if worst is None:
         zero = case.x.new_zeros(())
         worst = (zero, zero + 1)
-    return {"1/γ < λ₁ where the gradient grows": worst}
+    return {("1/γ < ρ" if radius else "1/γ < λ₁") + " where the gradient grows": worst}
+
+
+def _measure_radius(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    return _measure(case, radius=True)
 
 
 def _sample(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
@@ -84,11 +91,21 @@ def _from_model(view) -> list[ArchCase]:
     return arch_cases_from_model(view, VANILLA, what="Pascanu et al.'s exploding condition")
 
 
+def _radius_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:
+    """The eigenvalue reading's counterexamples: both grow (‖∂h_1/∂h_0‖₂ = 3.08 and ≈ 1.27^t) with ρ(W) < 1/γ."""
+    return eigenvalue_counterexamples(h, T, device, dtype)
+
+
+_RADIUS_CASES = CaseSpace(case_type=ArchCase, sample=_sample, sizes=SIZES, starts=_radius_starts)
+
+
 exploding = Claim(
     id="pascanu2013.exploding",
-    source="pascanu2013 (arXiv 1211.5063), Sec. 2.1 (necessary condition for exploding gradients); extended by "
-           "rnnaudit to torch's nn.RNN (every layer) and IndRNN",
-    statement="It is necessary for the largest singular value λ₁ of W_rec to exceed 1/γ for gradients to explode",
+    source="pascanu2013, ICML 2013 version (λ₁ = largest singular value; the arXiv 1211.5063 preprint's "
+           "'largest eigenvalue' is the reading below), Sec. 2.1 (necessary condition for exploding gradients); "
+           "extended by rnnaudit to torch's nn.RNN (every layer) and IndRNN",
+    statement="(ICML version) It is necessary for the largest singular value λ₁ of W_rec to exceed 1/γ for "
+              "gradients to explode",
     assumptions=(A_LAYER_GROWS,),
     measure="1/γ, in each layer whose ‖∂x_t/∂x_k‖₂ exceeds 1 somewhere on the sequence",
     bound="λ₁ = ‖W‖₂ of that layer (ratio > 1 would be a growing gradient with λ₁ < 1/γ)",
@@ -96,5 +113,15 @@ exploding = Claim(
     cases=CaseSpace(case_type=ArchCase, sample=_sample, sizes=SIZES, from_model=_from_model),
     explanation="Would contradict pascanu2013.vanishing (its contrapositive).",
     notes="Holds. On a model the assumption is whether some gradient grows on the user's data; it fails on a "
-          "trained RNN whose gradients only decay, where the condition says nothing.",
+          "trained RNN whose gradients only decay, where the condition says nothing. With λ₁ read as the "
+          "largest eigenvalue (the arXiv preprint) it is false: W = [[0.5, 3], [0, 0.5]] (ρ = 0.5) has "
+          "‖∂x_1/∂x_0‖₂ = 3.08 in tanh's linear regime, and W = 0.9·[[1, 2], [−1, −1]] (ρ = 0.9) with tanh units "
+          "saturating in turn grows like 1.27^t. " + SOURCE_NOTE,
+    readings=(Reading(
+        "λ₁ read as |largest eigenvalue| (the arXiv preprint's wording)",
+        "It is necessary for ρ(W_rec) (absolute value of the largest eigenvalue) to exceed 1/γ for gradients to "
+        "explode",
+        "the arXiv preprint of Sec. 2.1 defines λ₁ as 'the absolute value of the largest eigenvalue' of W_rec "
+        "(as quoted in ai.stackexchange.com question 20378)",
+        _measure_radius, cases=_RADIUS_CASES),),
 )

@@ -17,9 +17,15 @@ LSTM on its (h, c) state, a user's step), η measured on the data as max_t ‖�
 exponential decay. ``pascanu2013.vanishing.general`` states that; it is what the audit can say about an
 LSTM, a stacked GRU or a hand-written IndRNN whose weights it cannot read.
 
+Which version: the published ICML 2013 version defines λ₁ as the largest singular value of W_rec, and that is
+the statement checked here. The arXiv preprint defined λ₁ as the absolute value of the largest eigenvalue; that
+wording is recorded as a reading and is false (W = [[0.5, 3], [0, 0.5]]: ρ = 0.5, ‖W‖₂ = 3.08, gradients grow
+for four steps; see the claim's notes).
+
 Read from: the arXiv-vanity rendering of 1211.5063 (abstract, Sec. 1, eq. (1)-(2) setting, via the search
-tool's excerpts) and the paper's eq. (5) as quoted in a mathematics Q&A thread; the exact wording of Sec.
-2.1's statement was not readable there: the statement is the issue's paraphrase, checked here.
+tool's excerpts); the sentence of Sec. 2.1 in each version as quoted in two Q&A threads (stats.stackexchange
+293862, singular value; ai.stackexchange 20378, arXiv's eigenvalue and the answer's note that the final version
+changed it). Neither version's own text was readable here.
 """
 
 from __future__ import annotations
@@ -28,38 +34,80 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import GAMMA, VANILLA, ArchCase, arch_cases_from_model, product_norms, step_jacobians
-from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
+from rnnaudit.bounds.core import CaseSpace, Claim, Reading, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import (
     A_LAMBDA,
+    A_RADIUS,
+    eigenvalue_counterexamples,
     linear_regime_case,
     per_layer,
     project_lambda,
+    project_radius,
     sample_contractive_vanilla,
+    sample_radius_vanilla,
     vanilla_free,
 )
 
-__all__ = ["vanishing", "SIZES"]
+__all__ = ["vanishing", "SIZES", "RADIUS_CASES", "SOURCE_NOTE"]
 
 SIZES = {"quick": [(1, 3), (2, 5), (4, 8)], "full": [(1, 3), (2, 5), (4, 8), (8, 12), (16, 20)]}
 
 
-def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+def _singular(W: Tensor) -> Tensor:
+    return torch.linalg.matrix_norm(W, ord=2)
+
+
+def _radius(W: Tensor) -> Tensor:
+    # detached: the eigenvalues of a defective W (the triangular counterexample) have no derivative; the ascent
+    # moves the measured side only
+    return torch.linalg.eigvals(W.detach()).abs().max()
+
+
+def _products_against(case: ArchCase, lam_of, part: str) -> dict[str, tuple[Tensor, Tensor]]:
     parts = []
     for layer in per_layer(case):
         J, _ = step_jacobians(layer)
         prods, _, taus = product_norms(J)
-        lam = GAMMA[case.kind] * torch.linalg.matrix_norm(layer.recurrent_matrix(0), ord=2)
+        lam = GAMMA[case.kind] * lam_of(layer.recurrent_matrix(0))
         parts.append((prods, lam ** taus))
     prods, bounds = torch.cat([p for p, _ in parts]), torch.cat([b for _, b in parts])
     if not prods.numel():
         zero = case.x.new_zeros(())
-        return {"‖∂x_t/∂x_k‖₂ ≤ (γλ₁)^(t−k)": (zero, zero + 1)}
-    return {"‖∂x_t/∂x_k‖₂ ≤ (γλ₁)^(t−k)": worst_pair(prods, bounds)}
+        return {part: (zero, zero + 1)}
+    return {part: worst_pair(prods, bounds)}
+
+
+def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    return _products_against(case, _singular, "‖∂x_t/∂x_k‖₂ ≤ (γλ₁)^(t−k)")
+
+
+def _measure_radius(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
+    return _products_against(case, _radius, "‖∂x_t/∂x_k‖₂ ≤ (γρ)^(t−k)")
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:
     """Equality: W = 0.9·I at the zero state of a tanh RNN (J_t = W, ‖W^τ‖₂ = ‖W‖₂^τ)."""
     return [linear_regime_case(h, T, 0.9, device, dtype)]
+
+
+def _radius_starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:
+    """The eigenvalue reading's counterexamples (pascanu2013.cases.eigenvalue_counterexamples) and its equality
+    case W = 0.9·I (a normal W, where ρ = ‖W‖₂)."""
+    return eigenvalue_counterexamples(h, T, device, dtype) + _starts(h, T, device, dtype)
+
+
+#: the eigenvalue reading's cases: vanilla RNNs with γρ(W) < 1 (‖W‖₂ unrestricted), the counterexamples as starts.
+RADIUS_CASES = CaseSpace(case_type=ArchCase, sample=sample_radius_vanilla, sizes=SIZES, free=vanilla_free,
+                         project=project_radius, starts=_radius_starts)
+
+#: which version of the paper says what, and what was read.
+SOURCE_NOTE = ("Versions: the published ICML 2013 version (PMLR 28) defines λ₁ as the largest singular value of "
+               "W_rec; the arXiv preprint 1211.5063 defined it as the absolute value of the largest eigenvalue. "
+               "Neither version's own text was readable here: both wordings were read as quoted in two Q&A threads "
+               "(stats.stackexchange.com question 293862 quotes the singular-value sentence and eq. (6); "
+               "ai.stackexchange.com question 20378 quotes the eigenvalue sentence from arXiv, and its answer "
+               "says the final version replaced it by the singular value); which arXiv revision carries which "
+               "wording was not readable.")
 
 
 def _from_model(view) -> list[ArchCase]:
@@ -69,10 +117,11 @@ def _from_model(view) -> list[ArchCase]:
 
 vanishing = Claim(
     id="pascanu2013.vanishing",
-    source="pascanu2013 (arXiv 1211.5063), Sec. 2.1 (sufficient condition for vanishing gradients, eq. (11) model); "
-           "extended by rnnaudit to torch's nn.RNN (tanh, relu, every layer) and IndRNN",
-    statement="If λ₁ < 1/γ (λ₁ the largest singular value of W_rec, γ = sup|σ'|), then ‖∂x_{k+1}/∂x_k‖ ≤ η < 1 and "
-              "‖∂x_t/∂x_k‖ ≤ η^(t−k): the long-term components vanish",
+    source="pascanu2013, ICML 2013 version (λ₁ = largest singular value; the arXiv 1211.5063 preprint's "
+           "'largest eigenvalue' is the reading below), Sec. 2.1 (sufficient condition for vanishing gradients, "
+           "eq. (11) model); extended by rnnaudit to torch's nn.RNN (tanh, relu, every layer) and IndRNN",
+    statement="(ICML version) If λ₁ < 1/γ (λ₁ the largest singular value of W_rec, γ = sup|σ'|), then "
+              "‖∂x_{k+1}/∂x_k‖ ≤ η < 1 and ‖∂x_t/∂x_k‖ ≤ η^(t−k): the long-term components vanish",
     assumptions=(A_LAMBDA,),
     measure="‖∂x_t/∂x_k‖₂ by products of autograd step Jacobians, each layer's own recurrence; worst over "
             "0 ≤ k < t ≤ T",
@@ -83,7 +132,22 @@ vanishing = Claim(
     explanation="Would mean a step Jacobian of a vanilla RNN is not a diagonal of norm ≤ γ times W.",
     notes="Holds; attained (ratio 1) by a symmetric W in the linear regime of tanh. γ = 1 for tanh and relu, 1/4 for "
           "the logistic sigmoid (pascanu2013.gamma). The bound holds for any λ₁; the assumption is what makes it "
-          "decay, and it fails on a trained RNN with ‖W_hh‖₂ ≥ 1, where the theorem says nothing.",
+          "decay, and it fails on a trained RNN with ‖W_hh‖₂ ≥ 1, where the theorem says nothing. The arXiv "
+          "preprint's λ₁ = |largest eigenvalue| (reading below) is false: W = [[0.5, 3], [0, 0.5]] has ρ = 0.5 < 1 "
+          "but ‖W‖₂ = 3.08, so no step contracts (eq. (6)'s step fails) and in tanh's linear regime "
+          "‖∂x_t/∂x_k‖₂ = ‖W^(t−k)‖₂ = 3.08, 3.02, 2.26, 1.50 for t − k = 1…4 against (γρ)^(t−k) = 0.5, 0.25, "
+          "0.125, 0.0625; the ratio ≈ 6(t − k) is unbounded, though these gradients still vanish as t − k → ∞ "
+          "(W is triangular with ρ = 0.5). With tanh units saturating in turn even the asymptotic statement "
+          "fails: W = 0.9·[[1, 2], [−1, −1]] (ρ = 0.9) gives ‖∂x_t/∂x_0‖₂ ≈ 1.27^t (17,320 at t = 40). "
+          + SOURCE_NOTE,
+    readings=(Reading(
+        "λ₁ read as |largest eigenvalue| (the arXiv preprint's wording)",
+        "If ρ(W_rec) < 1/γ (ρ the absolute value of the largest eigenvalue), then ‖∂x_t/∂x_k‖₂ ≤ (γρ)^(t−k): the "
+        "long-term components vanish",
+        "the arXiv preprint of Sec. 2.1 defines λ₁ as 'the absolute value of the largest eigenvalue' of W_rec "
+        "(as quoted in ai.stackexchange.com question 20378); its proof bounds ‖W_recᵀ‖ by λ₁, which holds only "
+        "for the largest singular value",
+        _measure_radius, cases=RADIUS_CASES, assumptions=(A_RADIUS,)),),
     supremum=Supremum(1.0, "‖∏ D_j W‖₂ ≤ ∏ ‖D_j‖₂‖W‖₂ ≤ (γλ₁)^τ; equality for symmetric W with every σ' = γ "
                            "(zero state of tanh): a structured start", at=(2, 5)),
 )

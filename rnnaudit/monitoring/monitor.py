@@ -43,7 +43,7 @@ from torch import Tensor, nn
 from rnnaudit.atomic import atomic_path, write_json_atomic, write_text_atomic
 from rnnaudit.monitoring.probes import (RADIUS_EVERY_RECORD_MAX, gate_record, gradient_norms_from_grad,
                                      initial_state_gradient, initial_state_gradient_fused, jacobian_summary,
-                                     matrix_record, top_lyapunov_exponent)
+                                     matrix_record, orthogonality_concerned, top_lyapunov_exponent)
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
 from rnnaudit.limits import check_tensor_sizes
@@ -455,7 +455,8 @@ class Monitor:
         with torch.no_grad():
             matrices = self.twin_cell.recurrent_matrices()
             narrow = all(W.shape[-1] <= RADIUS_EVERY_RECORD_MAX for W in matrices.values())
-            out.update(matrix_record(matrices, radius=summary or narrow))
+            out.update(matrix_record(matrices, radius=summary or narrow,
+                                     orthogonality=orthogonality_concerned(self.twin_cell)))
             out.update(gate_record(self.twin_cell))
         if self.inputs is None:
             return out

@@ -19,8 +19,10 @@ from torch import Tensor, nn
 from rnnaudit.analysis.gradients import _view_of_gradient, euclidean_norm
 from rnnaudit.analysis.jacobian import hidden_jacobian_maps
 from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+from rnnaudit.cells.adapters import TorchRecurrent
 
-__all__ = ["SUMMARY_RTOL", "gradient_norms_from_grad", "matrix_record", "gate_record", "readout_slice",
+__all__ = ["SUMMARY_RTOL", "GATE_BLOCK_KINDS", "gradient_norms_from_grad", "matrix_record", "orthogonality_concerned",
+           "gate_record", "readout_slice",
            "initial_state_gradient", "initial_state_gradient_fused", "jacobian_summary", "top_lyapunov_exponent"]
 
 #: Relative tolerance of the spectral norms in the Jacobian summary: the summary reports a maximum
@@ -68,8 +70,19 @@ def _same_view(view: Tensor, base: Tensor, grad: Tensor) -> Tensor:
 #: records only; the singular values (norm, σ range, defect) are recorded every time.
 RADIUS_EVERY_RECORD_MAX = 256
 
+#: kinds of wrapped torch modules whose recurrent matrices are gate blocks: no claim's assumption and no remedy
+#: asks a gate block of torch's GRU or LSTM to be orthogonal, so its ‖WᵀW − I‖₂ is not recorded (the toolkit's
+#: gated cells, e.g. NC-GRU with orthogonal U_r, U_c, keep it: their claims assume it)
+GATE_BLOCK_KINDS = ("gru", "lstm")
 
-def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True) -> dict[str, float]:
+
+def orthogonality_concerned(cell) -> bool:
+    """Whether some claim's assumption concerns the orthogonality of ``cell``'s recurrent matrices: every cell
+    but a wrapped torch GRU or LSTM (:data:`GATE_BLOCK_KINDS`; ``cell.kind``, as ``rnnaudit.wrap`` sets it)."""
+    return not (isinstance(cell, TorchRecurrent) and cell.kind in GATE_BLOCK_KINDS)
+
+
+def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True, orthogonality: bool = True) -> dict[str, float]:
     """Spectral radius, spectral norm, σ range (smallest and largest singular value) and, for square
     matrices, the orthogonality defect ‖WᵀW − I‖₂ of each recurrent matrix, keyed ``<quantity>/<role>``;
     with a single matrix also the plain keys ``spectral_radius``, ``spectral_norm``, ``sigma_min``,
@@ -79,6 +92,8 @@ def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True) -> dict[s
         matrices: role → matrix (float64, detached), from ``cell.recurrent_matrices()``.
         radius: include ``spectral_radius`` (False: left out, for the records between summaries of wide
             matrices, :data:`RADIUS_EVERY_RECORD_MAX`).
+        orthogonality: Optional. Default: True. False leaves the defect out (a torch GRU's or LSTM's gate
+            blocks, :func:`orthogonality_concerned`).
     """
     out = {}
     for role, W in matrices.items():
@@ -88,9 +103,10 @@ def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True) -> dict[s
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
             if radius:
                 values["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
-            # WᵀW − I = V(Σ² − I)Vᵀ, so ‖WᵀW − I‖₂ = max_i |σ_i² − 1|: the defect of
-            # rnnaudit.cells.orthogonality_defect from the singular values already at hand
-            values["orthogonality_defect"] = float((sv.square() - 1).abs().max())
+            if orthogonality:
+                # WᵀW − I = V(Σ² − I)Vᵀ, so ‖WᵀW − I‖₂ = max_i |σ_i² − 1|: the defect of
+                # rnnaudit.cells.orthogonality_defect from the singular values already at hand
+                values["orthogonality_defect"] = float((sv.square() - 1).abs().max())
         out.update({f"{k}/{role}": v for k, v in values.items()})
         if len(matrices) == 1:
             out.update(values)

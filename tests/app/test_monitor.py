@@ -68,7 +68,7 @@ def test_a_20_step_loop_writes_a_run_that_audit_and_compare_read(tmp_path, capsy
     # records at 0, 5, 10, 15; close() adds the parameters after the last update as step 20
     assert t["step"].tolist() == [0, 5, 10, 15, 20]
     for key in ("loss", "grad/W_hz/max", "grad/b_in/fro", "grad_h0", "spectral_radius/W_hn", "spectral_norm/W_hr",
-                "orthogonality_defect/W_hz", "sigma_min/W_hn", "sigma_max/W_hn", "jacobian/max", "jacobian/slope",
+                "sigma_min/W_hn", "sigma_max/W_hn", "jacobian/max", "jacobian/slope",
                 "lyapunov_max"):
         assert key in t, key
     assert math.isnan(t["loss"][-1]) and all(math.isfinite(v) for v in t["loss"][:-1])
@@ -215,6 +215,32 @@ def test_orthogonality_defect_small_for_orthogonal_rnn_and_not_otherwise(tmp_pat
     assert defect < 1e-5  # float32 orthogonal map: a few ulp of 1
     with Monitor(plain, tmp_path / "p", every=1) as mon:
         assert mon.record(0)["orthogonality_defect"] > 0.1
+
+
+@pytest.mark.parametrize("module", [nn.LSTM(2, 4, batch_first=True), nn.GRU(2, 4, num_layers=2, batch_first=True),
+                                    nn.LSTMCell(2, 4)], ids=["lstm", "gru2", "lstmcell"])
+def test_no_orthogonality_defect_for_the_gate_blocks_of_a_torch_lstm_or_gru(tmp_path, module):
+    """No claim's assumption asks a gate block of torch's LSTM or GRU to be orthogonal: its ‖WᵀW − I‖₂ is not
+    recorded (and so not plotted); the gate blocks' spectral quantities are."""
+    with Monitor(module, tmp_path, every=1) as mon:
+        record = mon.record(0)
+    assert not [k for k in record if k.startswith("orthogonality_defect")]
+    assert [k for k in record if k.startswith("spectral_norm/")] and [k for k in record if k.startswith("sigma_min/")]
+
+
+def test_the_orthogonality_defect_is_recorded_where_a_claim_assumes_orthogonality():
+    """Negative control of the rule: a torch RNN's W_hh (the matrix parametrizations.orthogonal constrains and
+    the vanilla claims read) and a toolkit gated cell (NC-GRU, whose U_c a claim assumes orthogonal) keep it."""
+    from rnnaudit import wrap
+    from rnnaudit.cells import NCGRU
+    from rnnaudit.monitoring.probes import matrix_record, orthogonality_concerned
+
+    rnn = wrap(nn.RNN(2, 4))
+    assert orthogonality_concerned(rnn) and "orthogonality_defect" in matrix_record(rnn.recurrent_matrices())
+    assert not orthogonality_concerned(wrap(nn.GRU(2, 4)))
+    nc = NCGRU(2, 4)
+    assert orthogonality_concerned(nc)
+    assert [k for k in matrix_record(nc.recurrent_matrices()) if k.startswith("orthogonality_defect")]
 
 
 def test_lstm_readout_sees_the_top_layers_h(tmp_path):
