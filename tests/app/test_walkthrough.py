@@ -59,8 +59,8 @@ def test_both_models_learn_beyond_chance(runs):
 
 def test_monitor_records_what_orthogonality_promises(runs):
     """The orthogonal RNN keeps ‖WᵀW − I‖₂ at float32 rounding and, with |tanh'| ≤ 1,
-    ‖∂h_t/∂h_s‖₂ ≤ ‖W‖₂^(t−s) ≤ 1 and a top Lyapunov exponent ≤ 0; the GRU's gate matrices are far
-    from orthogonal."""
+    ‖∂h_t/∂h_s‖₂ ≤ ‖W‖₂^(t−s) ≤ 1 and a top Lyapunov exponent ≤ 0; the GRU's gate matrices get no orthogonality defect, which
+    no claim about them uses."""
     root, _ = runs
     ornn, gru = read_trajectory(root / "ornn"), read_trajectory(root / "gru")
     assert ornn["step"].tolist() == [0, 10, 20, 30] and gru["step"].tolist() == [0, 10, 20, 30]
@@ -69,7 +69,8 @@ def test_monitor_records_what_orthogonality_promises(runs):
     # the summary's spectral norms are certified lower bounds, so ≤ 1 up to the float32 defect above
     assert len(jac) >= 2 and max(jac) <= 1 + 1e-5
     assert all(v <= 1e-5 for v in ornn["lyapunov_max"] if not math.isnan(v))
-    assert min(gru["orthogonality_defect/W_hz"]) > 0.1
+    # no claim asks a torch GRU's gate blocks to be orthogonal: their norms are recorded, not a defect
+    assert "orthogonality_defect/W_hz" not in gru and min(gru["spectral_norm/W_hz"]) > 0
 
 
 def test_audit_of_both_runs(runs):
