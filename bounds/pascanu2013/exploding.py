@@ -112,7 +112,11 @@ exploding = Claim(
     evaluate=_measure,
     cases=CaseSpace(case_type=ArchCase, sample=_sample, sizes=SIZES, from_model=_from_model),
     explanation="Would contradict pascanu2013.vanishing (its contrapositive).",
-    notes="Holds. On a model the assumption is whether some gradient grows on the user's data; it fails on a "
+    notes="Holds, by the contrapositive argument above; the search is no evidence here: its cases are drawn with "
+          "γλ₁ ≥ 1.1 (so the ratio is at most 1/1.1) and a case with γλ₁ ≤ 1 never satisfies the assumption. An "
+          "independent referee's ascent over W, x₀ and the inputs at γλ₁ = 1 exactly (tanh and sigmoid, h = 2 "
+          "and 4) reached max ‖∂x_t/∂x_k‖₂ = 1 and never more. "
+          "On a model the assumption is whether some gradient grows on the user's data; it fails on a "
           "trained RNN whose gradients only decay, where the condition says nothing. With λ₁ read as the "
           "largest eigenvalue (the arXiv preprint) it is false: W = [[0.5, 3], [0, 0.5]] (ρ = 0.5) has "
           "‖∂x_1/∂x_0‖₂ = 3.08 in tanh's linear regime, and W = 0.9·[[1, 2], [−1, −1]] (ρ = 0.9) with tanh units "
