@@ -37,6 +37,13 @@ def _one_line(err: BaseException) -> str:
     return text if len(text) <= 2000 else text[:2000] + " …"
 
 
+def _out_of_memory(err: BaseException) -> bool:
+    """A failed allocation: Python's MemoryError, torch's CUDA OutOfMemoryError, or the RuntimeError of torch's CPU
+    allocator (``--allow-large`` lifts the size limits, and what is then asked for may not fit)."""
+    return isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError" or (
+        isinstance(err, RuntimeError) and "can't allocate memory" in str(err))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rnnaudit`` console script; returns the exit status (argparse's own errors,
     --help and --version exit through SystemExit, with status 2 and 0)."""
@@ -51,23 +58,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rnnaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except MemoryError:
-        if args.debug:
-            raise
-        print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another machine)",
-              file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, TypeError, OSError, ImportError) as err:
-        # bad input from a file or an argument that argparse could not see: the readers
-        # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong; an
-        # ImportError is an optional dependency missing (scikit-learn for the digits), named with its extra
-        if args.debug:
-            raise
-        print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)
-        return EXIT_USAGE
     except Exception as err:  # noqa: BLE001 - the last line of defence: no traceback unless asked for
         if args.debug:
             raise
+        if _out_of_memory(err):
+            print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another "
+                  "machine)", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(err, (ValueError, TypeError, OSError, ImportError)):
+            # bad input from a file or an argument that argparse could not see: the readers
+            # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong; an
+            # ImportError is an optional dependency missing (scikit-learn for the digits), named with its extra
+            print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)
+            return EXIT_USAGE
         print(f"rnnaudit: internal error ({type(err).__name__}: {_one_line(err)}); rerun with --debug for the "
               "traceback and please report it", file=sys.stderr)
         return EXIT_INTERNAL

@@ -308,3 +308,27 @@ def test_python_audit_refuses_complex_weights_and_a_non_bool_allow_large(tmp_pat
     with pytest.raises(TypeError, match="allow_large"):
         audit_run(tmp_path, allow_large="yes")
     assert rnnaudit.audit(torch.nn.GRU(2, 4, batch_first=True), x, diagnostics=False)["claims"]
+
+
+def test_spectrum_of_a_tampered_weights_file_is_one_line_and_a_failed_allocation_is_not_internal(tmp_path, capsys,
+                                                                                               monkeypatch):
+    """``spectrum --weights`` of expanded tensors is refused from the shapes; with --allow-large what is then asked
+    for may not fit, and torch's CPU allocator says so by a RuntimeError: one line, exit 2, not the internal error
+    (exit 70) it was. Control: another RuntimeError stays an internal error."""
+    bomb = _bomb_gru_weights(tmp_path / "bomb.pt")
+    assert cli_status(["spectrum", "--weights", str(bomb), "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, "bomb.pt", "weight_hh_l0", "limit")
+
+    def fails(message):
+        def run(args):
+            raise RuntimeError(message)
+        return run
+
+    argv = ["spectrum", "--weights", str(bomb), "--out", str(tmp_path / "s.png"), "--allow-large"]
+    monkeypatch.setattr("rnnaudit.cli.plots.run", fails("[enforce fail at alloc_cpu.cpp:127] err == 0. "
+                                                        "DefaultCPUAllocator: can't allocate memory: you tried to "
+                                                        "allocate 2400000000000 bytes."))
+    assert cli_status(argv) == 2
+    _one_line_error(capsys, "spectrum: not enough memory for this job")
+    monkeypatch.setattr("rnnaudit.cli.plots.run", fails("some bug"))
+    assert cli_status(argv) == 70
