@@ -229,7 +229,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
     run_dir = monitored_run_of(path)
     info = read_monitored_run(run_dir)
     ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
-    module, readout = rebuild_model(ckpt, factory=factory)
+    module, readout = rebuild_model(ckpt, factory=factory, allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = module.double()
     cell = wrap(module, **info.get("wrap_kwargs", {}))

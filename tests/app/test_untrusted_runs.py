@@ -497,3 +497,36 @@ def test_a_monitor_checkpoint_with_a_list_or_nan_weights_is_one_clear_error(dama
         ckpt["plain_state_dict"] = {k: torch.full_like(v, float("nan")) for k, v in ckpt["plain_state_dict"].items()}
     with pytest.raises(InputError, match="plain_state_dict"):
         rebuild_model(ckpt)
+
+
+def test_an_rnnaudit_config_claiming_a_huge_width_is_refused_before_the_cell_is_built(tmp_path, capsys):
+    """The widths of a recorded rnnaudit cell config (``*_size``) are checked before the cell is built, naming the
+    file and the field (hidden_size 30000 built the cell first: 7 GB for an ENRNN or ScoRNN); with allow_large
+    the memory limit still holds. Control: the untampered checkpoint rebuilds, and so does the CLI's spectrum."""
+    from rnnaudit.cells.registry import build_cell
+    from rnnaudit.limits import TooLargeError
+    from rnnaudit.monitoring.runs import rebuild_model
+
+    cell = build_cell("sgornn", 2, 4, dtype=torch.float32)
+    run_dir = tmp_path / "run"
+    with Monitor(cell, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    ckpt_path = run_dir / "checkpoints" / "step_00000000.pt"
+    payload = torch.load(ckpt_path, weights_only=True)
+    assert rebuild_model({**payload, "path": "c.pt"})[0].hidden_size == 4
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 30000
+    with pytest.raises(TooLargeError, match=r"^c.pt: model field 'rnnaudit_config.hidden_size': hidden = 30000"):
+        rebuild_model({**payload, "path": "c.pt"})
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 10**6
+    with pytest.raises(TooLargeError, match=r"rnnaudit_config' describes a cell of up to .* above the memory limit"):
+        rebuild_model({**payload, "path": "c.pt"}, allow_large=True)
+    payload["model"]["rnnaudit_config"]["hidden_size"] = -4
+    with pytest.raises(ValueError, match="'rnnaudit_config.hidden_size' must be a non-negative integer"):
+        rebuild_model({**payload, "path": "c.pt"})
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 30000
+    torch.save(payload, ckpt_path)
+    capsys.readouterr()
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "s.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "step_00000000.pt: model field 'rnnaudit_config.hidden_size'" in err, err
