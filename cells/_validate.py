@@ -4,6 +4,7 @@ argument and says what was expected, never a silent NaN further down."""
 from __future__ import annotations
 
 import numbers
+import os
 
 import torch
 from torch import Tensor
@@ -21,6 +22,25 @@ def check_sizes(minimum: int = 1, **sizes) -> None:
             raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+def memory_limit() -> int:
+    """Bytes one job may hold: 3/4 of the machine's physical memory (``os.sysconf``), 8 GiB where it cannot be
+    read; the same rule as :func:`analysis.grid_maps.default_memory_limit` for the CPU, which this layer cannot
+    import."""
+    try:
+        return int(0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2 ** 30
+
+
+def check_state_memory(input_size: int, state_size: int) -> None:
+    """Raise ValueError unless the (S, S) and (S, n) float64 Jacobians of one step, which every probe forms, fit
+    :func:`memory_limit` (a size such as 10¹² is accepted by the arithmetic and fails only at the allocation)."""
+    need, limit = 8 * state_size * (state_size + input_size), memory_limit()
+    if need > limit:
+        raise ValueError(f"state_size = {state_size}, input_size = {input_size}: the probes' float64 Jacobians of "
+                         f"one step need {need / 2**30:.3g} GiB, above the memory limit of {limit / 2**30:.3g} GiB")
 
 
 def require_finite(name: str, value: Tensor) -> None:

@@ -175,11 +175,16 @@ def monitored_run_of(path: str | os.PathLike) -> Path | None:
     return run_dir if path.parent.name == "checkpoints" and is_monitored_run(run_dir) else None
 
 
-def read_monitored_run(run_dir: str | os.PathLike) -> dict:
+def read_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False) -> dict:
     """The run.json of a monitored run, with the fields the readers rely on checked.
+
+    Args:
+        run_dir: the run directory. allow_large: lift the limit on the recorded ``T`` (:data:`rnnaudit.limits.LIMITS`).
 
     Raises:
         InputError: no readable run.json, not a monitored run, or fields of the wrong kind (named).
+        rnnaudit.limits.TooLargeError: a recorded ``T`` above the limit (a file can claim T = 10¹², and the audit
+            of a run without inputs draws sequences of that length).
     """
     path = require_inside(Path(run_dir) / "run.json", run_dir, "run.json")
     info = read_json_file(path, "run.json")
@@ -194,7 +199,11 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
         raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
     T = info.get("T")
     if T is not None and (isinstance(T, bool) or not isinstance(T, int) or T < 1):
-        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {T!r}")
+        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {str(T)[:40]!r}")
+    if T is not None:
+        from rnnaudit.limits import check_sizes
+
+        check_sizes(f"{path}: field 'T'", allow_large=allow_large, T=T)
     return info
 
 
@@ -356,7 +365,7 @@ def monitored_inputs(run_dir: str | os.PathLike, input_size: int, *, allow_large
     """
     from rnnaudit.user_models import load_inputs
 
-    info = read_monitored_run(run_dir)
+    info = read_monitored_run(run_dir, allow_large=allow_large)
     if info.get("inputs") is None:
         raise InputError(f"{run_dir}: the monitor was given no inputs, so there are no sequences to measure the "
                          "bounds on; pass Monitor(..., inputs=x) (a few of your sequences), or audit a checkpoint with "

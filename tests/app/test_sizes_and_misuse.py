@@ -332,3 +332,35 @@ def test_spectrum_of_a_tampered_weights_file_is_one_line_and_a_failed_allocation
     _one_line_error(capsys, "spectrum: not enough memory for this job")
     monkeypatch.setattr("rnnaudit.cli.plots.run", fails("some bug"))
     assert cli_status(argv) == 70
+
+
+def test_a_counterexample_whose_recorded_ratio_is_nan_is_not_reproduced(tmp_path, capsys):
+    """A tampered counterexample with ratio NaN printed 'recorded nan' and reported whether the claim still fails;
+    NaN is not a ratio check writes: one line naming the file, exit 2. Control: the untampered file reproduces."""
+    from rnnaudit.bounds import Profile, check_claim
+    from rnnaudit.bounds.sgornn import eq31
+
+    result = check_claim(eq31, Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=tmp_path / "ce")
+    assert cli_status(["reproduce", result.counterexample]) == 0
+    payload = torch.load(result.counterexample, weights_only=True)
+    payload["ratio"] = float("nan")
+    torch.save(payload, tmp_path / "nan.pt")
+    capsys.readouterr()
+    assert cli_status(["reproduce", str(tmp_path / "nan.pt")]) == 2
+    _one_line_error(capsys, "nan.pt", "recorded ratio is NaN, not a number")
+
+
+def test_step_with_a_cell_name_is_refused_and_audit_takes_a_cell_name(tmp_path, capsys):
+    """``--step`` with a cell name was ignored silently (the cell's initialisation has no steps): one line, exit 2.
+    ``audit gru`` was refused though --help lists a cell name as a SOURCE: it audits the initialisation, as heatmap
+    and spectrum draw it. Control: an unknown name is one line naming the cells."""
+    assert cli_status(["spectrum", "gru", "--hidden", "4", "--step", "5", "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, "--step 5 is for a run directory", "'gru' is a cell name")
+    assert not (tmp_path / "s.png").exists()
+    out = tmp_path / "audit"
+    assert cli_status(["audit", "gru", "--hidden", "4", "--T", "6", "--out", str(out)]) == 0
+    doc = json.loads((out / "audit.json").read_text())
+    assert doc["latest"]["config"]["cell"].startswith("gru, h = 4") and doc["latest"]["config"]["T"] == 6
+    capsys.readouterr()
+    assert cli_status(["audit", "nosuchcell", "--out", str(tmp_path / "a2")]) == 2
+    _one_line_error(capsys, "nosuchcell: no such checkpoint or run directory, nor a cell name", "'sgornn'")

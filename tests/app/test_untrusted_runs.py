@@ -530,3 +530,26 @@ def test_an_rnnaudit_config_claiming_a_huge_width_is_refused_before_the_cell_is_
     assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "s.png")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "step_00000000.pt: model field 'rnnaudit_config.hidden_size'" in err, err
+
+
+def test_a_run_json_claiming_a_huge_T_is_refused_naming_the_field(tmp_path, capsys):
+    """run.json's T = 10¹² was accepted (a run with inputs ignored it; one without would draw sequences that
+    long): it is checked against the limit T, naming run.json and the field. Control: T = 8 is read."""
+    from rnnaudit.limits import TooLargeError
+    from rnnaudit.monitoring.runs import read_monitored_run
+
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 8, 2), tensorboard=False, T=8) as mon:
+        mon.record(0)
+    assert read_monitored_run(run_dir)["T"] == 8
+    info = json.loads((run_dir / "run.json").read_text())
+    info["T"] = 10**12
+    (run_dir / "run.json").write_text(json.dumps(info))
+    with pytest.raises(TooLargeError, match=r"run.json: field 'T': T = 1000000000000 is above the limit"):
+        read_monitored_run(run_dir)
+    assert read_monitored_run(run_dir, allow_large=True)["T"] == 10**12
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json: field 'T'" in err, err
