@@ -44,6 +44,15 @@ def _out_of_memory(err: BaseException) -> bool:
         isinstance(err, RuntimeError) and "can't allocate memory" in str(err))
 
 
+def _check_out_location(args) -> None:
+    """``--out`` in an existing directory or under the current directory, checked before any work
+    (:func:`rnnaudit.outputs.check_output_location`)."""
+    from rnnaudit.outputs import check_output_location
+
+    if getattr(args, "out", None) is not None:
+        check_output_location(args.out, "--out")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rnnaudit`` console script; returns the exit status (argparse's own errors,
     --help and --version exit through SystemExit, with status 2 and 0)."""
@@ -52,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from rnnaudit.provenance import recorded_seed
 
+        _check_out_location(args)
         module = importlib.import_module(f"rnnaudit.cli.{COMMANDS[args.command]}")
         with recorded_seed(getattr(args, "seed", None)):  # named in every figure file's metadata
             return module.run(args)

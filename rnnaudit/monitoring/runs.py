@@ -156,10 +156,17 @@ def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, de
 # ---------------------------------------------------------------------------------------- reading
 
 def is_monitored_run(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so)."""
+    """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so).
+
+    Raises:
+        InputError: a run.json that cannot be read (permissions): whose run it is cannot be told, and taking it
+            for a trainer's run misreported it as a checkpoint of the wrong format.
+    """
     run_json = Path(path) / "run.json"
     if not run_json.is_file():
         return False
+    if not os.access(run_json, os.R_OK):
+        raise InputError(f"{run_json}: the run.json cannot be read (permission denied)")
     try:
         return read_json_file(run_json, "run.json").get("kind") == "monitor"
     except InputError:

@@ -553,3 +553,21 @@ def test_a_run_json_claiming_a_huge_T_is_refused_naming_the_field(tmp_path, caps
     assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "run.json: field 'T'" in err, err
+
+
+def test_an_unreadable_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, monkeypatch, capsys):
+    """A run.json without read permission made the run look like a trainer's, and the error was about a checkpoint
+    of the wrong format; it says the run.json cannot be read. (The tests may run as root, whom chmod 000 does not
+    stop, so the permission is taken away through os.access, as the reader asks it.) Control: readable, it audits."""
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if Path(p) == run_dir / "run.json"
+                        else real(p, mode, *a, **k))
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json: the run.json cannot be read (permission denied)" in err, err
