@@ -12,16 +12,19 @@ from torch import Tensor
 
 def check_sizes(minimum: int = 1, **sizes) -> None:
     """Check integer sizes (input_size=2, hidden_size=4, ...): ints (a bool or a float such as 4.0 is not
-    one) and at least ``minimum``.
+    one) and at least ``minimum``; a ``hidden_size`` (with ``input_size``) whose one-step Jacobians fit the memory
+    limit (:func:`check_state_memory`).
 
     Raises:
-        TypeError: a size that is not an int, named. ValueError: one below ``minimum``, named.
+        TypeError: a size that is not an int, named. ValueError: one below ``minimum``, or too large, named.
     """
     for name, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if "hidden_size" in sizes:  # a cell of width 10⁹ took minutes to build before anything failed
+        check_state_memory(sizes.get("input_size", 0), sizes["hidden_size"], "hidden_size")
 
 
 def memory_limit() -> int:
@@ -34,12 +37,12 @@ def memory_limit() -> int:
         return 8 * 2 ** 30
 
 
-def check_state_memory(input_size: int, state_size: int) -> None:
+def check_state_memory(input_size: int, state_size: int, name: str = "state_size") -> None:
     """Raise ValueError unless the (S, S) and (S, n) float64 Jacobians of one step, which every probe forms, fit
     :func:`memory_limit` (a size such as 10¹² is accepted by the arithmetic and fails only at the allocation)."""
     need, limit = 8 * state_size * (state_size + input_size), memory_limit()
     if need > limit:
-        raise ValueError(f"state_size = {state_size}, input_size = {input_size}: the probes' float64 Jacobians of "
+        raise ValueError(f"{name} = {state_size}, input_size = {input_size}: the probes' float64 Jacobians of "
                          f"one step need {need / 2**30:.3g} GiB, above the memory limit of {limit / 2**30:.3g} GiB")
 
 

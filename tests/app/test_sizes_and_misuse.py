@@ -364,3 +364,36 @@ def test_step_with_a_cell_name_is_refused_and_audit_takes_a_cell_name(tmp_path, 
     capsys.readouterr()
     assert cli_status(["audit", "nosuchcell", "--out", str(tmp_path / "a2")]) == 2
     _one_line_error(capsys, "nosuchcell: no such checkpoint or run directory, nor a cell name", "'sgornn'")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "fifo"])
+def test_a_device_or_a_pipe_given_as_a_file_is_refused_without_reading_it(tmp_path, capsys, device):
+    """``--weights /dev/zero`` read until the process was killed for memory (the OOM killer's SIGKILL), and a FIFO
+    blocks forever: a file argument must be a regular file, named. Control: the regular weights file works."""
+    import os
+
+    from rnnaudit.untrusted import InputError, require_file
+
+    if device == "fifo":
+        device = str(tmp_path / "fifo.pt")
+        os.mkfifo(device)
+    with pytest.raises(InputError, match="is not a regular file"):
+        require_file(device, "weights file")
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", device, "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, device, "not a regular file")
+    torch.save(nn.GRU(2, 3).state_dict(), tmp_path / "w.pt")
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out",
+                       str(tmp_path / "s.png")]) == 0
+
+
+def test_a_counterexample_whose_ratio_is_a_bool_is_refused(tmp_path, capsys):
+    """``"ratio": True`` passed as the number 1 ('recorded 1'): a bool is not a measured ratio."""
+    from rnnaudit.bounds import Profile, check_claim
+    from rnnaudit.bounds.sgornn import eq31
+
+    result = check_claim(eq31, Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=tmp_path / "ce")
+    payload = torch.load(result.counterexample, weights_only=True)
+    payload["ratio"] = True
+    torch.save(payload, tmp_path / "bool.pt")
+    assert cli_status(["reproduce", str(tmp_path / "bool.pt")]) == 2
+    _one_line_error(capsys, "bool.pt", "ratio a number")
