@@ -67,6 +67,9 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
         raise ValueError(f"{name} must have T >= 1 time steps, got T = 0")
     if x.shape[2] != input_size:
         raise ValueError(f"{name} must have input width {input_size} (last dim), got {x.shape[2]}")
+    if not x.is_floating_point():  # an int or complex x: converting the cell to its dtype is no remedy
+        raise ValueError(f"{name} must be a floating-point tensor like the cell's parameters ({dtype}), got "
+                         f"{x.dtype}; convert it (e.g. {name}.to({dtype}))")
     if x.dtype != dtype:
         raise ValueError(f"{name} has dtype {x.dtype} but the cell's parameters are {dtype}; "
                          f"convert one of them (e.g. cell.to({x.dtype}))")

@@ -31,6 +31,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130
 COMMANDS = {"check": "check", "reproduce": "reproduce", "train": "train", "audit": "audit", "heatmap": "plots",
             "spectrum": "plots", "lyapunov": "plots", "compare": "plots", "sweep": "sweep"}
 
+#: commands whose --out is one figure file
+FIGURE_COMMANDS = ("heatmap", "spectrum", "lyapunov", "compare")
+
 
 def _one_line(err: BaseException) -> str:
     text = " ".join(str(err).split()) or type(err).__name__
@@ -51,6 +54,8 @@ def _check_out_location(args) -> None:
 
     if getattr(args, "out", None) is not None:
         check_output_location(args.out, "--out")
+        if args.command in FIGURE_COMMANDS and args.out.is_dir():  # found only when the figure was done
+            raise ValueError(f"--out {args.out}: is a directory, expected a figure file")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -159,18 +159,15 @@ def is_monitored_run(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so).
 
     Raises:
-        InputError: a run.json that cannot be read (permissions): whose run it is cannot be told, and taking it
-            for a trainer's run misreported it as a checkpoint of the wrong format.
+        InputError: a run.json that is there but cannot be read as one (no permission, a directory, a symlink
+            out of the run, not JSON, not an object): whose run it is cannot be told, and taking it for a
+            trainer's run misreported it as a checkpoint of the wrong format. Named, with what is wrong.
     """
     run_json = Path(path) / "run.json"
-    if not run_json.is_file():
+    if not run_json.exists() and not run_json.is_symlink():
         return False
-    if not os.access(run_json, os.R_OK):
-        raise InputError(f"{run_json}: the run.json cannot be read (permission denied)")
-    try:
-        return read_json_file(run_json, "run.json").get("kind") == "monitor"
-    except InputError:
-        return False
+    require_inside(run_json, path, "run.json")
+    return read_json_file(run_json, "run.json").get("kind") == "monitor"
 
 
 def monitored_run_of(path: str | os.PathLike) -> Path | None:
@@ -202,14 +199,24 @@ def read_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False)
     for key in ("factory", "inputs", "targets"):
         if info.get(key) is not None and not isinstance(info[key], str):
             raise InputError(f"{path}: field {key!r} must be a string or null, got {type(info[key]).__name__}")
-    if not isinstance(info.get("wrap_kwargs", {}), dict):
+    wrap_kwargs = info.get("wrap_kwargs", {})
+    if not isinstance(wrap_kwargs, dict):
         raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
+    if wrap_kwargs and info["model"].get("torch_module") is True:  # wrap() takes a torch module's own sizes
+        raise InputError(f"{path}: field 'wrap_kwargs' must be empty for a torch.nn {info['model']['type'][:40]} "
+                         f"(wrapped from its own attributes), got keys {sorted(map(str, wrap_kwargs))[:5]}")
+    from rnnaudit.limits import check_sizes
+
+    for key in ("input_size", "state_size"):
+        value = wrap_kwargs.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"{path}: field 'wrap_kwargs.{key}' must be an integer, got {str(value)[:40]!r}")
+        if value is not None:
+            check_sizes(f"{path}: field 'wrap_kwargs.{key}'", allow_large=allow_large, hidden=value)
     T = info.get("T")
     if T is not None and (isinstance(T, bool) or not isinstance(T, int) or T < 1):
         raise InputError(f"{path}: field 'T' must be a positive integer or null, got {str(T)[:40]!r}")
     if T is not None:
-        from rnnaudit.limits import check_sizes
-
         check_sizes(f"{path}: field 'T'", allow_large=allow_large, T=T)
     return info
 

@@ -77,5 +77,8 @@ def test_out_outside_the_current_directory_needs_an_existing_directory(tmp_path,
     (work / "a-file").write_text("x")
     assert cli_status(["spectrum", "gru", "--hidden", "4", "--out", "a-file/s.png"]) == 2
     assert "a-file is not a directory" in capsys.readouterr().err
+    (work / "adir.png").mkdir()
+    assert cli_status(["heatmap", "gru", *flags, "--out", "adir.png"]) == 2  # found only after the work was done
+    assert "--out adir.png: is a directory, expected a figure file" in capsys.readouterr().err
     assert cli_status(["heatmap", "gru", *flags, "--out", "sub/dir/h.png"]) == 0
     assert (work / "sub" / "dir" / "h.png").is_file()

@@ -570,4 +570,36 @@ def test_an_unreadable_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, m
     capsys.readouterr()
     assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "run.json: the run.json cannot be read (permission denied)" in err, err
+    assert len(err.splitlines()) == 1 and "run.json: the run.json is not readable (permission denied)" in err, err
+
+
+@pytest.mark.parametrize("damage,needle", [("list", "must be a JSON object, got list"), ("empty", "not valid JSON"),
+                                           ("directory", "is a directory"), ("outside", "outside the run directory"),
+                                           ("torch_wrap_kwargs", "field 'wrap_kwargs' must be empty")])
+def test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, capsys, damage, needle):
+    """A Monitor run whose run.json is not JSON, a list, a directory or a symlink out of the run was taken for a
+    trainer's run, and the error said its checkpoint was 'not an rnnaudit checkpoint'; wrap_kwargs for a torch GRU
+    was wrap()'s message without the file. Each names run.json and what is wrong. Control: undamaged, it audits."""
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    run_json = run_dir / "run.json"
+    info = json.loads(run_json.read_text())
+    run_json.unlink()
+    if damage == "list":
+        run_json.write_text("[]")
+    elif damage == "empty":
+        run_json.write_text("")
+    elif damage == "directory":
+        run_json.mkdir()
+    elif damage == "outside":
+        (tmp_path / "elsewhere.json").write_text(json.dumps(info))
+        run_json.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        run_json.write_text(json.dumps({**info, "wrap_kwargs": {"state_size": 10**12}}))
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json" in err and needle in err, err

@@ -262,3 +262,11 @@ def test_a_width_whose_jacobians_cannot_be_allocated_is_refused_before_building(
     with pytest.raises(ValueError, match=r"hidden_size = 64, input_size = 2: .* above the memory limit"):
         build_cell(name, 2, 64, dtype=torch.float64)
     assert build_cell(name, 2, 62, dtype=torch.float64).hidden_size == 62
+
+
+def test_an_integer_sequence_is_named_without_suggesting_an_integer_cell():
+    """x of dtype int64 was told to 'convert one of them (e.g. cell.to(torch.int64))', which no cell survives."""
+    cell = build_cell("gru", 2, 4, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"x must be a floating-point tensor .* got torch.int64; convert it "
+                                         r"\(e.g. x.to\(torch.float64\)\)"):
+        cell(torch.ones(1, 3, 2, dtype=torch.int64))
