@@ -44,6 +44,19 @@ LOCK_NAME = ".rnnaudit.lock"
 
 
 
+def _probe_writable(directory: Path, name: str, where: str) -> None:
+    """Create and remove a temporary file in ``directory``, as the output will: a read-only file system or /proc
+    fails here, before any work, not at the end with the temporary file's name."""
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".probe")
+    except OSError as err:
+        raise ValueError(f"{where}: cannot write in {directory}: {err.strerror or err}") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def check_output_location(out: str | os.PathLike, where: str) -> None:
     """Where an output (a figure, a report or run directory, a sweep's ``out``) may go: in an existing
     directory, or under the current directory, where missing directories are created (``runs/<name>``, the
@@ -54,12 +67,15 @@ def check_output_location(out: str | os.PathLike, where: str) -> None:
         out: the output path. where: the flag or field that named it, for the message (``--out``, ...).
 
     Raises:
-        ValueError: the parent is not a directory, or is missing outside the current directory (names ``where``).
+        ValueError: the parent is not a directory, is missing outside the current directory, or (for an output
+            to be created there) cannot be written (names ``where``).
     """
     target = Path(out)
     try:
         parent = target.parent
         if parent.is_dir():
+            if not target.is_dir():  # created (or replaced, through a temporary file) in the parent: probe it
+                _probe_writable(parent, target.name, f"{where} {str(out)[:200]}")
             return
         if parent.exists():
             raise ValueError(f"{where} {str(out)[:200]}: {parent} is not a directory")

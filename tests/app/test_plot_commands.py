@@ -1,5 +1,7 @@
 """The one-figure commands on real runs: ``compare`` draws each run's task baseline from its run.json."""
 
+from pathlib import Path
+
 import pytest
 
 from rnnaudit.cli.plots import _baselines
@@ -77,6 +79,9 @@ def test_out_outside_the_current_directory_needs_an_existing_directory(tmp_path,
     (work / "a-file").write_text("x")
     assert cli_status(["spectrum", "gru", "--hidden", "4", "--out", "a-file/s.png"]) == 2
     assert "a-file is not a directory" in capsys.readouterr().err
+    if Path("/proc/self").is_dir():  # a directory nobody can create files in, root included: refused before the work
+        assert cli_status(["heatmap", "gru", *flags, "--out", "/proc/h.png"]) == 2
+        assert "--out /proc/h.png: cannot write in /proc" in capsys.readouterr().err
     (work / "adir.png").mkdir()
     assert cli_status(["heatmap", "gru", *flags, "--out", "adir.png"]) == 2  # found only after the work was done
     assert "--out adir.png: is a directory, expected a figure file" in capsys.readouterr().err
