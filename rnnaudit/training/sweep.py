@@ -149,10 +149,10 @@ def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
             # preset_config applies the CLI's rule: a grid value that changes the preset's cell (task,
             # optimizer) drops the preset's cell_kwargs and param_lr (task_kwargs, optimizer_kwargs).
             config = preset_config(preset, **overrides) if preset is not None else TrainConfig(**overrides)
-            check_sizes(f"run {name}", T=config.T, hidden=config.hidden_size, batch=config.batch, steps=config.steps)
             config.validate(device_available=False)
         except (TypeError, ValueError) as err:
             raise InputError(f"run {name}: {err}") from None
+        check_sizes(f"run {name}", T=config.T, hidden=config.hidden_size, batch=config.batch, steps=config.steps)
         if "/" in name or name.startswith("."):
             raise InputError(f"run {name!r}: grid values must not make directory names with '/' or a leading '.'")
         same = seen.setdefault(repr(config), name)
