@@ -52,6 +52,16 @@ __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid
 #: rounding of the Schur form up to n of several thousand, and adds an error of at most
 #: 1e-12·‖A‖_F, well below any ε a pseudospectrum plot or check uses.
 NORMAL_TOL = 1e-12
+#: Dense n × n complex128 arrays the Schur route holds at once (for the memory check before anything is allocated):
+#: the input's complex copy, the Schur factor T and the unitary U with LAPACK's workspace, the solver's copies of T,
+#: N and N^H, and the matrix of the single-point solves.
+_SCHUR_COPIES = 10
+#: The same for the outermost extent: the Schur route, and the (2n) × (2n) matrix of :func:`_outermost` with its
+#: eigenvalue workspace (4 n × n arrays each).
+_OUTERMOST_COPIES = 24
+#: Bytes per grid point of :func:`pseudospectrum` and :func:`kreiss_constant`: the complex point, σ_min, the
+#: Lanczos step count and the returned tensors' copies.
+_POINT_BYTES = 48
 #: Points per chunk of the distance formula: a (chunk, n) complex array of about 32 MiB at most.
 _DISTANCE_ENTRIES = 1 << 21
 
@@ -82,10 +92,22 @@ def _check_tol(tol: float, maxiter: int, chunk: int) -> None:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
 
 
+def _check_points(name: str, count: int, device=None) -> None:
+    """Raise ValueError unless ``count`` grid points (:data:`_POINT_BYTES` each) fit the memory limit; checked
+    before the grid is built."""
+    from rnnaudit.analysis.grid_maps import default_memory_limit
+
+    limit = min(default_memory_limit("cpu"), default_memory_limit(device))
+    if count * _POINT_BYTES > limit:
+        raise ValueError(f"{name}: {count} grid points need about {count * _POINT_BYTES / 2**30:.3g} GiB, above the "
+                         f"memory limit of {limit / 2**30:.3g} GiB")
+
+
 def _as_points(z, name: str = "z") -> np.ndarray:
     arr = z.detach().cpu().numpy() if isinstance(z, Tensor) else np.asarray(z)
     if arr.dtype.kind not in "biufc":
         raise ValueError(f"{name} must hold real or complex numbers, got dtype {arr.dtype}")
+    _check_points(name, arr.size)
     arr = arr.astype(np.complex128)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, found {(~np.isfinite(arr)).sum()} NaN/Inf entries")
@@ -329,9 +351,9 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int = 1024
     computation of pseudospectra using ARPACK and eigs", SIAM J. Sci. Comput. 23 (2001) and
     L. N. Trefethen, "Computation of pseudospectra", Acta Numerica 8 (1999), Sec. 3.
     """
-    A = as_square_matrix(A)
     _check_tol(tol, maxiter, chunk)
     _check_normal_tol(normal_tol)
+    A = as_square_matrix(A, copies=_SCHUR_COPIES)
     zz = _as_points(z)
     sig, _ = _ShiftedSchur(A).sigma_min(zz.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol)
     return torch.as_tensor(sig.reshape(zz.shape), dtype=_real_dtype(A), device=A.device)
@@ -349,7 +371,7 @@ def sigma_min_dense(A, z) -> Tensor:
     Raises:
         ValueError: bad A or non-finite z.
     """
-    A = as_square_matrix(A)
+    A = as_square_matrix(A, copies=_SCHUR_COPIES)
     zz = _as_points(z)
     An = A.detach().cpu().numpy().astype(np.complex128)
     eye = np.eye(An.shape[0])
@@ -412,21 +434,26 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
 
     Source: enrnn.md Sec. 2; EigTool (Wright 2002) grid computation, Trefethen (1999) Sec. 3.
     """
-    A = as_square_matrix(A)
     _check_tol(tol, maxiter, chunk)
     _check_normal_tol(normal_tol)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable taking a number of points, got {type(progress).__name__}")
     axes = []
     for name, v in (("x", x), ("y", y)):
+        if isinstance(v, (str, bytes, dict, set)) or v is None:
+            raise TypeError(f"{name} must be a 1-D array of real numbers, got {type(v).__name__}")
         arr = v.detach().cpu().numpy() if isinstance(v, Tensor) else np.asarray(v)
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(f"{name} must be a non-empty 1-D array of real numbers, got shape {arr.shape}")
         if arr.dtype.kind not in "biuf":
             raise ValueError(f"{name} must be real, got dtype {arr.dtype}")
+        axes.append(arr)
+    _check_points("the grid x × y", axes[0].size * axes[1].size)
+    for name, arr in zip("xy", axes):
         if not np.isfinite(arr).all():
             raise ValueError(f"{name} must be finite")
-        axes.append(arr.astype(np.float64))
+    axes = [arr.astype(np.float64) for arr in axes]
+    A = as_square_matrix(A, copies=_SCHUR_COPIES)
     xa, ya = axes
     Z = xa[None, :] + 1j * ya[:, None]
     solver = _ShiftedSchur(A)
@@ -471,12 +498,13 @@ def transient_growth(A, K: int, *, batch: int = 64, allow_large: bool = False) -
             :func:`analysis.spectra.as_square_matrix`.
         rnnaudit.limits.TooLargeError: K above the limit.
     """
-    A = as_square_matrix(A)
     if isinstance(K, bool) or not isinstance(K, int) or K < 0:
         raise ValueError(f"K must be a non-negative integer, got {K!r}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     check_sizes("transient_growth: K + 1 powers", allow_large=allow_large, T=K + 1)
+    # a block of min(batch, K + 1) powers and their stack (float64: half a complex128 array each), and A
+    A = as_square_matrix(A, copies=min(batch, K + 1) + 4)
     n = A.shape[0]
     P = torch.eye(n, dtype=A.dtype, device=A.device)
     norms = []
@@ -543,14 +571,15 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     Source: enrnn.md Sec. 2 (transient amplification); H.-O. Kreiss (1962); Trefethen &
     Embree, "Spectra and Pseudospectra" (2005), Thm. 18.1 (e·n bound by Spijker 1991).
     """
-    A = as_square_matrix(A)
     for name, v, lo in (("n_radii", n_radii, 2), ("n_angles", n_angles, 4), ("refine", refine, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    if not rho_tol >= 0:
-        raise ValueError(f"rho_tol must be >= 0, got {rho_tol!r}")
+    if isinstance(rho_tol, bool) or not isinstance(rho_tol, (int, float)) or not 0 <= rho_tol < math.inf:
+        raise ValueError(f"rho_tol must be a finite number >= 0, got {rho_tol!r}")
     _check_tol(tol, 200, 1)
     _check_normal_tol(normal_tol)
+    _check_points("the grid n_radii × n_angles", n_radii * n_angles)
+    A = as_square_matrix(A, copies=_SCHUR_COPIES)
     solver = _ShiftedSchur(A)
     rho = float(np.abs(solver.t).max())
     if rho > 1 + rho_tol:
@@ -646,10 +675,10 @@ def _check_grid(n_grid, refine) -> None:
 
 def _outermost_setup(A, eps, n_grid, refine, normal_tol):
     """The checked arguments of the outermost-extent functions and A's Schur solver: (A, eps, solver)."""
-    A = as_square_matrix(A)
     eps = _check_eps(eps)
     _check_grid(n_grid, refine)
     _check_normal_tol(normal_tol)
+    A = as_square_matrix(A, copies=_OUTERMOST_COPIES)
     return A, eps, _ShiftedSchur(A)
 
 

@@ -30,11 +30,52 @@ from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["as_square_matrix", "eigenvalues", "spectral_radius", "singular_values", "condition_number",
            "orthogonality_distance", "henrici_departure", "schur_departure", "numerical_range",
-           "numerical_radius", "SpectralSummary", "spectral_summary"]
+           "numerical_radius", "SpectralSummary", "spectral_summary", "check_dense_memory", "DENSE_COPIES"]
 
 
-def as_square_matrix(A, name: str = "A") -> Tensor:
+#: Dense n × n arrays of complex128 (16 bytes an entry) that the probes of one matrix hold at once, for the memory
+#: check of :func:`as_square_matrix`, which runs before anything of that size is allocated: the input's float64
+#: copy, the eigenvalue and SVD workspaces and the complex Schur form with its unitary factor; the numerical
+#: range works on blocks of angles (:data:`_ANGLE_ENTRIES`), a few copies more.
+DENSE_COPIES = 8
+#: Entries of complex128 per block of rotated matrices e^{iθ}A in :func:`numerical_range` (a block of angles at
+#: a time): 64 MiB per array, so the (m, n, n) stack of all m angles is never held (4 GiB at n = 1,000).
+_ANGLE_ENTRIES = 1 << 22
+#: Most angles of the numerical range: its relative error 1 − cos(π/m) is 1.2e-9 at m = 2¹⁶, far below any
+#: tolerance that uses it, and more angles only cost time (one n × n eigh each).
+MAX_ANGLES = 1 << 16
+
+
+def check_dense_memory(name: str, n: int, copies: int, device=None, memory_limit: int | None = None) -> None:
+    """Raise unless ``copies`` dense (n, n) complex128 arrays fit the memory limit: checked on the shape alone,
+    before anything of that size is allocated (an expanded tensor's few bytes can describe 10¹⁰ entries).
+
+    Args:
+        name: the argument, for the message. n: the matrix's order. copies: dense n × n arrays held at once.
+        device: where the work runs besides the CPU (the smaller limit counts). memory_limit: bytes; None:
+            :func:`analysis.grid_maps.default_memory_limit` (3/4 of the machine's or device's memory).
+
+    Raises:
+        ValueError: the estimate above the limit (one line: the size, the estimate and the limit).
+    """
+    from rnnaudit.analysis.grid_maps import default_memory_limit
+
+    if memory_limit is None:
+        devices = {torch.device("cpu"), torch.device(device) if device is not None else torch.device("cpu")}
+        memory_limit = min(default_memory_limit(d) for d in devices)
+    need = copies * n * n * 16
+    if need > memory_limit:
+        raise ValueError(f"{name}: a ({n}, {n}) matrix needs about {need / 2**30:.3g} GiB for this computation "
+                         f"({copies} dense n × n complex128 arrays), above the memory limit of "
+                         f"{memory_limit / 2**30:.3g} GiB")
+
+
+def as_square_matrix(A, name: str = "A", *, copies: int = DENSE_COPIES) -> Tensor:
     """Validate and return a dense square matrix as a floating or complex tensor.
+
+    The shape is checked first, and the memory the computation needs (``copies`` dense n × n complex128
+    arrays, :func:`check_dense_memory`) before anything of that size is allocated: an expanded (zero-stride)
+    tensor of a few bytes can describe a 100,000 × 100,000 matrix.
 
     Args:
         A: (n, n) tensor, NumPy array or nested list, real or complex, n ≥ 1; or a
@@ -42,29 +83,42 @@ def as_square_matrix(A, name: str = "A") -> Tensor:
             ``recurrent_matrix()`` is used (detached; a module with several recurrent matrices raises,
             naming them: see :func:`analysis.roles.recurrent_matrix_probes`).
         name: argument name used in error messages.
+        copies: dense n × n complex128 arrays the caller's computation holds at once (for the memory check).
 
     Returns:
         Tensor (n, n) on A's device. Floating/complex tensors keep their dtype; array-likes
         become float64 (complex128 if complex); integer/boolean entries become float64.
 
     Raises:
-        ValueError: not 2-D, not square, empty, or holding NaN/Inf; a cell without a single recurrent matrix.
+        ValueError: not 2-D, not square, empty, or holding NaN/Inf; too large for the memory limit; a cell
+            without a single recurrent matrix.
+        TypeError: a string, bytes, a dict, a set or None where the matrix belongs.
     """
     if isinstance(A, SUPPORTED_MODULES):
         A = wrap(A)
     if isinstance(A, RecurrentCell):
         A = A.recurrent_matrix().detach()
+    if isinstance(A, (str, bytes, dict, set)) or A is None:
+        raise TypeError(f"{name} must be a numeric (n, n) matrix, got {type(A).__name__}")
     if not isinstance(A, Tensor):
-        arr = np.asarray(A)
+        try:
+            arr = np.asarray(A)
+        except (ValueError, TypeError) as err:  # ragged nested lists
+            raise ValueError(f"{name} must be a numeric (n, n) matrix: {err}") from None
         if arr.dtype.kind not in "biufc":
             raise ValueError(f"{name} must be a numeric (n, n) matrix, got dtype {arr.dtype}")
+        shape = arr.shape
+    else:
+        shape = tuple(A.shape)
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square matrix of shape (n, n), got shape {tuple(shape)}")
+    if shape[0] == 0:
+        raise ValueError(f"{name} must have n >= 1, got shape {tuple(shape)}")
+    check_dense_memory(name, shape[0], copies, A.device if isinstance(A, Tensor) else None)
+    if not isinstance(A, Tensor):
         A = torch.as_tensor(arr)
     if not (A.is_floating_point() or A.is_complex()):
         A = A.to(torch.float64)
-    if A.dim() != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square matrix of shape (n, n), got shape {tuple(A.shape)}")
-    if A.shape[0] == 0:
-        raise ValueError(f"{name} must have n >= 1, got shape {tuple(A.shape)}")
     require_finite(name, A)
     return A.detach()
 
@@ -203,13 +257,22 @@ def schur_departure(A) -> Tensor:
     return torch.tensor(val, dtype=_real_dtype(A), device=A.device)
 
 
-def _rotated_hermitian_parts(A: Tensor, n_angles: int) -> tuple[Tensor, Tensor]:
-    if isinstance(n_angles, bool) or not isinstance(n_angles, int) or n_angles < 3:
-        raise ValueError(f"n_angles must be an integer >= 3, got {n_angles!r}")
+def _check_angles(n_angles: int) -> None:
+    if isinstance(n_angles, bool) or not isinstance(n_angles, int) or not 3 <= n_angles <= MAX_ANGLES:
+        raise ValueError(f"n_angles must be an integer in [3, {MAX_ANGLES}], got {n_angles!r}")
+
+
+def _rotated_hermitian_parts(A: Tensor, n_angles: int):
+    """Yield (x_θ, λ_max(H_θ)) blocks over the angles θ_j = 2πj/m, a block of angles at a time (at most
+    :data:`_ANGLE_ENTRIES` entries per (block, n, n) array), for H_θ = (e^{iθ}A + e^{−iθ}A^H)/2."""
+    _check_angles(n_angles)
     Ac = A if A.is_complex() else A.to(torch.complex128 if A.dtype == torch.float64 else torch.complex64)
     theta = torch.arange(n_angles, dtype=_real_dtype(A), device=A.device) * (2 * math.pi / n_angles)
-    rot = torch.polar(torch.ones_like(theta), theta)[:, None, None] * Ac  # e^{iθ} A, (m, n, n)
-    return theta, (rot + rot.mH) / 2
+    block = max(1, _ANGLE_ENTRIES // (A.shape[0] ** 2))
+    for lo in range(0, n_angles, block):
+        t = theta[lo:lo + block]
+        rot = torch.polar(torch.ones_like(t), t)[:, None, None] * Ac  # e^{iθ} A, (block, n, n)
+        yield (rot + rot.mH) / 2
 
 
 def numerical_range(A, n_angles: int = 256) -> Tensor:
@@ -229,17 +292,17 @@ def numerical_range(A, n_angles: int = 256) -> Tensor:
         complex tensor (m,) of boundary points, ordered by θ, on A's device.
 
     Raises:
-        ValueError: n_angles < 3; see :func:`as_square_matrix`.
+        ValueError: n_angles not in [3, 2¹⁶]; see :func:`as_square_matrix`.
 
     Source: C. R. Johnson, "Numerical determination of the field of values", SIAM J. Numer.
     Anal. 15 (1978); context enrnn.md Sec. 2.
     """
     A = as_square_matrix(A)
-    _, H = _rotated_hermitian_parts(A, n_angles)
-    _, V = torch.linalg.eigh(H)
-    x = V[..., -1]  # eigenvalues ascending: last column belongs to λ_max
-    Ac = A.to(x.dtype)
-    return torch.einsum("mi,ij,mj->m", x.conj(), Ac, x)
+    points = []
+    for H in _rotated_hermitian_parts(A, n_angles):
+        x = torch.linalg.eigh(H)[1][..., -1]  # eigenvalues ascending: last column belongs to λ_max
+        points.append(torch.einsum("mi,ij,mj->m", x.conj(), A.to(x.dtype), x))
+    return torch.cat(points)
 
 
 def numerical_radius(A, n_angles: int = 256) -> Tensor:
@@ -253,11 +316,11 @@ def numerical_radius(A, n_angles: int = 256) -> Tensor:
         0-d real tensor (A's real dtype, device).
 
     Raises:
-        ValueError: n_angles < 3; see :func:`as_square_matrix`.
+        ValueError: n_angles not in [3, 2¹⁶]; see :func:`as_square_matrix`.
     """
     A = as_square_matrix(A)
-    _, H = _rotated_hermitian_parts(A, n_angles)
-    return torch.linalg.eigvalsh(H)[:, -1].amax().to(_real_dtype(A))
+    return torch.stack([torch.linalg.eigvalsh(H)[:, -1].amax() for H in _rotated_hermitian_parts(A, n_angles)]
+                       ).amax().to(_real_dtype(A))
 
 
 @dataclass
@@ -307,10 +370,11 @@ def spectral_summary(W, n_angles: int = 256) -> SpectralSummary:
         Henrici's departure (both ways) and the numerical radius estimate.
 
     Raises:
-        ValueError: see :func:`as_square_matrix`; n_angles < 3.
+        ValueError: see :func:`as_square_matrix`; n_angles not in [3, 2¹⁶].
 
     Source: enrnn.md Sec. 2 (eigenvalues vs singular values vs non-normality).
     """
+    _check_angles(n_angles)
     A = as_square_matrix(W, "W")
     lam = eigenvalues(A)
     s = singular_values(A)

@@ -132,7 +132,8 @@ def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
         raise InputError(f"{path}: a counterexample in format {payload.get('format', 'rnnaudit-counterexample-1')!r}, "
                          f"not {COUNTEREXAMPLE_FORMAT!r}: written by another rnnaudit version; rerun rnnaudit check "
                          "to write it again")
-    if not isinstance(payload["claim_id"], str) or not isinstance(payload["ratio"], (int, float)):
+    if not isinstance(payload["claim_id"], str) or not isinstance(payload["ratio"], (int, float)) \
+            or isinstance(payload["ratio"], bool):
         raise InputError(f"{path}: claim_id must be a string and ratio a number")
     try:
         claim = claim_by_id(payload["claim_id"])

@@ -4,6 +4,7 @@ argument and says what was expected, never a silent NaN further down."""
 from __future__ import annotations
 
 import numbers
+import os
 
 import torch
 from torch import Tensor
@@ -11,16 +12,38 @@ from torch import Tensor
 
 def check_sizes(minimum: int = 1, **sizes) -> None:
     """Check integer sizes (input_size=2, hidden_size=4, ...): ints (a bool or a float such as 4.0 is not
-    one) and at least ``minimum``.
+    one) and at least ``minimum``; a ``hidden_size`` (with ``input_size``) whose one-step Jacobians fit the memory
+    limit (:func:`check_state_memory`).
 
     Raises:
-        TypeError: a size that is not an int, named. ValueError: one below ``minimum``, named.
+        TypeError: a size that is not an int, named. ValueError: one below ``minimum``, or too large, named.
     """
     for name, value in sizes.items():
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"{name} must be an int, got {value!r} ({type(value).__name__})")
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if "hidden_size" in sizes:  # a cell of width 10⁹ took minutes to build before anything failed
+        check_state_memory(sizes.get("input_size", 0), sizes["hidden_size"], "hidden_size")
+
+
+def memory_limit() -> int:
+    """Bytes one job may hold: 3/4 of the machine's physical memory (``os.sysconf``), 8 GiB where it cannot be
+    read; the same rule as :func:`analysis.grid_maps.default_memory_limit` for the CPU, which this layer cannot
+    import."""
+    try:
+        return int(0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2 ** 30
+
+
+def check_state_memory(input_size: int, state_size: int, name: str = "state_size") -> None:
+    """Raise ValueError unless the (S, S) and (S, n) float64 Jacobians of one step, which every probe forms, fit
+    :func:`memory_limit` (a size such as 10¹² is accepted by the arithmetic and fails only at the allocation)."""
+    need, limit = 8 * state_size * (state_size + input_size), memory_limit()
+    if need > limit:
+        raise ValueError(f"{name} = {state_size}, input_size = {input_size}: the probes' float64 Jacobians of "
+                         f"one step need {need / 2**30:.3g} GiB, above the memory limit of {limit / 2**30:.3g} GiB")
 
 
 def require_finite(name: str, value: Tensor) -> None:
@@ -44,6 +67,9 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
         raise ValueError(f"{name} must have T >= 1 time steps, got T = 0")
     if x.shape[2] != input_size:
         raise ValueError(f"{name} must have input width {input_size} (last dim), got {x.shape[2]}")
+    if not x.is_floating_point():  # an int or complex x: converting the cell to its dtype is no remedy
+        raise ValueError(f"{name} must be a floating-point tensor like the cell's parameters ({dtype}), got "
+                         f"{x.dtype}; convert it (e.g. {name}.to({dtype}))")
     if x.dtype != dtype:
         raise ValueError(f"{name} has dtype {x.dtype} but the cell's parameters are {dtype}; "
                          f"convert one of them (e.g. cell.to({x.dtype}))")

@@ -47,6 +47,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
+from rnnaudit.cells._validate import check_state_memory
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES"]
@@ -504,8 +505,9 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
 
     Raises:
         ValueError: an unsupported object (the message names what is supported), a bidirectional torch
-            module, sizes missing or not positive ints, ``pack`` without ``unpack``, ``state_sizes`` not
-            summing to ``state_size``, or protocol arguments given for a torch module.
+            module, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
+            memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
+            not summing to ``state_size``, or protocol arguments given for a torch module.
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
@@ -541,5 +543,6 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         if value is None:
             raise ValueError(f"{name} is not known for a {type(model).__name__}: pass wrap(..., {name}=...)")
         _positive_int(name, value)
+    check_state_memory(input_size, state_size)
     return StepCell(fn, owner, input_size=input_size, state_size=state_size, dtype=dtype, pack=pack, unpack=unpack,
                     recurrent=recurrent)

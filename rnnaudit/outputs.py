@@ -31,7 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["DirectoryLock", "LockedError", "replaced_directory", "REPORT_MARKER", "RUN_MARKER", "LOCK_NAME",
+__all__ = ["check_output_location", "DirectoryLock", "LockedError", "replaced_directory", "REPORT_MARKER",
+           "RUN_MARKER", "LOCK_NAME",
            "remove_own_files", "remove_stale_temporaries"]
 
 #: The file that marks a directory as an rnnaudit report, so that only such a directory is replaced.
@@ -41,6 +42,50 @@ RUN_MARKER = {"written_by": "rnnaudit"}
 #: The lock file inside a run directory (``DirectoryLock(run_dir, inside=True)``).
 LOCK_NAME = ".rnnaudit.lock"
 
+
+
+def _probe_writable(directory: Path, name: str, where: str) -> None:
+    """Create and remove a temporary file in ``directory``, as the output will: a read-only file system or /proc
+    fails here, before any work, not at the end with the temporary file's name."""
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".probe")
+    except OSError as err:
+        raise ValueError(f"{where}: cannot write in {directory}: {err.strerror or err}") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def check_output_location(out: str | os.PathLike, where: str) -> None:
+    """Where an output (a figure, a report or run directory, a sweep's ``out``) may go: in an existing
+    directory, or under the current directory, where missing directories are created (``runs/<name>``, the
+    documented ``runs/lr-search``). Elsewhere nothing above the output is created: a mistyped absolute path
+    (``/nonexistent/dir/h.png``) is one line, not a new tree of directories.
+
+    Args:
+        out: the output path. where: the flag or field that named it, for the message (``--out``, ...).
+
+    Raises:
+        ValueError: the parent is not a directory, is missing outside the current directory, or (for an output
+            to be created there) cannot be written (names ``where``).
+    """
+    target = Path(out)
+    try:
+        parent = target.parent
+        if parent.is_dir():
+            if not target.is_dir():  # created (or replaced, through a temporary file) in the parent: probe it
+                _probe_writable(parent, target.name, f"{where} {str(out)[:200]}")
+            return
+        if parent.exists():
+            raise ValueError(f"{where} {str(out)[:200]}: {parent} is not a directory")
+        cwd = Path.cwd().resolve()
+        inside = cwd in (cwd / target).resolve().parents
+    except OSError as err:  # a name too long for the filesystem
+        raise ValueError(f"{where} {str(out)[:200]}: cannot use this path: {err.strerror or err}") from None
+    if not inside:
+        raise ValueError(f"{where} {str(out)[:200]}: its directory {parent} does not exist; rnnaudit creates missing "
+                         "directories only under the current directory")
 
 class LockedError(ValueError):
     """Another process is writing the same output directory."""

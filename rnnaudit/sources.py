@@ -109,6 +109,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
     if source not in CELLS:
         raise InputError(f"SOURCE must be an existing checkpoint or run directory, or a cell name in {sorted(CELLS)}; "
                          f"got {source!r}")
+    if step is not None:  # a cell name is its initialisation: there is no training step to choose
+        raise InputError(f"--step {step} is for a run directory; {source!r} is a cell name (its initialisation)")
     task = task or "adding"
     width = TASK_SPECS[task].input_size
     kwargs = {} if source == "lstm" else {"generator": gen}
@@ -227,9 +229,9 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
                                           read_monitored_run, rebuild_model)
 
     run_dir = monitored_run_of(path)
-    info = read_monitored_run(run_dir)
+    info = read_monitored_run(run_dir, allow_large=allow_large)
     ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
-    module, readout = rebuild_model(ckpt, factory=factory)
+    module, readout = rebuild_model(ckpt, factory=factory, allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
     module = module.double()
     cell = wrap(module, **info.get("wrap_kwargs", {}))

@@ -37,14 +37,18 @@ def require_file(path: str | os.PathLike, what: str) -> Path:
     """``path`` as a Path if it is an existing, readable regular file.
 
     Raises:
-        InputError: missing, a directory, unreadable, or a name the filesystem rejects.
+        InputError: missing, a directory, not a regular file (a device such as /dev/zero, a FIFO), unreadable,
+            or a name the filesystem rejects.
     """
     p = Path(path)
+    kind = what if what.endswith("file") else f"{what} file"
     try:
         if not p.exists():
             raise InputError(f"{p}: no such {what}")
         if p.is_dir():
-            raise InputError(f"{p}: is a directory, expected a {what} file")
+            raise InputError(f"{p}: is a directory, expected a {kind}")
+        if not p.is_file():  # /dev/zero never ends (its reader filled memory until killed), a FIFO blocks forever
+            raise InputError(f"{p}: is not a regular file (a device, a pipe or a socket), expected a {kind}")
         if not os.access(p, os.R_OK):
             raise InputError(f"{p}: the {what} is not readable (permission denied)")
     except OSError as err:  # e.g. a name too long for the filesystem

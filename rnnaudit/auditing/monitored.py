@@ -58,9 +58,9 @@ def audit_monitored_checkpoint(path: str | os.PathLike, *, step: int | None = No
     run_dir = monitored_run_of(path)
     if run_dir is None:
         raise InputError(f"{path} is neither a run directory of rnnaudit.Monitor nor a checkpoint inside one")
-    info = read_monitored_run(run_dir)
+    info = read_monitored_run(run_dir, allow_large=allow_large)
     ckpt = load_monitored_checkpoint(path, step, allow_large=allow_large)
-    module, readout = rebuild_model(ckpt, factory=factory)
+    module, readout = rebuild_model(ckpt, factory=factory, allow_large=allow_large)
     model = wrap(module, **info.get("wrap_kwargs", {})) if info.get("wrap_kwargs") else module
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), None)
     if info.get("inputs") is None:  # the assumptions need only the parameters (and T); the bounds need inputs

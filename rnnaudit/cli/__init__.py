@@ -31,10 +31,31 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130
 COMMANDS = {"check": "check", "reproduce": "reproduce", "train": "train", "audit": "audit", "heatmap": "plots",
             "spectrum": "plots", "lyapunov": "plots", "compare": "plots", "sweep": "sweep"}
 
+#: commands whose --out is one figure file
+FIGURE_COMMANDS = ("heatmap", "spectrum", "lyapunov", "compare")
+
 
 def _one_line(err: BaseException) -> str:
     text = " ".join(str(err).split()) or type(err).__name__
     return text if len(text) <= 2000 else text[:2000] + " …"
+
+
+def _out_of_memory(err: BaseException) -> bool:
+    """A failed allocation: Python's MemoryError, torch's CUDA OutOfMemoryError, or the RuntimeError of torch's CPU
+    allocator (``--allow-large`` lifts the size limits, and what is then asked for may not fit)."""
+    return isinstance(err, MemoryError) or type(err).__name__ == "OutOfMemoryError" or (
+        isinstance(err, RuntimeError) and "can't allocate memory" in str(err))
+
+
+def _check_out_location(args) -> None:
+    """``--out`` in an existing directory or under the current directory, checked before any work
+    (:func:`rnnaudit.outputs.check_output_location`)."""
+    from rnnaudit.outputs import check_output_location
+
+    if getattr(args, "out", None) is not None:
+        check_output_location(args.out, "--out")
+        if args.command in FIGURE_COMMANDS and args.out.is_dir():  # found only when the figure was done
+            raise ValueError(f"--out {args.out}: is a directory, expected a figure file")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,29 +66,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from rnnaudit.provenance import recorded_seed
 
+        _check_out_location(args)
         module = importlib.import_module(f"rnnaudit.cli.{COMMANDS[args.command]}")
         with recorded_seed(getattr(args, "seed", None)):  # named in every figure file's metadata
             return module.run(args)
     except KeyboardInterrupt:
         print("rnnaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except MemoryError:
-        if args.debug:
-            raise
-        print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another machine)",
-              file=sys.stderr)
-        return EXIT_USAGE
-    except (ValueError, TypeError, OSError, ImportError) as err:
-        # bad input from a file or an argument that argparse could not see: the readers
-        # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong; an
-        # ImportError is an optional dependency missing (scikit-learn for the digits), named with its extra
-        if args.debug:
-            raise
-        print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)
-        return EXIT_USAGE
     except Exception as err:  # noqa: BLE001 - the last line of defence: no traceback unless asked for
         if args.debug:
             raise
+        if _out_of_memory(err):
+            print(f"rnnaudit: error: {args.command}: not enough memory for this job (smaller sizes, or another "
+                  "machine)", file=sys.stderr)
+            return EXIT_USAGE
+        if isinstance(err, (ValueError, TypeError, OSError, ImportError)):
+            # bad input from a file or an argument that argparse could not see: the readers
+            # (rnnaudit.untrusted) and the validators word these errors, naming what was wrong; an
+            # ImportError is an optional dependency missing (scikit-learn for the digits), named with its extra
+            print(f"rnnaudit: error: {_one_line(err)}", file=sys.stderr)
+            return EXIT_USAGE
         print(f"rnnaudit: internal error ({type(err).__name__}: {_one_line(err)}); rerun with --debug for the "
               "traceback and please report it", file=sys.stderr)
         return EXIT_INTERNAL

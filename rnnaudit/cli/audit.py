@@ -65,13 +65,15 @@ def _name(c: dict) -> str:
 
 def _precheck(args) -> None:
     """What can be refused before the output directory is touched."""
+    from rnnaudit import names
     from rnnaudit.untrusted import InputError
 
     if args.source is not None or not (args.model or args.arch or args.weights):
         if args.source is None:
             raise InputError("audit needs a SOURCE (a checkpoint or a run directory) or --model/--arch with --weights")
-        if not Path(args.source).exists():
-            raise InputError(f"{args.source}: no such checkpoint or run directory")
+        if not Path(args.source).exists() and args.source not in names.CELLS:
+            raise InputError(f"{args.source}: no such checkpoint or run directory, nor a cell name in "
+                             f"{sorted(names.CELLS)}")
 
 
 def _claims_to_assess(args) -> int:
@@ -90,12 +92,14 @@ def _audit(args) -> tuple[dict, dict | None]:
     from rnnaudit.training import read_trajectory
     from rnnaudit.untrusted import InputError
 
-    if args.arch or (args.source is None and (args.model or args.weights is not None)):
+    named_cell = args.source is not None and not Path(args.source).exists()  # a cell name (the precheck saw it)
+    if named_cell or args.arch or (args.source is None and (args.model or args.weights is not None)):
         from rnnaudit.auditing import audit
         from rnnaudit.cli.plots import source_of
 
-        src = source_of(args, n_sequences=4)
-        result = audit(src.module, src.x, T=src.x.shape[1], trained_dtype=src.trained_dtype)
+        src = source_of(args, n_sequences=4)  # a cell name: initialised as in its paper, inputs of --task
+        result = audit(src.cell if named_cell else src.module, src.x, T=src.x.shape[1],
+                       trained_dtype=src.trained_dtype)
         model = result["model"]
         config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}

@@ -3,6 +3,8 @@ it), and its other readings where they share the claim's cases."""
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["run"]
 
 
@@ -12,6 +14,9 @@ def run(args) -> int:
     from rnnaudit.untrusted import InputError
 
     claim_id, case, recorded = load_counterexample(args.path, allow_large=args.allow_large)
+    if math.isnan(recorded):  # check records a ratio above 1 (inf where the bound is 0): never NaN
+        raise InputError(f"{args.path}: the recorded ratio is NaN, not a number; a counterexample rnnaudit check "
+                         "wrote records the measured/bound ratio above 1 that broke the claim")
     claim = claim_by_id(claim_id)
     h, T = case.size()
     print(f"{claim_id}: h = {h}, T = {T}; measuring (the work of one case of the check at this size)")
@@ -23,6 +28,9 @@ def run(args) -> int:
     except (RuntimeError, ValueError, IndexError, TypeError) as err:  # a saved case always measures: tampered
         raise InputError(f"{args.path}: the saved case cannot be measured: {' '.join(str(err).split())[:300]}") \
             from None
+    if math.isnan(ratio):
+        raise InputError(f"{args.path}: the saved case measures a ratio of NaN (not a number), so it neither "
+                         "reproduces nor refutes the claim")
     print(f"{claim_id}: measured/bound = {ratio:.10g} (recorded {recorded:.10g})")
     for name, value in parts.items():
         print(f"  {name}: {value:.10g}")

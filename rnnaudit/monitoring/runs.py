@@ -39,6 +39,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
+from rnnaudit.limits import TooLargeError
 from rnnaudit.untrusted import InputError, load_torch_file, read_json_file, require_inside
 
 __all__ = ["monitored_run_of", "RUN_FORMAT", "MONITOR_FILES", "CHECKPOINT_FORMAT", "TORCH_RECURRENT", "describe_model",
@@ -155,14 +156,18 @@ def build_torch_module(description: dict, dtype: torch.dtype = torch.float64, de
 # ---------------------------------------------------------------------------------------- reading
 
 def is_monitored_run(path: str | os.PathLike) -> bool:
-    """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so)."""
+    """Whether ``path`` is a run directory written by :class:`rnnaudit.Monitor` (its run.json says so).
+
+    Raises:
+        InputError: a run.json that is there but cannot be read as one (no permission, a directory, a symlink
+            out of the run, not JSON, not an object): whose run it is cannot be told, and taking it for a
+            trainer's run misreported it as a checkpoint of the wrong format. Named, with what is wrong.
+    """
     run_json = Path(path) / "run.json"
-    if not run_json.is_file():
+    if not run_json.exists() and not run_json.is_symlink():
         return False
-    try:
-        return read_json_file(run_json, "run.json").get("kind") == "monitor"
-    except InputError:
-        return False
+    require_inside(run_json, path, "run.json")
+    return read_json_file(run_json, "run.json").get("kind") == "monitor"
 
 
 def monitored_run_of(path: str | os.PathLike) -> Path | None:
@@ -174,11 +179,16 @@ def monitored_run_of(path: str | os.PathLike) -> Path | None:
     return run_dir if path.parent.name == "checkpoints" and is_monitored_run(run_dir) else None
 
 
-def read_monitored_run(run_dir: str | os.PathLike) -> dict:
+def read_monitored_run(run_dir: str | os.PathLike, *, allow_large: bool = False) -> dict:
     """The run.json of a monitored run, with the fields the readers rely on checked.
+
+    Args:
+        run_dir: the run directory. allow_large: lift the limit on the recorded ``T`` (:data:`rnnaudit.limits.LIMITS`).
 
     Raises:
         InputError: no readable run.json, not a monitored run, or fields of the wrong kind (named).
+        rnnaudit.limits.TooLargeError: a recorded ``T`` above the limit (a file can claim T = 10¹², and the audit
+            of a run without inputs draws sequences of that length).
     """
     path = require_inside(Path(run_dir) / "run.json", run_dir, "run.json")
     info = read_json_file(path, "run.json")
@@ -189,11 +199,25 @@ def read_monitored_run(run_dir: str | os.PathLike) -> dict:
     for key in ("factory", "inputs", "targets"):
         if info.get(key) is not None and not isinstance(info[key], str):
             raise InputError(f"{path}: field {key!r} must be a string or null, got {type(info[key]).__name__}")
-    if not isinstance(info.get("wrap_kwargs", {}), dict):
+    wrap_kwargs = info.get("wrap_kwargs", {})
+    if not isinstance(wrap_kwargs, dict):
         raise InputError(f"{path}: field 'wrap_kwargs' must be a dict")
+    if wrap_kwargs and info["model"].get("torch_module") is True:  # wrap() takes a torch module's own sizes
+        raise InputError(f"{path}: field 'wrap_kwargs' must be empty for a torch.nn {info['model']['type'][:40]} "
+                         f"(wrapped from its own attributes), got keys {sorted(map(str, wrap_kwargs))[:5]}")
+    from rnnaudit.limits import check_sizes
+
+    for key in ("input_size", "state_size"):
+        value = wrap_kwargs.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"{path}: field 'wrap_kwargs.{key}' must be an integer, got {str(value)[:40]!r}")
+        if value is not None:
+            check_sizes(f"{path}: field 'wrap_kwargs.{key}'", allow_large=allow_large, hidden=value)
     T = info.get("T")
     if T is not None and (isinstance(T, bool) or not isinstance(T, int) or T < 1):
-        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {T!r}")
+        raise InputError(f"{path}: field 'T' must be a positive integer or null, got {str(T)[:40]!r}")
+    if T is not None:
+        check_sizes(f"{path}: field 'T'", allow_large=allow_large, T=T)
     return info
 
 
@@ -246,8 +270,42 @@ def _check_weights(weights, where: str, *, required: bool) -> None:
             raise InputError(f"{where}: {name!r} holds NaN or Inf entries")
 
 
-def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
-                  factory: str | None = None) -> tuple[nn.Module, Tensor | None]:
+def _check_config_sizes(config: dict, where: str, *, allow_large: bool = False) -> None:
+    """The sizes an rnnaudit cell's recorded config claims, checked before the cell is built: a run.json or
+    checkpoint may claim any width (hidden_size 30000 built a 7 GB cell before its weights were compared).
+
+    Each integer field named ``*_size`` or ``units`` (the widths: input_size, hidden_size, long_size, ...) is a
+    ``hidden`` size, and a cell of width w = their sum holds at most 4·w² parameters (a gated cell's four
+    w × w blocks); that many float64 numbers must also fit the memory limit, even with ``allow_large``.
+
+    Raises:
+        InputError: a width that is not a non-negative integer (named).
+        rnnaudit.limits.TooLargeError: a width or the parameter count above the limits, or above memory.
+    """
+    from rnnaudit.analysis.grid_maps import default_memory_limit
+    from rnnaudit.limits import check_sizes
+
+    widths = {}
+    for key, value in config.items():
+        if isinstance(key, str) and (key.endswith("_size") or key == "units"):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{where}: model field 'rnnaudit_config.{key}' must be a non-negative integer, got "
+                                 f"{str(value)[:40]!r}")
+            widths[key] = value
+    for key, value in widths.items():
+        check_sizes(f"{where}: model field 'rnnaudit_config.{key}'", allow_large=allow_large, hidden=max(1, value))
+    elements = 4 * sum(widths.values()) ** 2
+    check_sizes(f"{where}: model field 'rnnaudit_config' ({', '.join(f'{k} = {v}' for k, v in widths.items())})",
+                allow_large=allow_large, elements=max(1, elements))
+    limit = default_memory_limit()
+    if 8 * elements > limit:
+        raise TooLargeError(f"{where}: model field 'rnnaudit_config' describes a cell of up to {elements} float64 "
+                            f"parameters ({8 * elements / 2**30:.3g} GiB), above the memory limit of "
+                            f"{limit / 2**30:.3g} GiB")
+
+
+def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *, factory: str | None = None,
+                  allow_large: bool = False) -> tuple[nn.Module, Tensor | None]:
     """The user's model of a monitor checkpoint, in the dtype it was trained in, evaluation mode, and its
     readout weight (k, h) when the monitor was given a readout with a ``weight``.
 
@@ -262,11 +320,13 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
         checkpoint: as :func:`load_monitored_checkpoint` returns it.
         factory: ``"package.module:function"`` given by the user in this process (``--model``,
             ``factory=``), or None.
+        allow_large: lift the size limits on what the recorded description claims (the memory limit stays).
 
     Raises:
         InputError: a model that is neither a torch recurrent module nor one of rnnaudit's cells, without
             a ``factory`` (names the one the run records); weights that do not fit (each key and shape
             named); a factory that fails (named).
+        rnnaudit.limits.TooLargeError: sizes the description claims above the limits, checked before building.
     """
     from rnnaudit.user_models import import_factory, load_weights, model_from_state_dict
 
@@ -283,6 +343,7 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
         elif isinstance(description.get("rnnaudit_config"), dict):
             from rnnaudit.cells.registry import module_from_config
 
+            _check_config_sizes(description["rnnaudit_config"], where, allow_large=allow_large)
             module = load_weights(module_from_config(description["type"], description["rnnaudit_config"],
                                                      dtype=dtype), checkpoint["state_dict"], f"{where} (state_dict)")
         elif description.get("torch_module") is True and description.get("type") in TORCH_RECURRENT:
@@ -291,7 +352,8 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
                 module = model_from_state_dict(plain, description["arch"],
                                                nonlinearity=description.get("nonlinearity") or "tanh", dtype=dtype)
             else:
-                module = load_weights(build_torch_module(description, dtype), plain, f"{where} (plain_state_dict)")
+                module = load_weights(build_torch_module(description, dtype, allow_large=allow_large), plain,
+                                      f"{where} (plain_state_dict)")
         elif isinstance(recorded, str):
             raise InputError(f"{where}: the run names the factory {recorded[:120]!r}, and rnnaudit never imports "
                              "code a file names; if you trust it, pass it yourself: --model on the command line, "
@@ -300,7 +362,7 @@ def rebuild_model(checkpoint: dict, wrap_kwargs: dict | None = None, *,
             raise InputError(f"{where}: the model is a {description.get('class', description.get('type'))}, which "
                              "rnnaudit can rebuild only through its factory: pass --model package.module:build_fn "
                              "(factory= in Python)")
-    except InputError:
+    except (InputError, TooLargeError):  # they name the file already
         raise
     except ValueError as err:
         raise InputError(f"{where}: {err}") from None
@@ -317,7 +379,7 @@ def monitored_inputs(run_dir: str | os.PathLike, input_size: int, *, allow_large
     """
     from rnnaudit.user_models import load_inputs
 
-    info = read_monitored_run(run_dir)
+    info = read_monitored_run(run_dir, allow_large=allow_large)
     if info.get("inputs") is None:
         raise InputError(f"{run_dir}: the monitor was given no inputs, so there are no sequences to measure the "
                          "bounds on; pass Monitor(..., inputs=x) (a few of your sequences), or audit a checkpoint with "

@@ -53,6 +53,29 @@ __all__ = ["DEFAULT_TIME_MIN", "MAX_RUNS", "SLURM_FIELDS", "expand", "load_spec"
 MAX_RUNS = 10_000
 
 
+def _check_out(path: Path, out: str) -> None:
+    """The spec's ``out`` where ``--out`` may go (:func:`rnnaudit.outputs.check_output_location`): a directory,
+    writable; named with the spec when it is not (``/proc/self``).
+
+    Raises:
+        rnnaudit.untrusted.InputError: naming the spec and the field.
+    """
+    from rnnaudit.outputs import check_output_location
+
+    try:
+        check_output_location(out, f"{path}: field 'out'")
+        target = Path(out)
+        if target.exists() and not target.is_dir():
+            raise InputError(f"{path}: field 'out' {out[:200]!r} exists and is not a directory")
+        existing = target if target.exists() else next(p for p in target.absolute().parents if p.exists())
+        if not os.access(existing, os.W_OK):
+            raise InputError(f"{path}: field 'out' {out[:200]!r}: {existing} is not writable")
+    except InputError:
+        raise
+    except (ValueError, OSError) as err:  # a name too long, a NUL byte
+        raise InputError(str(err) if isinstance(err, ValueError) else f"{path}: field 'out': {err}") from None
+
+
 def load_spec(path: str | Path) -> dict:
     """Read a sweep spec from .json or .toml.
 
@@ -75,6 +98,7 @@ def load_spec(path: str | Path) -> dict:
     if not isinstance(spec.get("out"), str) or not spec["out"] or not isinstance(spec.get("grid"), dict):
         raise InputError(f"{path}: a sweep spec needs 'out' (a directory name) and 'grid' (a table of lists), and "
                          "optionally 'base'")
+    _check_out(path, spec["out"])
     if not isinstance(spec.get("base", {}), dict):
         raise InputError(f"{path}: 'base' must be a table of run fields")
     if not isinstance(spec.get("slurm", {}), dict):
@@ -125,10 +149,10 @@ def expand(spec: dict) -> list[tuple[Path, TrainConfig]]:
             # preset_config applies the CLI's rule: a grid value that changes the preset's cell (task,
             # optimizer) drops the preset's cell_kwargs and param_lr (task_kwargs, optimizer_kwargs).
             config = preset_config(preset, **overrides) if preset is not None else TrainConfig(**overrides)
-            check_sizes(f"run {name}", T=config.T, hidden=config.hidden_size, batch=config.batch, steps=config.steps)
             config.validate(device_available=False)
         except (TypeError, ValueError) as err:
             raise InputError(f"run {name}: {err}") from None
+        check_sizes(f"run {name}", T=config.T, hidden=config.hidden_size, batch=config.batch, steps=config.steps)
         if "/" in name or name.startswith("."):
             raise InputError(f"run {name!r}: grid values must not make directory names with '/' or a leading '.'")
         same = seen.setdefault(repr(config), name)

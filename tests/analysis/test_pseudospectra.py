@@ -382,3 +382,27 @@ def test_pseudospectral_extents_refuse_bad_arguments():
                 f(A, eps)
         with pytest.raises(ValueError, match="n_grid"):
             f(A, 0.1, n_grid=1)
+
+
+def test_expanded_matrices_and_grids_too_large_for_memory_are_refused_before_allocation():
+    """kreiss_constant, pseudospectrum, sigma_min and the outermost extents check the dense size of the Schur route
+    from A's shape (an 8-byte expanded 10⁶ × 10⁶ tensor was a RuntimeError of the allocator), and pseudospectrum the
+    grid x × y before building it (two expanded axes of 10⁶ points describe 10¹² points). Controls: the expanded
+    3 × 3 matrix and a 2 × 2 grid work."""
+    from rnnaudit.analysis.pseudospectra import pseudospectral_abscissa
+
+    huge = torch.zeros(1, dtype=torch.float64).expand(10**6, 10**6)
+    for call in (lambda: kreiss_constant(huge), lambda: pseudospectrum(huge, [0.0], [0.0]),
+                 lambda: sigma_min(huge, 0.5), lambda: pseudospectral_abscissa(huge, 0.1)):
+        with pytest.raises(ValueError, match=r"^A: a \(1000000, 1000000\) matrix needs about .* above the memory"):
+            call()
+    axis = torch.zeros(1, dtype=torch.float64).expand(10**6)
+    with pytest.raises(ValueError, match=r"^the grid x × y: 1000000000000 grid points need about"):
+        pseudospectrum(torch.eye(2, dtype=torch.float64), axis, axis)
+    with pytest.raises(ValueError, match=r"^the grid n_radii × n_angles"):
+        kreiss_constant(torch.eye(2, dtype=torch.float64), n_radii=10**7, n_angles=10**7)
+    with pytest.raises(TypeError, match="x must be a 1-D array"):
+        pseudospectrum(torch.eye(2, dtype=torch.float64), "0", [0.0])
+    small = torch.full((1,), 0.25, dtype=torch.float64).expand(3, 3)  # symmetric, ρ = 0.75: K = 1
+    assert kreiss_constant(small).value == pytest.approx(1.0)
+    assert pseudospectrum(small, [0.0, 1.0], [0.0, 1.0]).sigma.shape == (2, 2)

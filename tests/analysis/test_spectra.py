@@ -244,3 +244,37 @@ def test_schur_departure_does_not_overflow_where_the_value_is_a_float():
     assert float(schur_departure(torch.tensor([[1e-300, 1e-300], [0.0, 1.0]], dtype=torch.float64))) == pytest.approx(
         1e-300, rel=4e-16)
     assert float(schur_departure(torch.eye(3, dtype=torch.float64))) == 0.0
+
+
+def test_an_expanded_matrix_too_large_for_memory_is_refused_before_anything_is_allocated():
+    """A zero-stride (expanded) tensor of 8 bytes describes a 10⁶ × 10⁶ matrix: the probes refuse it from its
+    shape, naming the argument and the memory it needs (it was a RuntimeError from the allocator, after
+    isfinite tried to allocate 10¹² booleans). Control: the same expansion at 3 × 3 is probed."""
+    from rnnaudit.analysis.spectra import check_dense_memory
+
+    huge = torch.zeros(1, dtype=F64).expand(10**6, 10**6)
+    for probe, name in ((spectral_summary, "W"), (eigenvalues, "A"), (numerical_radius, "A")):
+        with pytest.raises(ValueError, match=rf"^{name}: a \(1000000, 1000000\) matrix needs about .* GiB .*"
+                                             "above the memory limit"):
+            probe(huge)
+    assert spectral_summary(torch.ones(1, dtype=F64).expand(3, 3)).spectral_radius == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="W: a \\(100, 100\\) matrix needs about"):
+        check_dense_memory("W", 100, 8, memory_limit=100 * 100 * 16)
+    check_dense_memory("W", 100, 1, memory_limit=100 * 100 * 16)  # exactly at the limit: accepted
+    for bad in ("abc", None, {"a": 1}):
+        with pytest.raises(TypeError, match="W must be a numeric"):
+            spectral_summary(bad)
+
+
+def test_the_numerical_range_by_blocks_of_angles_is_the_same_and_its_angles_are_bounded(monkeypatch):
+    """The rotated matrices e^{iθ}A are formed a block of angles at a time (the whole (m, n, n) stack was 4 GiB
+    at n = 1,000): blocks of one angle give the same points and radius; n_angles above 2¹⁶ is refused."""
+    import rnnaudit.analysis.spectra as spectra
+
+    A = torch.randn(5, 5, dtype=F64, generator=torch.Generator().manual_seed(3))
+    whole, radius = numerical_range(A, n_angles=16), numerical_radius(A, n_angles=16)
+    monkeypatch.setattr(spectra, "_ANGLE_ENTRIES", 1)
+    torch.testing.assert_close(numerical_range(A, n_angles=16), whole, rtol=0, atol=1e-14)
+    assert float(numerical_radius(A, n_angles=16)) == pytest.approx(float(radius), rel=1e-15)
+    with pytest.raises(ValueError, match="n_angles must be an integer in"):
+        spectral_summary(A, n_angles=10**9)

@@ -1,5 +1,7 @@
 """The one-figure commands on real runs: ``compare`` draws each run's task baseline from its run.json."""
 
+from pathlib import Path
+
 import pytest
 
 from rnnaudit.cli.plots import _baselines
@@ -56,3 +58,32 @@ def test_heatmap_passes_its_tolerance_to_the_figure(tmp_path, monkeypatch, flags
     assert cli_status(["heatmap", "fastrnn", "--T", "5", "--hidden", "4", "--out", str(out), *flags]) == 0
     assert seen == [expected] and out.stat().st_size > 0
     assert expected != 1e-10 or seen[0] == CERTIFIED_RTOL
+
+
+def test_out_outside_the_current_directory_needs_an_existing_directory(tmp_path, monkeypatch, capsys):
+    """``--out /nonexistent/dir/h.png`` created /nonexistent/dir: rnnaudit creates missing directories only under
+    the current directory (as train's runs/<name> and the documented sweep out runs/lr-search need); elsewhere the
+    parent must exist, and a file where a directory belongs is named. Same rule for check/audit report directories.
+    Control: sub/dir/h.png under the current directory is written."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    flags = ["--hidden", "4", "--T", "5"]
+    missing = tmp_path / "nonexistent" / "dir"
+    for argv in (["heatmap", "gru", *flags, "--out", str(missing / "h.png")],
+                 ["audit", "gru", *flags, "--out", str(missing / "audit")]):
+        assert cli_status(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"its directory {missing} does not exist" in err, err
+    assert not (tmp_path / "nonexistent").exists()
+    (work / "a-file").write_text("x")
+    assert cli_status(["spectrum", "gru", "--hidden", "4", "--out", "a-file/s.png"]) == 2
+    assert "a-file is not a directory" in capsys.readouterr().err
+    if Path("/proc/self").is_dir():  # a directory nobody can create files in, root included: refused before the work
+        assert cli_status(["heatmap", "gru", *flags, "--out", "/proc/h.png"]) == 2
+        assert "--out /proc/h.png: cannot write in /proc" in capsys.readouterr().err
+    (work / "adir.png").mkdir()
+    assert cli_status(["heatmap", "gru", *flags, "--out", "adir.png"]) == 2  # found only after the work was done
+    assert "--out adir.png: is a directory, expected a figure file" in capsys.readouterr().err
+    assert cli_status(["heatmap", "gru", *flags, "--out", "sub/dir/h.png"]) == 0
+    assert (work / "sub" / "dir" / "h.png").is_file()

@@ -308,3 +308,92 @@ def test_python_audit_refuses_complex_weights_and_a_non_bool_allow_large(tmp_pat
     with pytest.raises(TypeError, match="allow_large"):
         audit_run(tmp_path, allow_large="yes")
     assert rnnaudit.audit(torch.nn.GRU(2, 4, batch_first=True), x, diagnostics=False)["claims"]
+
+
+def test_spectrum_of_a_tampered_weights_file_is_one_line_and_a_failed_allocation_is_not_internal(tmp_path, capsys,
+                                                                                               monkeypatch):
+    """``spectrum --weights`` of expanded tensors is refused from the shapes; with --allow-large what is then asked
+    for may not fit, and torch's CPU allocator says so by a RuntimeError: one line, exit 2, not the internal error
+    (exit 70) it was. Control: another RuntimeError stays an internal error."""
+    bomb = _bomb_gru_weights(tmp_path / "bomb.pt")
+    assert cli_status(["spectrum", "--weights", str(bomb), "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, "bomb.pt", "weight_hh_l0", "limit")
+
+    def fails(message):
+        def run(args):
+            raise RuntimeError(message)
+        return run
+
+    argv = ["spectrum", "--weights", str(bomb), "--out", str(tmp_path / "s.png"), "--allow-large"]
+    monkeypatch.setattr("rnnaudit.cli.plots.run", fails("[enforce fail at alloc_cpu.cpp:127] err == 0. "
+                                                        "DefaultCPUAllocator: can't allocate memory: you tried to "
+                                                        "allocate 2400000000000 bytes."))
+    assert cli_status(argv) == 2
+    _one_line_error(capsys, "spectrum: not enough memory for this job")
+    monkeypatch.setattr("rnnaudit.cli.plots.run", fails("some bug"))
+    assert cli_status(argv) == 70
+
+
+def test_a_counterexample_whose_recorded_ratio_is_nan_is_not_reproduced(tmp_path, capsys):
+    """A tampered counterexample with ratio NaN printed 'recorded nan' and reported whether the claim still fails;
+    NaN is not a ratio check writes: one line naming the file, exit 2. Control: the untampered file reproduces."""
+    from rnnaudit.bounds import Profile, check_claim
+    from rnnaudit.bounds.sgornn import eq31
+
+    result = check_claim(eq31, Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=tmp_path / "ce")
+    assert cli_status(["reproduce", result.counterexample]) == 0
+    payload = torch.load(result.counterexample, weights_only=True)
+    payload["ratio"] = float("nan")
+    torch.save(payload, tmp_path / "nan.pt")
+    capsys.readouterr()
+    assert cli_status(["reproduce", str(tmp_path / "nan.pt")]) == 2
+    _one_line_error(capsys, "nan.pt", "recorded ratio is NaN, not a number")
+
+
+def test_step_with_a_cell_name_is_refused_and_audit_takes_a_cell_name(tmp_path, capsys):
+    """``--step`` with a cell name was ignored silently (the cell's initialisation has no steps): one line, exit 2.
+    ``audit gru`` was refused though --help lists a cell name as a SOURCE: it audits the initialisation, as heatmap
+    and spectrum draw it. Control: an unknown name is one line naming the cells."""
+    assert cli_status(["spectrum", "gru", "--hidden", "4", "--step", "5", "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, "--step 5 is for a run directory", "'gru' is a cell name")
+    assert not (tmp_path / "s.png").exists()
+    out = tmp_path / "audit"
+    assert cli_status(["audit", "gru", "--hidden", "4", "--T", "6", "--out", str(out)]) == 0
+    doc = json.loads((out / "audit.json").read_text())
+    assert doc["latest"]["config"]["cell"].startswith("gru, h = 4") and doc["latest"]["config"]["T"] == 6
+    capsys.readouterr()
+    assert cli_status(["audit", "nosuchcell", "--out", str(tmp_path / "a2")]) == 2
+    _one_line_error(capsys, "nosuchcell: no such checkpoint or run directory, nor a cell name", "'sgornn'")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "fifo"])
+def test_a_device_or_a_pipe_given_as_a_file_is_refused_without_reading_it(tmp_path, capsys, device):
+    """``--weights /dev/zero`` read until the process was killed for memory (the OOM killer's SIGKILL), and a FIFO
+    blocks forever: a file argument must be a regular file, named. Control: the regular weights file works."""
+    import os
+
+    from rnnaudit.untrusted import InputError, require_file
+
+    if device == "fifo":
+        device = str(tmp_path / "fifo.pt")
+        os.mkfifo(device)
+    with pytest.raises(InputError, match="is not a regular file"):
+        require_file(device, "weights file")
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", device, "--out", str(tmp_path / "s.png")]) == 2
+    _one_line_error(capsys, device, "not a regular file")
+    torch.save(nn.GRU(2, 3).state_dict(), tmp_path / "w.pt")
+    assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--out",
+                       str(tmp_path / "s.png")]) == 0
+
+
+def test_a_counterexample_whose_ratio_is_a_bool_is_refused(tmp_path, capsys):
+    """``"ratio": True`` passed as the number 1 ('recorded 1'): a bool is not a measured ratio."""
+    from rnnaudit.bounds import Profile, check_claim
+    from rnnaudit.bounds.sgornn import eq31
+
+    result = check_claim(eq31, Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=tmp_path / "ce")
+    payload = torch.load(result.counterexample, weights_only=True)
+    payload["ratio"] = True
+    torch.save(payload, tmp_path / "bool.pt")
+    assert cli_status(["reproduce", str(tmp_path / "bool.pt")]) == 2
+    _one_line_error(capsys, "bool.pt", "ratio a number")

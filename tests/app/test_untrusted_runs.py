@@ -497,3 +497,109 @@ def test_a_monitor_checkpoint_with_a_list_or_nan_weights_is_one_clear_error(dama
         ckpt["plain_state_dict"] = {k: torch.full_like(v, float("nan")) for k, v in ckpt["plain_state_dict"].items()}
     with pytest.raises(InputError, match="plain_state_dict"):
         rebuild_model(ckpt)
+
+
+def test_an_rnnaudit_config_claiming_a_huge_width_is_refused_before_the_cell_is_built(tmp_path, capsys):
+    """The widths of a recorded rnnaudit cell config (``*_size``) are checked before the cell is built, naming the
+    file and the field (hidden_size 30000 built the cell first: 7 GB for an ENRNN or ScoRNN); with allow_large
+    the memory limit still holds. Control: the untampered checkpoint rebuilds, and so does the CLI's spectrum."""
+    from rnnaudit.cells.registry import build_cell
+    from rnnaudit.limits import TooLargeError
+    from rnnaudit.monitoring.runs import rebuild_model
+
+    cell = build_cell("sgornn", 2, 4, dtype=torch.float32)
+    run_dir = tmp_path / "run"
+    with Monitor(cell, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    ckpt_path = run_dir / "checkpoints" / "step_00000000.pt"
+    payload = torch.load(ckpt_path, weights_only=True)
+    assert rebuild_model({**payload, "path": "c.pt"})[0].hidden_size == 4
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 30000
+    with pytest.raises(TooLargeError, match=r"^c.pt: model field 'rnnaudit_config.hidden_size': hidden = 30000"):
+        rebuild_model({**payload, "path": "c.pt"})
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 10**6
+    with pytest.raises(TooLargeError, match=r"rnnaudit_config' describes a cell of up to .* above the memory limit"):
+        rebuild_model({**payload, "path": "c.pt"}, allow_large=True)
+    payload["model"]["rnnaudit_config"]["hidden_size"] = -4
+    with pytest.raises(ValueError, match="'rnnaudit_config.hidden_size' must be a non-negative integer"):
+        rebuild_model({**payload, "path": "c.pt"})
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    payload["model"]["rnnaudit_config"]["hidden_size"] = 30000
+    torch.save(payload, ckpt_path)
+    capsys.readouterr()
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "s.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "step_00000000.pt: model field 'rnnaudit_config.hidden_size'" in err, err
+
+
+def test_a_run_json_claiming_a_huge_T_is_refused_naming_the_field(tmp_path, capsys):
+    """run.json's T = 10¹² was accepted (a run with inputs ignored it; one without would draw sequences that
+    long): it is checked against the limit T, naming run.json and the field. Control: T = 8 is read."""
+    from rnnaudit.limits import TooLargeError
+    from rnnaudit.monitoring.runs import read_monitored_run
+
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 8, 2), tensorboard=False, T=8) as mon:
+        mon.record(0)
+    assert read_monitored_run(run_dir)["T"] == 8
+    info = json.loads((run_dir / "run.json").read_text())
+    info["T"] = 10**12
+    (run_dir / "run.json").write_text(json.dumps(info))
+    with pytest.raises(TooLargeError, match=r"run.json: field 'T': T = 1000000000000 is above the limit"):
+        read_monitored_run(run_dir)
+    assert read_monitored_run(run_dir, allow_large=True)["T"] == 10**12
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json: field 'T'" in err, err
+
+
+def test_an_unreadable_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, monkeypatch, capsys):
+    """A run.json without read permission made the run look like a trainer's, and the error was about a checkpoint
+    of the wrong format; it says the run.json cannot be read. (The tests may run as root, whom chmod 000 does not
+    stop, so the permission is taken away through os.access, as the reader asks it.) Control: readable, it audits."""
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, *a, **k: False if Path(p) == run_dir / "run.json"
+                        else real(p, mode, *a, **k))
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json: the run.json is not readable (permission denied)" in err, err
+
+
+@pytest.mark.parametrize("damage,needle", [("list", "must be a JSON object, got list"), ("empty", "not valid JSON"),
+                                           ("directory", "is a directory"), ("outside", "outside the run directory"),
+                                           ("torch_wrap_kwargs", "field 'wrap_kwargs' must be empty")])
+def test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, capsys, damage, needle):
+    """A Monitor run whose run.json is not JSON, a list, a directory or a symlink out of the run was taken for a
+    trainer's run, and the error said its checkpoint was 'not an rnnaudit checkpoint'; wrap_kwargs for a torch GRU
+    was wrap()'s message without the file. Each names run.json and what is wrong. Control: undamaged, it audits."""
+    gru = nn.GRU(2, 4, batch_first=True)
+    run_dir = tmp_path / "run"
+    with Monitor(gru, run_dir, every=1, inputs=torch.randn(2, 5, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run_dir), "--out", str(tmp_path / "ok.png")]) == 0
+    run_json = run_dir / "run.json"
+    info = json.loads(run_json.read_text())
+    run_json.unlink()
+    if damage == "list":
+        run_json.write_text("[]")
+    elif damage == "empty":
+        run_json.write_text("")
+    elif damage == "directory":
+        run_json.mkdir()
+    elif damage == "outside":
+        (tmp_path / "elsewhere.json").write_text(json.dumps(info))
+        run_json.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        run_json.write_text(json.dumps({**info, "wrap_kwargs": {"state_size": 10**12}}))
+    capsys.readouterr()
+    assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "run.json" in err and needle in err, err

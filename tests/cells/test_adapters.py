@@ -295,6 +295,29 @@ def test_unsupported_modules_and_settings_are_refused_by_name():
     assert wrap(module.eval())(_x(1, 3, 3)).shape == (1, 3, 8)
 
 
+def test_wrap_refuses_sizes_whose_jacobians_cannot_be_allocated():
+    """wrap(step, state_size=10¹²) was accepted and failed only at the first forward, in the allocator (8 TB): the
+    (S, S) and (S, n) Jacobians every probe forms must fit the memory limit, checked from the sizes. Control: a
+    small state is wrapped, and a size exactly at the limit is accepted."""
+    from rnnaudit.cells import _validate
+
+    def step(x, h):
+        return h
+
+    for kwargs, name in ((dict(input_size=2, state_size=10**12), "state_size = 1000000000000"),
+                         (dict(input_size=10**12, state_size=4), "input_size = 1000000000000"),
+                         (dict(input_size=2, state_sizes=(10**6, 10**6)), "state_size = 2000000")):
+        with pytest.raises(ValueError, match=f"{name}.*Jacobians of one step need .* above the memory limit"):
+            wrap(step, **kwargs)
+    assert wrap(step, input_size=2, state_size=4).hidden_size == 4
+    _validate.check_state_memory(2, 6)  # 8·6·8 = 384 bytes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_validate, "memory_limit", lambda: 384)
+        _validate.check_state_memory(2, 6)
+        with pytest.raises(ValueError, match="state_size = 7"):
+            _validate.check_state_memory(2, 7)
+
+
 def test_a_recurrent_cell_passes_through_unchanged():
     cell = SGORNN(2, 8, dtype=F64)
     assert wrap(cell) is cell

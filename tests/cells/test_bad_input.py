@@ -248,3 +248,25 @@ def test_a_size_that_is_not_an_int_is_a_type_error_naming_it(name, bad):
         build_cell(name, N, bad, dtype=F64)
     with pytest.raises(TypeError, match=r"input_size must be an int|in_features must be an int"):
         build_cell(name, bad, H, dtype=F64)
+
+
+@pytest.mark.parametrize("name", ["sgornn", "gru", "fastrnn", "nc_gru"])
+def test_a_width_whose_jacobians_cannot_be_allocated_is_refused_before_building(name, monkeypatch):
+    """build_cell('sgornn', 2, 10⁹) ran for minutes (and filled memory) before anything failed: a hidden_size whose
+    one-step (h, h) and (h, n) float64 Jacobians exceed the memory limit is a ValueError naming hidden_size, checked
+    with the other sizes. Tested against a lowered limit, so that nothing large is built even without the check.
+    Control: a width that fits builds."""
+    from rnnaudit.cells import _validate
+
+    monkeypatch.setattr(_validate, "memory_limit", lambda: 8 * 64 * (64 + 2) - 1)  # h = 62 fits
+    with pytest.raises(ValueError, match=r"hidden_size = 64, input_size = 2: .* above the memory limit"):
+        build_cell(name, 2, 64, dtype=torch.float64)
+    assert build_cell(name, 2, 62, dtype=torch.float64).hidden_size == 62
+
+
+def test_an_integer_sequence_is_named_without_suggesting_an_integer_cell():
+    """x of dtype int64 was told to 'convert one of them (e.g. cell.to(torch.int64))', which no cell survives."""
+    cell = build_cell("gru", 2, 4, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"x must be a floating-point tensor .* got torch.int64; convert it "
+                                         r"\(e.g. x.to\(torch.float64\)\)"):
+        cell(torch.ones(1, 3, 2, dtype=torch.int64))

@@ -209,3 +209,21 @@ def test_waiting_on_slurm_reads_states_from_squeue(tmp_path, monkeypatch):
     assert out[0] == {"run": "a", "job_id": "7_0", "steps": 3}
     assert out[1] == {"run": "b", "job_id": "7_1", "failed": f"ended as {GONE} without a result",
                       "log": str(tmp_path / "7_1.err")}
+
+
+@pytest.mark.parametrize("out,needle", [("/proc/self", "/proc/self is not writable"),
+                                        ("{tmp}/nonexistent/runs", "does not exist; rnnaudit creates missing"),
+                                        ("{tmp}/spec.json", "exists and is not a directory")])
+def test_a_sweep_out_that_cannot_be_written_names_the_field(tmp_path, out, needle):
+    """'out': '/proc/self' ended in an OSError about /proc/.self.lock that named neither the spec nor the field;
+    an absolute out whose parent is missing created it. Each is one InputError naming the spec and 'out'.
+    Control: an out in an existing directory loads."""
+    from rnnaudit.untrusted import InputError
+
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"out": out.replace("{tmp}", str(tmp_path)), "grid": {"T": [5]}}))
+    with pytest.raises(InputError, match=f"spec.json: field 'out'.*{needle}"):
+        load_spec(spec)
+    assert not (tmp_path / "nonexistent").exists()
+    spec.write_text(json.dumps({"out": str(tmp_path / "runs"), "grid": {"T": [5]}}))
+    assert load_spec(spec)["out"] == str(tmp_path / "runs")
