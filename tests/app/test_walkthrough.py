@@ -59,8 +59,8 @@ def test_both_models_learn_beyond_chance(runs):
 
 def test_monitor_records_what_orthogonality_promises(runs):
     """The orthogonal RNN keeps ‖WᵀW − I‖₂ at float32 rounding and, with |tanh'| ≤ 1,
-    ‖∂h_t/∂h_s‖₂ ≤ ‖W‖₂^(t−s) ≤ 1 and a top Lyapunov exponent ≤ 0; the GRU's gate matrices get no orthogonality defect, which
-    no claim about them uses."""
+    ‖∂h_t/∂h_s‖₂ ≤ ‖W‖₂^(t−s) ≤ 1 and a top Lyapunov exponent ≤ 0; the GRU's gate matrices get no
+    orthogonality defect, which no claim about them uses."""
     root, _ = runs
     ornn, gru = read_trajectory(root / "ornn"), read_trajectory(root / "gru")
     assert ornn["step"].tolist() == [0, 10, 20, 30] and gru["step"].tolist() == [0, 10, 20, 30]
