@@ -185,11 +185,8 @@ def test_a_non_finite_jacobian_is_refused_naming_the_step():
         lyapunov_spectrum(cell, x)
 
 
-def test_products_that_lose_rank_give_minus_infinity_not_rounding_noise():
-    """A ReLU RNN with a dense W ≥ 0 whose units 0–3 are off at every step (bias −100) and units 4–7 on (bias 1,
-    h ≥ 0): J_t = diag(ReLU′(z_t)) W has rank 4, so λ_5 … λ_8 are −∞.
-    QR of J_t Q returns those R_ii as rounding noise (≈ 1e-17), whose logs were
-    reported as exponents of −12 … −95; the live exponents stay finite."""
+def _half_dead_relu_rnn() -> nn.RNN:
+    """ReLU RNN, dense W ≥ 0, no input: units 0–3 off at every step (bias −100), units 4–7 on (bias 1)."""
     g = torch.Generator().manual_seed(0)
     rnn = nn.RNN(2, 8, batch_first=True, dtype=F64, nonlinearity="relu").eval()
     with torch.no_grad():
@@ -197,6 +194,15 @@ def test_products_that_lose_rank_give_minus_infinity_not_rounding_noise():
         rnn.weight_ih_l0.zero_()
         rnn.bias_ih_l0.zero_()
         rnn.bias_hh_l0.copy_(torch.tensor([-100.0] * 4 + [1.0] * 4, dtype=F64))
+    return rnn
+
+
+def test_products_that_lose_rank_give_minus_infinity_not_rounding_noise():
+    """A ReLU RNN with a dense W ≥ 0 whose units 0–3 are off at every step (bias −100) and units 4–7 on (bias 1,
+    h ≥ 0): J_t = diag(ReLU′(z_t)) W has rank 4, so λ_5 … λ_8 are −∞.
+    QR of J_t Q returns those R_ii as rounding noise (≈ 1e-17), whose logs were
+    reported as exponents of −12 … −95; the live exponents stay finite."""
+    rnn = _half_dead_relu_rnn()
     res = lyapunov_spectrum(rnn, torch.zeros(300, 2, dtype=F64))
     assert torch.isfinite(res.exponents[:4]).all(), res.exponents
     assert (res.exponents[4:] == -math.inf).all(), res.exponents
@@ -240,13 +246,7 @@ def test_matrix_free_rank_loss_gives_minus_infinity():
     """The dead-ReLU product of the formed path, matrix-free (its ‖J_t‖_F estimated from Gaussian probes):
     the exponents of the dead units are −∞, the live ones finite (negative control: the same model with its
     units alive has every exponent finite)."""
-    g = torch.Generator().manual_seed(0)
-    rnn = nn.RNN(2, 8, batch_first=True, dtype=F64, nonlinearity="relu").eval()
-    with torch.no_grad():
-        rnn.weight_hh_l0.copy_(0.2 * torch.rand(8, 8, generator=g, dtype=F64))
-        rnn.weight_ih_l0.zero_()
-        rnn.bias_ih_l0.zero_()
-        rnn.bias_hh_l0.copy_(torch.tensor([-100.0] * 4 + [1.0] * 4, dtype=F64))
+    rnn = _half_dead_relu_rnn()
     res = lyapunov_spectrum(rnn, torch.zeros(300, 2, dtype=F64), k=6, matrix_free=True)
     assert torch.isfinite(res.exponents[:4]).all() and (res.exponents[4:] == -math.inf).all(), res.exponents
     with torch.no_grad():
