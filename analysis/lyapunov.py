@@ -24,9 +24,9 @@ the growth rate of one tracked vector, never faster than ‖J_τ ⋯ J_{w+1}‖�
 The Jacobians are those of :mod:`analysis.jacobian` (forward mode on the cell's step), computed for
 ``chunk`` steps at a time; the QR recursion runs in float64 (``dtype``) whatever the cell's dtype.
 For a few exponents of a wide state (S ≥ :data:`MATRIX_FREE_MIN_WIDTH` and k + :data:`FROBENIUS_PROBES` ≤ S/4)
-no J_t is formed: the k columns
-of Q_{t−1} are pushed through the step by forward mode (J_t Q_{t−1} by ``torch.func.jvp``, vmapped over
-the columns): k + 4 directions per step instead of S, and memory S·(k + 4) instead of chunk·S².
+no J_t is formed: the k columns of Q_{t−1} are pushed through the step by forward mode (J_t Q_{t−1} by
+``torch.func.jvp``, vmapped over the columns): k + 4 directions per step instead of S, and memory S·(k + 4)
+instead of chunk·S².
 """
 
 from __future__ import annotations
@@ -53,9 +53,10 @@ __all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "kaplan_yorke_dimension", "R
 #: in float64) is indistinguishable from rank loss in this precision and is reported as −∞ too.
 RANK_LOSS_FACTOR = 4.0
 #: Gaussian probes g_j of the matrix-free path's ‖J_t‖_F ≈ (Σ_j ‖J_t g_j‖²/4)^½ (E‖J g‖² = ‖J‖_F²), the scale of the
-#: rank-loss threshold above. The estimate² is ‖J‖_F² times a weighted mean of χ²_1 variables, at least a χ²_4/4: it
-#: falls below ‖J‖_F/3 with probability < 0.002, and only moves a threshold whose gap to genuine values is many
-#: orders of magnitude (rank-loss noise gave log|R_ii| of −12 … −95 below the exponents).
+#: rank-loss threshold above. The estimate² is ‖J‖_F² times a weighted mean of χ²_4/4 variables (weights σ_i²/‖J‖_F²),
+#: whose lower tail is heaviest for rank one, where it is χ²_4/4 itself: the estimate falls below ‖J‖_F/3 with
+#: probability ≤ 0.021 and below ‖J‖_F/10 with probability ≤ 2e-4. It only moves a threshold whose gap to genuine
+#: values is many orders of magnitude (rank-loss noise gave log|R_ii| of −12 … −95 below the exponents).
 FROBENIUS_PROBES = 4
 #: The narrowest state the matrix-free path is chosen for: below it one batched forward-mode pass forming every
 #: J_t is cheaper than T small passes (k = 1, T = 64, GRU: 0.22 s formed against 0.68 s matrix-free at S = 64,
