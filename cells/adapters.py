@@ -473,6 +473,16 @@ def _takes_two_arguments(fn) -> bool:
     return True
 
 
+def _require_values(module) -> None:
+    """Refuse a module whose tensors hold no values (the meta device): every probe would fail deep in torch."""
+    if not isinstance(module, nn.Module):
+        return
+    meta = next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
+    if meta is not None:
+        raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
+                         "CPU, or call .to_empty(device='cpu') and load its weights")
+
+
 def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
          state_sizes: tuple[int, ...] | None = None, pack: Callable | None = None, unpack: Callable | None = None,
          recurrent: dict | None = None, dtype: torch.dtype = torch.float64) -> RecurrentCell:
@@ -507,10 +517,12 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         ValueError: an unsupported object (the message names what is supported), a bidirectional torch
             module, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
             memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
-            not summing to ``state_size``, or protocol arguments given for a torch module.
+            not summing to ``state_size``, protocol arguments given for a torch module, or a module on the meta
+            device (shapes without values).
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
+    _require_values(model if isinstance(model, nn.Module) else getattr(getattr(model, "step", model), "__self__", None))
     if isinstance(model, (RecurrentCell, *SUPPORTED_MODULES)):
         given = [k for k, v in protocol.items() if v is not None]
         if given:

@@ -67,9 +67,13 @@ def check_output_location(out: str | os.PathLike, where: str) -> None:
         out: the output path. where: the flag or field that named it, for the message (``--out``, ...).
 
     Raises:
-        ValueError: the parent is not a directory, is missing outside the current directory, or (for an output
-            to be created there) cannot be written (names ``where``).
+        ValueError: the path holds a control character (a newline, ...), the parent is not a directory, is missing
+            outside the current directory, or (for an output to be created there) cannot be written (names
+            ``where``).
     """
+    bad = next((c for c in str(out) if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:  # a newline in a file name splits every message and listing that names it
+        raise ValueError(f"{where} {str(out)[:200]!r}: a path with a control character ({bad!r}) is refused")
     target = Path(out)
     try:
         parent = target.parent
@@ -86,6 +90,7 @@ def check_output_location(out: str | os.PathLike, where: str) -> None:
     if not inside:
         raise ValueError(f"{where} {str(out)[:200]}: its directory {parent} does not exist; rnnaudit creates missing "
                          "directories only under the current directory")
+
 
 class LockedError(ValueError):
     """Another process is writing the same output directory."""

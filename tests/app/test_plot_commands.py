@@ -87,3 +87,13 @@ def test_out_outside_the_current_directory_needs_an_existing_directory(tmp_path,
     assert "--out adir.png: is a directory, expected a figure file" in capsys.readouterr().err
     assert cli_status(["heatmap", "gru", *flags, "--out", "sub/dir/h.png"]) == 0
     assert (work / "sub" / "dir" / "h.png").is_file()
+
+
+def test_an_out_with_a_control_character_is_refused(tmp_path, monkeypatch, capsys):
+    """A newline in --out made a file whose 'wrote …' line split in two; control: the same name without it."""
+    monkeypatch.chdir(tmp_path)
+    assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "5", "--out", "a\nb.png"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "control character" in err, err
+    assert not list(tmp_path.iterdir())
+    assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "5", "--out", "ab.png"]) == 0

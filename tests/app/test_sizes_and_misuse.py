@@ -397,3 +397,26 @@ def test_a_counterexample_whose_ratio_is_a_bool_is_refused(tmp_path, capsys):
     torch.save(payload, tmp_path / "bool.pt")
     assert cli_status(["reproduce", str(tmp_path / "bool.pt")]) == 2
     _one_line_error(capsys, "bool.pt", "ratio a number")
+
+
+def test_a_model_on_the_meta_device_is_one_value_error_everywhere(tmp_path):
+    """Shapes without values: the audit hashed them, the Monitor copied them, and wrap() accepted them for the
+    maps to fail in torch (NotImplementedError, RuntimeError). Control: the same module on the CPU is accepted."""
+    import rnnaudit
+
+    with torch.device("meta"):
+        meta = nn.GRU(2, 4, batch_first=True)
+    x = torch.rand(1, 6, 2)
+    calls = {"audit": lambda m: rnnaudit.audit(m, x, diagnostics=False, measure_bounds=False),
+             "Monitor": lambda m: Monitor(m, tmp_path / "run", tensorboard=False).close(),
+             "wrap": rnnaudit.wrap,
+             "maps": lambda m: rnnaudit.analysis.hidden_jacobian_maps(m.double(), x.double())}
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match="meta device"):
+            call(meta)
+        assert not (tmp_path / "run").exists(), name
+    cpu = nn.GRU(2, 4, batch_first=True)
+    for name, call in calls.items():
+        call(cpu)
+        if name == "Monitor":
+            assert (tmp_path / "run" / "run.json").exists()
