@@ -231,14 +231,13 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         odd = next(((n, p.dtype) for n, p in model.named_parameters() if not p.is_floating_point()), None)
         if odd is not None:
             raise TypeError(f"model: parameter {odd[0]!r} is {odd[1]}; the audit needs real floating weights")
-    if isinstance(model, torch.nn.Module):
+    trained = _trained_dtype(model, trained_dtype)
+    if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
+        check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)
         meta = next((n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta), None)
         if meta is not None:
             raise ValueError(f"model: on the meta device ({meta!r} has a shape but no values); build it on the CPU, "
                              "or call .to_empty(device='cpu') and load its weights")
-    trained = _trained_dtype(model, trained_dtype)
-    if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
-        check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)
     try:
         probe = _probe_of(model)
         bidirectional = _is_bidirectional(probe)
