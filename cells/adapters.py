@@ -473,11 +473,17 @@ def _takes_two_arguments(fn) -> bool:
     return True
 
 
+def meta_tensor_name(module: nn.Module) -> str | None:
+    """The name of the first parameter or buffer of ``module`` on the meta device (a shape without values), or None:
+    every probe of such a module would fail deep in torch."""
+    return next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
+
+
 def _require_values(module) -> None:
-    """Refuse a module whose tensors hold no values (the meta device): every probe would fail deep in torch."""
+    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`)."""
     if not isinstance(module, nn.Module):
         return
-    meta = next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
+    meta = meta_tensor_name(module)
     if meta is not None:
         raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
                          "CPU, or call .to_empty(device='cpu') and load its weights")

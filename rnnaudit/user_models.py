@@ -101,7 +101,9 @@ def import_factory(spec: str) -> nn.Module:
 
 def _require_data(module: nn.Module, where: str) -> None:
     """Refuse a module whose tensors hold no data (the meta device): every probe would fail deep in torch."""
-    meta = next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
+    from rnnaudit.cells.adapters import meta_tensor_name
+
+    meta = meta_tensor_name(module)
     if meta is not None:
         raise ValueError(f"{where} returned a module on the meta device ({meta!r} has a shape but no values); build "
                          "it on the CPU, or call .to_empty(device='cpu') and load its weights")

@@ -216,7 +216,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     """
     from rnnaudit.auditing.layers import recurrences
     from rnnaudit.auditing.notes import assumption_notes
-    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.cells.adapters import meta_tensor_name, wrap
 
     if trained_dtype is not None and not (isinstance(trained_dtype, torch.dtype) and trained_dtype.is_floating_point):
         raise TypeError(f"trained_dtype must be a floating torch dtype (e.g. torch.float32), got {trained_dtype!r}")
@@ -234,7 +234,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     trained = _trained_dtype(model, trained_dtype)
     if isinstance(model, torch.nn.Module):  # from the shapes, before the float64 copy allocates them
         check_tensor_sizes(dict(model.named_parameters()), "model", allow_large=allow_large)
-        meta = next((n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta), None)
+        meta = meta_tensor_name(model)
         if meta is not None:
             raise ValueError(f"model: on the meta device ({meta!r} has a shape but no values); build it on the CPU, "
                              "or call .to_empty(device='cpu') and load its weights")
