@@ -70,8 +70,9 @@ def sgornn_figures(fig_dir: str | os.PathLike, *, seed: int, device: str, profil
             plot_jacobian_heatmap(m, title=f"{name}, h = 128, T = {T}", ax=ax, vmin=float(positive.min()),
                                   vmax=float(positive.max()))
     keys = dict(zip(norms, ("sgornn", "fastrnn")))
+    label = r"$\|\partial h_t/\partial h_s\|_2$"
     attach_data(fig, {keys[name]: m.detach().cpu().numpy() for name, m in norms.items()},
-                labels={keys[name]: rf"$\|\partial h_t/\partial h_s\|_2$ of {name}, h = 128, T = {T}" for name in norms})
+                labels={keys[name]: f"{label} of {name}, h = 128, T = {T}" for name in norms})
     out = [(f"‖∂h_t/∂h_s‖₂ on one addition-problem sequence (T = {T}) at initialisation",
             save_figure(fig, fig_dir / "sgornn_jacobian_heatmap.png"))]
     _tick(progress)
