@@ -1,7 +1,7 @@
 """Eigenvalues, ε-pseudospectra and singular values of a recurrent matrix.
 
 The pseudospectrum is drawn as EigTool draws it (Wright 2002): filled contours of log₁₀ ε, where
-Λ_ε(A) = {z : σ_min(zI − A) < ε}, with a colourbar and labelled levels, the eigenvalues on top and
+Λ_ε(A) = {z : σ_min(zI − A) < ε}, with a colourbar whose ticks are the levels, the eigenvalues on top and
 the unit circle (an orthogonal U = φ(Θ) has all its eigenvalues on it, sgornn.md Sec. 2; a
 non-normal matrix can amplify transiently when Λ_ε reaches outside it, enrnn.md Sec. 2).
 """
