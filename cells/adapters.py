@@ -354,9 +354,9 @@ class StepCell(RecurrentCell):
         input_size: n. state_size: S, the packed width. dtype: used when ``owner`` has no parameters.
         pack, unpack: the user's state → (batch, S) and back; None for a tensor state.
         recurrent: role → recurrent matrix source, each a dotted attribute path on ``owner``
-            (e.g. ``"rec.weight"``, read at every call, so parametrizations apply) or a zero-argument
-            callable; None to use ``owner.recurrent_matrices()`` or ``owner.recurrent_matrix()`` where
-            they exist.
+            (e.g. ``"rec.weight"``, read at every call, so parametrizations apply), a zero-argument
+            callable, or a 2-D tensor (used as given); None to use ``owner.recurrent_matrices()`` or
+            ``owner.recurrent_matrix()`` where they exist.
     """
 
     def __init__(self, step: Callable, owner: nn.Module | None, *, input_size: int, state_size: int,
@@ -394,7 +394,8 @@ class StepCell(RecurrentCell):
         """Role → recurrent matrix, from ``recurrent`` or the owner's own methods (see the class doc);
         {} when none is declared."""
         if self._recurrent is not None:
-            return {role: (src() if callable(src) else _attribute(self.module, src, role))
+            return {role: (src if isinstance(src, Tensor) else src() if callable(src)
+                           else _attribute(self.module, src, role))
                     for role, src in self._recurrent.items()}
         owner = self.module
         if owner is not None and callable(getattr(owner, "recurrent_matrices", None)):
@@ -442,6 +443,24 @@ def _attribute(owner, path: str, role: str) -> Tensor:
         raise ValueError(f"recurrent[{role!r}] = {path!r} must name a 2-D tensor, got "
                          f"{tuple(obj.shape) if isinstance(obj, Tensor) else type(obj).__name__}")
     return obj
+
+
+def _check_recurrent(recurrent) -> None:
+    """Refuse a ``recurrent`` argument that is not role → path, callable or 2-D tensor (one line naming the role)."""
+    if recurrent is None:
+        return
+    if not isinstance(recurrent, dict):
+        raise ValueError(f"recurrent must be a dict of role -> attribute path, callable or 2-D tensor, got "
+                         f"{type(recurrent).__name__}")
+    for role, src in recurrent.items():
+        if not isinstance(role, str) or not role:
+            raise ValueError(f"recurrent: roles must be non-empty strings, got {role!r}")
+        if isinstance(src, Tensor):
+            if src.dim() != 2:
+                raise ValueError(f"recurrent[{role!r}] must be a 2-D tensor, got shape {tuple(src.shape)}")
+        elif not (isinstance(src, str) or callable(src)):
+            raise ValueError(f"recurrent[{role!r}] must be an attribute path such as 'rec.weight', a zero-argument "
+                             f"callable or a 2-D tensor, got {type(src).__name__}")
 
 
 def _concatenation(sizes: tuple[int, ...]) -> tuple[Callable, Callable]:
@@ -510,8 +529,11 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
             concatenation in this order.
         pack, unpack: instead of ``state_sizes``, any packing rule: ``pack(state) -> (batch, S)`` and
             ``unpack((batch, S)) -> state``, inverse to each other (give both, and ``state_size``).
-        recurrent: role → recurrent matrix (dotted attribute path on the model, or a zero-argument
-            callable), for the spectral probes (:func:`rnnaudit.analysis.recurrent_matrix_probes`).
+        recurrent: role → recurrent matrix, for the spectral probes and the spectrum figure
+            (:func:`rnnaudit.analysis.recurrent_matrix_probes`, :func:`rnnaudit.figures.spectrum.plot_spectra`):
+            a dotted attribute path on the model (``"rec.weight"``, read at every call, so a parametrization is
+            seen as the model uses it), a zero-argument callable, or a 2-D tensor (used as given: a parameter
+            itself stays current as an optimizer updates it in place; a tensor computed from it does not).
         dtype: of the state when the model has no parameters (float64 by default; otherwise the
             parameters' dtype). Probes expect float64: convert the model first, e.g.
             ``wrap(copy.deepcopy(model).double())`` to keep the original in float32.
@@ -562,5 +584,6 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
             raise ValueError(f"{name} is not known for a {type(model).__name__}: pass wrap(..., {name}=...)")
         _positive_int(name, value)
     check_state_memory(input_size, state_size)
+    _check_recurrent(recurrent)
     return StepCell(fn, owner, input_size=input_size, state_size=state_size, dtype=dtype, pack=pack, unpack=unpack,
                     recurrent=recurrent)

@@ -98,6 +98,12 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
         rtol: tolerance of the certified norms, as :func:`jacobian_panels` (heatmap-grade by default).
         work: called with GEMM units of the maps' work as it is done (the ``progress`` of the map functions).
 
+    Returns:
+        The matplotlib Figure. Its data (:func:`rnnaudit.figures.saving.save_figure` writes them as .npz): the map
+        ``jacobian_norm`` (T' × T', lower-triangular) with the steps of its rows and columns, ``t`` and ``s``
+        (``tau`` and ``t`` for ``kind="input"``; 0..T, or the grid's steps); with two panels (ENRNN) each name
+        ends in the block, ``jacobian_norm_h_L``, ``t_h_L``, …; the colour bar's label of each in ``labels``.
+
     Raises:
         ValueError: see :func:`jacobian_panel_maps`.
     """
@@ -121,14 +127,27 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
                               vmax=float(positive.max()), kind=kind, steps=m.steps, label=label)
     if title:
         fig.suptitle(title)
-    # the maps themselves go beside the figure (.npz), one array per panel, with the grid's steps where sampled
-    data = {label: m.spectral.detach().cpu().numpy() for label, m in panels.items()}
-    data.update({f"{label} (steps)": m.steps.detach().cpu().numpy() for label, m in panels.items()
-                 if m.steps is not None})
-    attach_data(fig, data)
+    # the maps themselves go beside the figure (.npz), one array per panel, with the steps of its rows and columns
+    data, labels = {}, {}
+    row, col = ("t", "s") if kind == "hidden" else ("tau", "t")
+    for label, m in panels.items():
+        suffix = "" if len(panels) == 1 else "_" + _identifier(label.split(", ", 1)[1].split()[0])
+        steps = (np.arange(m.spectral.shape[0]) if m.steps is None else m.steps.detach().cpu().numpy())
+        data[f"jacobian_norm{suffix}"] = m.spectral.detach().cpu().numpy()
+        data[f"{row}{suffix}"], data[f"{col}{suffix}"] = steps, steps.copy()
+        labels[f"jacobian_norm{suffix}"] = f"{label}; [i, j] at {row} = {row}{suffix}[i], {col} = {col}{suffix}[j]"
+        labels[f"{row}{suffix}"] = "target step t (rows)" if kind == "hidden" else "state step τ (rows)"
+        labels[f"{col}{suffix}"] = "source step s (columns)" if kind == "hidden" else "input step t (columns)"
+    attach_data(fig, data, labels=labels)
     if progress is not None:
         progress(1)
     return fig
+
+
+def _identifier(text: str) -> str:
+    """A panel's block as a plain ASCII identifier for the data file: ``h^(L)`` → ``h_L``."""
+    parts = "".join(c if c.isascii() and c.isalnum() else " " for c in text).split()
+    return "_".join(parts) or "panel"
 
 
 @styled

@@ -69,7 +69,10 @@ def sgornn_figures(fig_dir: str | os.PathLike, *, seed: int, device: str, profil
         for ax, (name, m) in zip(axes, norms.items()):
             plot_jacobian_heatmap(m, title=f"{name}, h = 128, T = {T}", ax=ax, vmin=float(positive.min()),
                                   vmax=float(positive.max()))
-    attach_data(fig, {name: m.detach().cpu().numpy() for name, m in norms.items()})
+    keys = dict(zip(norms, ("sgornn", "fastrnn")))
+    label = r"$\|\partial h_t/\partial h_s\|_2$"
+    attach_data(fig, {keys[name]: m.detach().cpu().numpy() for name, m in norms.items()},
+                labels={keys[name]: f"{label} of {name}, h = 128, T = {T}" for name in norms})
     out = [(f"‖∂h_t/∂h_s‖₂ on one addition-problem sequence (T = {T}) at initialisation",
             save_figure(fig, fig_dir / "sgornn_jacobian_heatmap.png"))]
     _tick(progress)

@@ -1,7 +1,7 @@
 """Eigenvalues, ε-pseudospectra and singular values of a recurrent matrix.
 
 The pseudospectrum is drawn as EigTool draws it (Wright 2002): filled contours of log₁₀ ε, where
-Λ_ε(A) = {z : σ_min(zI − A) < ε}, with a colourbar and labelled levels, the eigenvalues on top and
+Λ_ε(A) = {z : σ_min(zI − A) < ε}, with a colourbar whose ticks are the levels, the eigenvalues on top and
 the unit circle (an orthogonal U = φ(Θ) has all its eigenvalues on it, sgornn.md Sec. 2; a
 non-normal matrix can amplify transiently when Λ_ε reaches outside it, enrnn.md Sec. 2).
 """
@@ -19,8 +19,8 @@ from torch import Tensor
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
-__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectrum_grid", "default_grid",
-           "pseudospectrum_levels", "GRID_NORMAL", "GRID_NONNORMAL"]
+__all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectra_layout", "spectrum_grid", "default_grid",
+           "pseudospectrum_levels", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
 #: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.
@@ -91,6 +91,7 @@ def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
         raise ValueError(f"grid must be an integer >= 16, got {grid!r}")
     r = _window(M)
     axis = np.linspace(-r, r, grid)
+    axis = (axis - axis[::-1]) / 2  # exactly symmetric: a real matrix's rows y and −y are then computed once
     return pseudospectrum(M, axis, axis, progress=progress)
 
 
@@ -129,9 +130,9 @@ def _draw_pseudospectrum(ax, grid, levels, name: str):
         logsig = np.log10(grid.sigma.cpu().numpy())
     logsig = np.maximum(logsig, levels[0] - 10)  # σ_min = 0 exactly at an eigenvalue on the grid
     filled = ax.contourf(x, y, logsig, levels=levels, cmap=SEQUENTIAL_CMAP, extend="both", zorder=1)
-    lines = ax.contour(x, y, logsig, levels=levels, colors="0.1", linewidths=0.45, alpha=0.7, zorder=2)
-    ax.clabel(lines, levels=levels[::2] if len(levels) > 6 else levels, fmt=lambda v: f"{v:g}".replace("-", "−"),
-              fontsize=6.5, inline=True, inline_spacing=2)
+    ax.contour(x, y, logsig, levels=levels, colors="0.1", linewidths=0.45, alpha=0.7, zorder=2)
+    # the levels are read off the colour bar, one tick per level: labels on the contours themselves ran into
+    # each other where two levels close in on one eigenvalue, and hid under the eigenvalue markers
     bar = ax.figure.colorbar(filled, ax=ax, ticks=levels, shrink=0.9, pad=0.02)
     bar.set_label(r"$\log_{10}\,\varepsilon$")
     bar.ax.set_yticklabels([f"{v:g}".replace("-", "−") for v in levels])
@@ -223,14 +224,15 @@ def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str
     fig = Figure(figsize=(9.6, 4.4), layout="constrained")
     data = _draw_spectrum_row(fig, M, pseudospectra, eps_decades, name)
     fig.suptitle(title or (f"{name}: {role}" if role else name))
-    attach_data(fig, data)
+    attach_data(fig, data, labels={k: f"{_FIELD_LABELS[k]} of {name}" for k in data})
     return fig
 
 
 @styled
 def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int | None = None, progress=None):
-    """:func:`plot_spectrum` of several recurrent matrices (a GRU's W_hr, W_hz, W_hn) as the rows of one
-    figure: per row the pseudospectrum with its eigenvalues, and the singular values.
+    """:func:`plot_spectrum` of several recurrent matrices (a GRU's W_hr, W_hz, W_hn) as the cells of one
+    figure, row by row in a grid of :func:`spectra_layout` (at most :data:`MAX_ASPECT` times taller than wide):
+    per matrix the pseudospectrum with its eigenvalues, and the singular values.
 
     Args:
         matrices: name → (h, h) tensor, in the order of the rows (at least one).
@@ -239,8 +241,9 @@ def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int |
         progress: called with the number of grid points finished, over all matrices.
 
     Returns:
-        The matplotlib Figure; its data (eigenvalues, singular values, σ_min grids) go beside it as .npz
-        through :func:`rnnaudit.figures.saving.save_figure`.
+        The matplotlib Figure; its data go beside it as .npz through :func:`rnnaudit.figures.saving.save_figure`:
+        per matrix ``<name>__eigenvalues``, ``__singular_values``, ``__grid_x``, ``__grid_y``, ``__sigma_min``, the
+        name made a plain identifier (``l1.W_hg`` → ``l1_W_hg``), and what each is in the ``labels`` entry.
 
     Raises:
         TypeError: a matrix not a tensor. ValueError: no matrices; a non-square or non-finite one.
@@ -250,20 +253,58 @@ def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int |
     if not isinstance(matrices, dict) or not matrices:
         raise ValueError("matrices must be a non-empty dict of name -> (h, h) tensor")
     checked = {str(name): _as_matrix(M) for name, M in matrices.items()}
-    fig = Figure(figsize=(9.6, 4.4 * len(checked)), layout="constrained")
-    rows = fig.subfigures(len(checked), 1, squeeze=False)[:, 0]
-    data = {}
-    for row, (name, M) in zip(rows, checked.items()):
+    rows, cols = spectra_layout(len(checked))
+    fig = Figure(figsize=(_CELL_WIDTH * cols, _CELL_HEIGHT * rows), layout="constrained")
+    cells = fig.subfigures(rows, cols, squeeze=False).ravel()
+    data, labels = {}, {}
+    for cell, (name, M) in zip(cells, checked.items()):
         grid_of_m = spectrum_grid(M, grid, progress=progress)
-        part = _draw_spectrum_row(row, M, grid_of_m, None, name)
-        data.update({f"{_key(name)}/{k}": v for k, v in part.items()})
+        part = _draw_spectrum_row(cell, M, grid_of_m, None, name)
+        prefix = _unique_key(name, {k.rsplit("__", 1)[0] for k in data})
+        data.update({f"{prefix}__{k}": v for k, v in part.items()})
+        labels.update({f"{prefix}__{k}": f"{_FIELD_LABELS[k]} of {name}" for k in part})
     fig.suptitle(title or role or "recurrent matrices")
-    attach_data(fig, data)
+    attach_data(fig, data, labels=labels)
     return fig
 
 
-def _key(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "_-" else "_" for c in name)
+#: Size in inches of one matrix's panels (pseudospectrum with colour bar, singular values) in :func:`plot_spectra`.
+_CELL_WIDTH, _CELL_HEIGHT = 9.6, 4.4
+#: :func:`spectra_layout` adds columns until the figure is at most this much taller than wide (and so well within
+#: the 3:1 a page or a screen shows whole; one column of an LSTM's 8 blocks was 4:1).
+MAX_ASPECT = 1.5
+
+
+def spectra_layout(count: int) -> tuple[int, int]:
+    """(rows, columns) of :func:`plot_spectra`'s grid for ``count`` matrices, filled row by row: the fewest
+    columns whose figure is at most :data:`MAX_ASPECT` times taller than wide (one column for up to 3 matrices, a
+    GRU's; two for an LSTM's 4 or 8 blocks).
+
+    Raises:
+        ValueError: count not a positive integer.
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive integer, got {count!r}")
+    cols = 1
+    while math.ceil(count / cols) * _CELL_HEIGHT > MAX_ASPECT * cols * _CELL_WIDTH:
+        cols += 1
+    return math.ceil(count / cols), cols
+
+
+#: What each array of a matrix's panels is, for the ``labels`` of the data file.
+_FIELD_LABELS = {"eigenvalues": "eigenvalues λ_i", "singular_values": "singular values σ_i (descending)",
+                 "grid_x": "Re z of the grid", "grid_y": "Im z of the grid",
+                 "sigma_min": "σ_min(zI − A) on the grid, [Im z index, Re z index]"}
+
+
+def _unique_key(name: str, taken: set) -> str:
+    """``name`` as a plain ASCII identifier (``l1.W_hg`` → ``l1_W_hg``), made unique among ``taken``."""
+    key = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name).strip("_") or "matrix"
+    key = key if key[0].isalpha() else f"m_{key}"
+    out, i = key, 2
+    while out in taken:
+        out, i = f"{key}_{i}", i + 1
+    return out
 
 
 def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str) -> dict:

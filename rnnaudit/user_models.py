@@ -87,6 +87,10 @@ def import_factory(spec: str) -> nn.Module:
         if not callable(obj):
             raise ValueError(f"{spec!r} is not callable (a {type(obj).__name__}); it must be a function returning "
                              "an nn.Module")
+        if _is_step_function(obj):
+            raise ValueError(f"{spec} takes (x_t, h): a step function, where --model needs a factory returning the "
+                             f"model; define one that returns rnnaudit.wrap({attr.split('.')[-1]}, input_size=n, "
+                             "state_size=S, recurrent={'W': tensor}) (docs/your-model.md, 'Figures of your own model')")
         try:
             model = obj()
         except SystemExit as exc:
@@ -97,6 +101,25 @@ def import_factory(spec: str) -> nn.Module:
         raise ValueError(f"{spec}() must return a torch.nn.Module, got {type(model).__name__}")
     _require_data(model, f"{spec}()")
     return model
+
+
+def _is_step_function(obj) -> bool:
+    """A callable that needs exactly two arguments, (x_t, h): a step, not a factory (which takes none)."""
+    import inspect
+
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind()
+    except TypeError:
+        try:
+            sig.bind(None, None)
+            return True
+        except TypeError:
+            return False
+    return False
 
 
 def _require_data(module: nn.Module, where: str) -> None:

@@ -107,6 +107,8 @@ def _spectra(args, src):
     from rnnaudit.untrusted import InputError
 
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    if not matrices:
+        raise InputError(no_recurrent_matrix_message(src))
     if args.role is not None:
         if args.role not in matrices:
             raise InputError(f"--role {args.role!r}: the model's recurrent matrices are {sorted(matrices)}")
@@ -117,6 +119,22 @@ def _spectra(args, src):
     grids = {r: default_grid(W) for r, W in square.items()}
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
         return plot_spectra(square, role=src.label, progress=bar.update)
+
+
+def no_recurrent_matrix_message(src) -> str:
+    """The one line for a model whose recurrent matrices rnnaudit cannot find (a custom step): what to pass, with the
+    model's square parameters of the state's width as the likely candidates."""
+    module = getattr(src.cell, "module", None)
+    params = dict((module if module is not None else src.cell).named_parameters())
+    square = [name for name, p in params.items() if p.dim() == 2 and p.shape[0] == p.shape[1]]
+    fitting = [name for name in square if params[name].shape[0] == src.cell.hidden_size] or square
+    path = fitting[0] if fitting else "rec.weight"
+    found = (f" (its square parameters: {', '.join(repr(n) for n in fitting[:4])})" if fitting
+             else " (it has no square parameter)")
+    return (f"spectrum: {src.label} declares no recurrent matrix rnnaudit can find{found}; name it: have --model's "
+            f"factory return rnnaudit.wrap(model, recurrent={{'W': {path!r}}}) or give the module a method "
+            "recurrent_matrices() -> {name: (h, h) tensor}; in Python, rnnaudit.wrap(step, recurrent={'W': tensor}) "
+            "(docs/your-model.md, 'Figures of your own model')")
 
 
 def _lyapunov(args, src):

@@ -141,6 +141,22 @@ def test_departure_from_normality_decides_the_route_and_bounds_the_formula_error
     torch.testing.assert_close(sigma_min(A, Z[0]), dense[0], rtol=1e-10, atol=1e-13 * scale)
 
 
+def test_a_real_matrix_has_a_pseudospectrum_symmetric_about_the_real_axis_and_a_complex_one_need_not():
+    """σ_min(z̄I − A) = σ_min(zI − A) for a real A (conj(zI − A) = z̄I − A): the grid's rows y and −y are equal,
+    and agree with a dense SVD at the points computed. Control: a complex A (a Jordan block with eigenvalue 0.3i)
+    has rows ±y that differ, and is not mirrored."""
+    x, y = np.linspace(-1.5, 1.5, 7), np.array([-1.0, -0.25, 0.0, 0.25, 1.0])
+    A = torch.as_tensor(np.random.default_rng(3).standard_normal((6, 6)) / 3)
+    grid = pseudospectrum(A, x, y)
+    torch.testing.assert_close(grid.sigma, grid.sigma.flip(0), rtol=0, atol=0)
+    Z = x[None, :] + 1j * y[:, None]
+    torch.testing.assert_close(grid.sigma, sigma_min_dense(A, Z), rtol=1e-10, atol=1e-13)
+    C = _jordan0(6).to(torch.complex128) + 0.3j * torch.eye(6, dtype=torch.complex128)
+    cgrid = pseudospectrum(C, x, y)
+    torch.testing.assert_close(cgrid.sigma, sigma_min_dense(C, Z), rtol=1e-10, atol=1e-13)
+    assert float((cgrid.sigma - cgrid.sigma.flip(0)).abs().max()) > 1e-3
+
+
 def test_pseudospectrum_reports_progress_over_every_grid_point():
     seen = []
     x, y = np.linspace(-1, 1, 9), np.linspace(-1, 1, 5)
@@ -148,7 +164,8 @@ def test_pseudospectrum_reports_progress_over_every_grid_point():
     assert sum(seen) == 45
     seen.clear()
     pseudospectrum(_jordan0(6), x, y, chunk=10, progress=seen.append)
-    assert sum(seen) == 45 and len(seen) == 5
+    # a real matrix: the rows ±y are computed once, |y| ∈ {0, 0.5, 1}, so 27 points in 3 chunks stand for all 45
+    assert sum(seen) == 45 and len(seen) == 3
     with pytest.raises(TypeError, match="progress"):
         pseudospectrum(_jordan0(3), x, y, progress=3)
 

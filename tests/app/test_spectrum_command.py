@@ -15,9 +15,10 @@ def test_spectrum_of_a_width_3_gru_needs_no_inputs_and_writes_one_file(tmp_path,
     # the figure and its data, nothing else: no X-W_hr.png, X-W_hz.png, X-W_hn.png
     assert sorted(p.name for p in tmp_path.iterdir()) == ["X.npz", "X.png", "w.pt"]
     data = np.load(tmp_path / "X.npz")
-    # one row of panels per recurrent matrix, all in the one figure
-    assert {k.split("/")[0] for k in data.files} == {"W_hr", "W_hz", "W_hn"}
-    assert data["W_hz/eigenvalues"].shape == (6,) and data["W_hn/sigma_min"].ndim == 2
+    # one cell of panels per recurrent matrix, all in the one figure; plain identifiers as names
+    assert {k.split("__")[0] for k in data.files if k != "labels"} == {"W_hr", "W_hz", "W_hn"}
+    assert all(k.isascii() and k.isidentifier() for k in data.files)
+    assert data["W_hz__eigenvalues"].shape == (6,) and data["W_hn__sigma_min"].ndim == 2
 
 
 def test_spectrum_takes_no_input_flags(tmp_path, capsys):

@@ -430,3 +430,27 @@ def test_step_protocol_errors_say_what_to_pass():
         wrap(step, input_size=3, state_size=3, recurrent={"W": "rec.weight"}).recurrent_matrices()
     with pytest.raises(NotImplementedError):
         nothing.config()
+
+
+def test_a_custom_steps_recurrent_matrix_can_be_named_by_path_callable_or_tensor():
+    """wrap(step, recurrent=...) takes an attribute path (read at every call), a function, or the tensor itself;
+    anything else is refused at wrap() with one line naming the role. Control: without it, no matrix is declared."""
+
+    class Step(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rec = torch.nn.Linear(5, 5, bias=False, dtype=torch.float64)
+
+        def step(self, x_t, h):
+            return torch.tanh(x_t + self.rec(h))
+
+    model = Step()
+    W = model.rec.weight
+    for source in ("rec.weight", lambda: model.rec.weight, W):
+        cell = wrap(model, input_size=5, state_size=5, recurrent={"W": source})
+        assert cell.recurrent_matrices()["W"] is W
+    assert wrap(model, input_size=5, state_size=5).recurrent_matrices() == {}
+    for bad, match in (({"W": 3}, "attribute path"), ({"W": torch.ones(5)}, "2-D"), (["rec.weight"], "dict"),
+                       ({"": "rec.weight"}, "non-empty")):
+        with pytest.raises(ValueError, match=match):
+            wrap(model, input_size=5, state_size=5, recurrent=bad)

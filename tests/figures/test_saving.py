@@ -80,3 +80,48 @@ def test_attach_data_refuses_what_is_not_a_dict_of_names():
         attach_data(Figure(), [1, 2])
     with pytest.raises(TypeError, match="data"):
         attach_data(Figure(), {1: [1.0]})
+
+
+def test_a_maps_names_are_plain_identifiers_and_its_labels_a_json_entry(tmp_path):
+    """An .npz named its heatmap by the colour bar's LaTeX label; now a name is an ASCII identifier and the label
+    goes in the entry 'labels', JSON text read without pickle. A LaTeX name, or one named 'labels', is refused."""
+    import json
+
+    from rnnaudit.figures.saving import read_labels
+
+    m = np.tril(np.ones((3, 3)))
+    label = r"$\|\partial h_t/\partial h_s\|_2$, h block"
+    save_figure(_figure(None), tmp_path / "plain.png")
+    fig = _figure(None)
+    attach_data(fig, {"jacobian_norm": m, "t": np.arange(3)}, labels={"jacobian_norm": label})
+    save_figure(fig, tmp_path / "heat.png")
+    with np.load(tmp_path / "heat.npz", allow_pickle=False) as f:
+        assert sorted(f.files) == ["jacobian_norm", "labels", "t"]
+        assert json.loads(str(f["labels"])) == {"jacobian_norm": label} == read_labels(f)
+    for bad in ({label: m}, {"labels": m}, {"W_hr/eigenvalues": m}):
+        with pytest.raises(ValueError, match="identifiers"):
+            attach_data(Figure(), bad)
+    with pytest.raises(ValueError, match="labels name"):
+        attach_data(Figure(), {"a": m}, labels={"b": "x"})
+    attach_data(Figure(), {"grad/W/max": np.arange(3)})  # a table's (csv) column names stay free
+
+
+def test_a_heatmaps_data_file_holds_the_map_and_its_steps_under_plain_names(tmp_path):
+    """jacobian_norm[i, j] is at t = t[i], s = s[j]; on a grid those are the grid's steps. ENRNN's two panels end
+    in their block (h_L, h_S)."""
+    import torch
+
+    from rnnaudit.cells import ENRNN, FastRNN
+    from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
+
+    cell = FastRNN(2, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    x = torch.rand(9, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    save_figure(plot_jacobian_heatmaps(cell, x, grid=4), tmp_path / "grid.png")
+    with np.load(tmp_path / "grid.npz", allow_pickle=False) as f:
+        assert set(f.files) == {"jacobian_norm", "t", "s", "labels"}
+        assert f["jacobian_norm"].shape == (f["t"].size, f["s"].size) and f["t"][-1] == 9
+    enrnn = ENRNN(2, 3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    save_figure(plot_jacobian_heatmaps(enrnn, x, kind="input"), tmp_path / "enrnn.png")
+    with np.load(tmp_path / "enrnn.npz", allow_pickle=False) as f:
+        assert {"jacobian_norm_h_L", "jacobian_norm_h_S", "tau_h_L", "t_h_S"} <= set(f.files)
+        assert all(k.isascii() and k.isidentifier() for k in f.files)
