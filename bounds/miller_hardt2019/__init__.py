@@ -26,8 +26,9 @@ _NOT_READ = ("its wording and constants could not be read from a primary source 
              "introduction were in the available excerpts); not guessed")
 
 COVERAGE = (
-    Statement("Definition of stability (λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
-    Statement("Sufficient condition for the vanilla RNN (‖W‖ < 1/L_ρ)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Definition of stability (a λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Sufficient condition for the vanilla RNN (‖W‖₂ < 1/L_ρ, ρ L_ρ-Lipschitz)", ("miller_hardt2019.rnn_stable",),
+              "the spectral norm, as checked; the paper's own wording was not read"),
     Statement("Sufficient condition for the LSTM",
               reason=_NOT_READ + ". Tried: the search tool's pages corpus with the condition's terms (forget gate, "
                      "‖W_f‖, ‖U_f‖, b_f, 'stable if', ∞-norm contraction) returned only the first page of the "

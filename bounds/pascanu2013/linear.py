@@ -57,7 +57,10 @@ def lyapunov_certificate(W: Tensor) -> tuple[float, float]:
         ValueError: P is not positive definite (ρ(W) ≥ 1, where no such certificate exists).
     """
     A = W.detach().cpu().double().numpy()
-    P = scipy.linalg.solve_discrete_lyapunov(A.T, numpy.eye(A.shape[0]))
+    try:
+        P = scipy.linalg.solve_discrete_lyapunov(A.T, numpy.eye(A.shape[0]))
+    except numpy.linalg.LinAlgError:  # an eigenvalue pair with λμ = 1 (e.g. on the unit circle): no unique P
+        raise ValueError(f"no Lyapunov certificate: P − WᵀPW = I is singular (ρ = {_radius(W):.6g})") from None
     eig = scipy.linalg.eigvalsh((P + P.T) / 2)
     if not numpy.all(numpy.isfinite(eig)) or eig[0] <= 0:
         raise ValueError(f"no Lyapunov certificate: P − WᵀPW = I has no positive definite solution (ρ = {_radius(W):.6g})")

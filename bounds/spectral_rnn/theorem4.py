@@ -58,7 +58,17 @@ def _measure_printed(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
 A_THM4_K = Assumption("k1, k2 as in Theorem 4 (min(m, n) reflectors on each side)", lambda c: (
     c.m1 == c.m2 == min(c.A.shape), f"m1 = {c.m1}, m2 = {c.m2}, min(m, n) = {min(c.A.shape)}"))
 
-_RECTANGULAR_MATRICES = CaseSpace(case_type=MatrixCase, sample=_sample, sizes=MATRIX_SIZES)
+def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[MatrixCase]:
+    """A tall h × ⌈h/2⌉ matrix (I's first columns plus 0.1 everywhere) for h ≥ 2: the second case of the statement,
+    where the printed k1 = n − m + 1 ≤ 0."""
+    if h < 2:
+        return []
+    n = (h + 1) // 2
+    A = torch.eye(h, dtype=torch.float64)[:, :n] + 0.1
+    return [MatrixCase(to_case(A, device, dtype), n, n)]
+
+
+_RECTANGULAR_MATRICES = CaseSpace(case_type=MatrixCase, sample=_sample, sizes=MATRIX_SIZES, starts=_starts)
 
 theorem4 = Claim(
     id="spectral_rnn.theorem4",
