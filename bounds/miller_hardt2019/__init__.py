@@ -34,7 +34,9 @@ COVERAGE = (
                      "‖W_f‖, ‖U_f‖, b_f, 'stable if', ∞-norm contraction) returned only the first page of the "
                      "ar5iv, arXiv-vanity, ICLR-text and LaTeX-source renderings; its code corpus, an exact-string "
                      "search ('LSTM is stable if') and a repository search ('stable-recurrent', 'stable_rnn') "
-                     "found no copy of the statement"),
+                     "found no copy of the statement. Re-run for the index: 'Stable recurrent models LSTM stable if "
+                     "forget gate ‖W_f‖ condition proposition' returned the same first pages (ar5iv, arXiv-vanity, "
+                     "the ICLR text, a LaTeX source of v4)"),
     Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
               ("miller_hardt2019.data_dependent",),
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "

@@ -41,7 +41,11 @@ __all__ = ["CLAIMS", "COVERAGE", "gamma", "eq5", "eq5_corrected", "linear", "van
 
 CLAIMS = (gamma, eq5, eq5_corrected, linear, vanishing, vanishing_general, exploding, exploding_general)
 
-_NOT_READ = "the statement's wording could not be read from a primary source here (only excerpts were available)"
+_NOT_READ = ("the statement's wording could not be read from a primary source here (only excerpts were available). "
+             "Tried (search tool, pages corpus; re-run for the index): the title with 'ICML 2013 equation (2) x_t = "
+             "W_rec σ(x_(t−1)) + W_in u_t + b', 'linear model spectral radius smaller than 1 long term components "
+             "vanish t → ∞', 'proceedings.mlr.press v28 pascanu13': only the arXiv-vanity rendering's first page "
+             "(which numbers the vanilla model eq. (11)) and the PMLR abstract came back")
 _EMPIRICAL = "an empirical result of the paper's training runs (needs its tasks and trained models)"
 
 COVERAGE = (

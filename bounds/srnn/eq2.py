@@ -5,7 +5,9 @@
 
 as printed and corrected. Eq. 2 itself holds; the where-clause's product has one factor too many, with σ' at the
 wrong step — the clear-cut error, on which the verdict rests. The where-clause's sum also leaves out the direct
-∂ℓ_t/∂h_t, which is an error or not depending on the loss (the claim's notes); it is not judged.
+∂ℓ_t/∂h_t: with a loss at every step every direct term is missing, and with the loss on h_T alone the empty sum
+still gives ∂L/∂h_T = 0, so it is an error for every nonzero loss, measured as its own part (with the true
+Jacobians, so apart from the product).
 """
 
 from __future__ import annotations
@@ -271,7 +273,8 @@ eq2 = Claim(
               "∂h_{t'}/∂h_t = ∏_{i=t}^{t'} ∂h_{i+1}/∂h_i = ∏_{i=t}^{t'} σ'(z_i) W_1",
     assumptions=(A_EQ1,),
     measure="against autograd through eq. 1: the printed product ∂h_t'/∂h_t for 1 ≤ t < t' ≤ T (the part the verdict "
-            "rests on); eq. 2 with that product and the loss on h_T only (L = ⟨g_T, h_T⟩, the sum's most favourable "
+            "rests on); the where-clause's sum with the true Jacobians against the total ∂L/∂h_t (its missing direct "
+            "term); eq. 2 with that product and the loss on h_T only (L = ⟨g_T, h_T⟩, the sum's most favourable "
             "reading); eq. 2 with the total ∂L/∂h_t",
     bound="EQ2_RTOL (1e-10) × the formula evaluated in absolute values (+ |truth|)",
     evaluate=lambda c: _parts(c, as_printed=True),
