@@ -8,7 +8,7 @@ import torch
 from rnnaudit.bounds import check_claim, measure_case
 from rnnaudit.bounds.pascanu2013 import linear
 from rnnaudit.bounds.pascanu2013.linear import LinearCase, lyapunov_certificate
-from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
+from tests.bounds.helpers import TINY, assert_has_power
 
 
 def test_pascanu2013_linear_holds_and_is_attained_by_a_scalar():
