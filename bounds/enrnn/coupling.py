@@ -11,7 +11,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import (Assumption, CaseSpace, Claim, Reading, Supremum, assumption_tolerances, within,
                                   worst_pair)
-from rnnaudit.bounds.enrnn.cases import (A_UPPER, EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
+from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          finish_case, new_cell, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, spectral_radius
 
