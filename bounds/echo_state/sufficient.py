@@ -13,11 +13,10 @@ Necessary condition (Jaeger), for zero input and tanh (f(0) = 0, f'(0) = 1): the
 Jacobian W, so ‖∂x(n)/∂x(0)‖₂ at x(0) = 0 is ‖W^n‖₂ ≥ ρ(W)^n (Gelfand); with ρ(W) > 1 infinitesimal
 perturbations of the zero state grow and the ESP fails. ``echo_state.necessary`` checks the growth on
 zero-input, zero-bias tanh reservoirs with ρ(W) > 1. Yildiz et al. 2012 point out that ρ(W) < 1 is not
-sufficient for the ESP (nor necessary with nonzero input); that is not checked here (their constructions were
-not read).
+sufficient for the ESP: ``echo_state.rho_sufficient`` checks it on rnnaudit's own examples (theirs were not read).
 
-Read from: the issue's paraphrase and the standard statements of these conditions; Jaeger's report and Yildiz et
-al.'s article were not among the readable sources, so their wording is not quoted.
+Read from: the issue's paraphrase and the standard statements of these conditions; Jaeger's report was not among
+the readable sources, and of Yildiz et al.'s article only the abstract was, so neither's wording is quoted.
 """
 
 from __future__ import annotations

@@ -98,10 +98,11 @@ COVERAGE = (
                               "'spectral radius below 1' fails at Sec. 5's ε = 0, where ρ(W^(S)) = 1 exactly")),
     Statement("Sec. 2, first paragraph (the basic RNN h_t = σ(Ux_t + Wh_{t−1} + b), y_t = Vh_t + c)",
               reason="a definition (the basic RNN; enrnn.eq3 checks eq. 1 and 3 against it)"),
-    Statement("Sec. 2, second paragraph (ρ(W) < 1: gradients vanish; ρ(W) > 1: they explode)",
+    Statement("Sec. 2, second paragraph (spectral radius of W below one: gradients vanish; above one: they explode)",
               ("enrnn.decay", "enrnn.spectral_norm"),
-              "true for the linear recurrence (‖W^τ‖₂ ≤ κρ^τ; ρ^τ ≤ ‖W^τ‖₂), false for the gated network it is "
-              "said of (enrnn.decay)",
+              "the vanishing half is checked on the network of eq. 3 (enrnn.decay: it holds for the linear part, "
+              "‖W^τ‖₂ ≤ κρ^τ, not for the gated network); the exploding half only through ρ ≤ ‖·‖ "
+              "(enrnn.spectral_norm: ρ^τ ≤ ‖W^τ‖₂, the linear part's growth), not on the gated network",
               finding=Finding("false", "enrnn.decay",
                               "ρ(W) < 1 does not make the gated network's gradients vanish (growth ×4.4 per two "
                               "steps at ρ = 0.63)")),
@@ -124,9 +125,11 @@ COVERAGE = (
               finding=Finding("misprinted", "enrnn.eq3_sentence", "h^(S)_t for h^(S)_{t−1}: as printed the long-term "
                                                                    "state would take the same step's short-term "
                                                                    "state")),
-    Statement("Sec. 3, paragraph before Theorem 3.1 (some norm has ‖W^(S)‖ < 1; assume the 2-norm)",
-              ("enrnn.decay",), "such a norm exists, but the ReLU gates are not contractions in it, so only the "
-                                "2-norm assumption carries over (enrnn.decay, enrnn.decay.corrected)"),
+    Statement("Sec. 3, paragraph before Theorem 3.1 (assume ‖W^(S)‖₂ < 1 in the 2-norm)",
+              ("enrnn.decay", "enrnn.decay.corrected"), "the paragraph's other remark, that some norm has "
+                                "‖W^(S)‖ < 1 when ρ(W^(S)) < 1, is standard and not checked; the ReLU gates are not "
+                                "contractions in that norm, so only the 2-norm assumption carries over (enrnn.decay, "
+                                "enrnn.decay.corrected)"),
     Statement("Theorem 3.1", ("enrnn.theorem3.1", "enrnn.decay.corrected", "enrnn.theorem3.1.general")),
     Statement("Sec. 3, remark after Theorem 3.1 (the bounds go to zero as τ grows)",
               ("enrnn.theorem3.1", "enrnn.decay", "enrnn.normalisation"),

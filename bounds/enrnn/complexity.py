@@ -93,8 +93,8 @@ complexity = Claim(
     notes="Uniform reading, constants 1 (both O(·) hide constants of order 10 for the Schur decomposition, "
           "~25(n − q)³ flops, against 2BLn² for the matrix products of the RNN, so 'comparable' is within that "
           "factor); it implies the asymptotic reading (the ratio stays bounded as the sizes grow). The PTB model "
-          "uses n − q = 720 of BL = 1,600; the copying model 20 of 40,400. O((n − q)²) for the power method is per "
-          "iteration, as stated; the iteration count is not given, so it is not checked.",
+          "uses n − q = 720 of BL = 1,600; the copying model 20 of 40,400. Decision: O((n − q)²) for the power "
+          "method is per iteration, as stated, and gets no verdict: the iteration count is not given.",
     supremum=Supremum(1.0, "(n − q)³ = (n − q)(n − q)² ≤ BL·n², with equality iff q = 0 and BL = n (structured start)",
                       at=(64, 32)),
     exact=_exact,

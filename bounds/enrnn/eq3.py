@@ -117,6 +117,6 @@ eq3 = Claim(
     explanation="Would mean eq. 3 is not the basic RNN with W of eq. 2.",
     notes="c is omitted (it adds the same vector to both sides). Sec. 3's sentence after eq. 3 says h^(L)_t is "
           "determined from 'the short-term hidden state h^(S)_t and h^(L)_t'; eq. 3 uses h^(S)_{t−1} and "
-          "h^(L)_{t−1}, and the check follows eq. 3 (the sentence's reading is the tests' wrong formula).",
+          "h^(L)_{t−1}, and the check follows eq. 3 (the sentence's reading, an index slip, is enrnn.eq3_sentence, misprinted).",
     exact=_exact,
 )

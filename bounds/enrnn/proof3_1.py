@@ -104,8 +104,8 @@ proof3_1 = Claim(
     notes="The hypothesis ‖W^(S)‖₂ < 1 is used by no step (the cases include ‖W^(S)‖₂ > 1 and Sec. 5's ε = 0, where "
           "‖W^(S)‖₂ ≥ ρ(W^(S)) = 1): it is needed only for the remark that the bounds go to zero, and by the "
           "paper's own Sec. 3 it is an extra assumption ('if we assume that this holds for the 2-norm'), which the "
-          "normalisation by ρ does not provide (enrnn.decay). So the stated hypotheses suffice for every step; the "
-          "one stated hypothesis no step uses is not a gap. At σ'(0) ReLU is not differentiable; autograd and "
+          "normalisation by ρ does not provide (enrnn.decay). So the stated hypotheses suffice for every step. "
+          "Decision: the one stated hypothesis no step uses is not a gap. At σ'(0) ReLU is not differentiable; autograd and "
           "the gates both take 0 there.",
     supremum=Supremum(1.0, "‖G_k‖₂ = 1 as soon as one unit is on, and ‖Π G_k W‖₂ = Π‖G_k‖₂‖W‖₂ for symmetric W^(S) "
                            "with every unit on (symmetric_case)", at=(2, 4)),

@@ -154,7 +154,7 @@ theorem3_1 = Claim(
                 "(no lower coupling block) and |σ'| ≤ 1.",
     notes="Attained (ratio 1) with a symmetric W^(S) and every ReLU on. The inequalities hold for any W^(S) (the "
           "proof never uses ‖W^(S)‖₂ < 1, only the remark that follows does: enrnn.proof3.1, enrnn.decay.corrected). "
-          "With ε = 0, as in Sec. 5, a normalised W^(S) has ρ = 1, hence ‖W^(S)‖₂ ≥ 1: the hypothesis can then "
+          "With ε = 0, as in Sec. 5, a normalised W^(S) has ρ = 1 (enrnn.normalisation, false), hence ‖W^(S)‖₂ ≥ 1: the hypothesis can then "
           "never hold.",
     supremum=Supremum(1.0, "‖Π G_k W^(S)‖₂ ≤ Π‖G_k‖₂‖W^(S)‖₂ ≤ ‖W^(S)‖₂^τ with ‖G_k‖₂ ≤ 1 (ReLU); equality for "
                            "symmetric W^(S) with every unit on (G_k = I, ‖W^τ‖₂ = ‖W‖₂^τ) and U^(S) = I for the input "

@@ -39,7 +39,9 @@ COVERAGE = (
               ("laurent2017.no_chaos.general", "laurent2017.chaos_explodes.general"),
               "rnnaudit's extensions: contraction excludes chaos; chaos makes gradients explode"),
     Statement("Sec. 3, the CFN's decay rates after the input stops, and the slower decay of higher layers",
-              reason=_NOT_READ),
+              reason=_NOT_READ + ". Tried (search tool, pages corpus, re-run for the index): 'Laurent von Brecht A "
+                                 "recurrent neural network without chaos chaotic-free network CFN proposition zero "
+                                 "input attractor': no copy of the paper came back"),
     Statement("Sec. 4 (experiments: word-level language modelling on Penn Treebank and Text8)",
               reason="an empirical result of the paper's training runs"),
 )

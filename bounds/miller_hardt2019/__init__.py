@@ -26,14 +26,17 @@ _NOT_READ = ("its wording and constants could not be read from a primary source 
              "introduction were in the available excerpts); not guessed")
 
 COVERAGE = (
-    Statement("Definition of stability (λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
-    Statement("Sufficient condition for the vanilla RNN (‖W‖ < 1/L_ρ)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Definition of stability (a λ-contractive state map, λ < 1)", ("miller_hardt2019.rnn_stable",)),
+    Statement("Sufficient condition for the vanilla RNN (‖W‖₂ < 1/L_ρ, ρ L_ρ-Lipschitz)", ("miller_hardt2019.rnn_stable",),
+              "the spectral norm, as checked; the paper's own wording was not read"),
     Statement("Sufficient condition for the LSTM",
               reason=_NOT_READ + ". Tried: the search tool's pages corpus with the condition's terms (forget gate, "
                      "‖W_f‖, ‖U_f‖, b_f, 'stable if', ∞-norm contraction) returned only the first page of the "
                      "ar5iv, arXiv-vanity, ICLR-text and LaTeX-source renderings; its code corpus, an exact-string "
                      "search ('LSTM is stable if') and a repository search ('stable-recurrent', 'stable_rnn') "
-                     "found no copy of the statement"),
+                     "found no copy of the statement. Re-run for the index: 'Stable recurrent models LSTM stable if "
+                     "forget gate ‖W_f‖ condition proposition' returned the same first pages (ar5iv, arXiv-vanity, "
+                     "the ICLR text, a LaTeX source of v4)"),
     Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
               ("miller_hardt2019.data_dependent",),
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "

@@ -85,7 +85,7 @@ rnn_stable = Claim(
     source="miller_hardt2019 (arXiv 1805.10369), stability definition and the vanilla-RNN sufficient condition "
            "(wording not read; see the module docstring); torch's nn.RNN every layer and IndRNN by rnnaudit",
     statement="If ρ is L_ρ-Lipschitz and ‖W‖₂ < 1/L_ρ, the RNN h_t = ρ(W h_(t−1) + U x_t) is stable: its state map is "
-              "λ-contractive with λ = L_ρ‖W‖₂ < 1",
+              "λ-contractive, λ < 1, with λ = L_ρ‖W‖₂",
     assumptions=(A_W_BELOW,),
     measure="‖φ(h, x_t) − φ(h', x_t)‖₂ with h, h' the states of two trajectories of the same inputs (from h_0 and "
             "−h_0 − 1/2), each layer's own state map; worst step",

@@ -188,7 +188,7 @@ COVERAGE = (
               "training curves and V100 timings, no numbers printed; not reproducible from the text"),
     Statement("Sec. 5.2 (orthogonal U_r, U_u, U_c ablation, Figure 7)", (),
               "training curves, no numbers printed"),
-    Statement("Sec. 5.3, 'the necessary condition' ‖(I + A^(k−1))^(-1)δA^(k)‖ < 1, recorded in ‖·‖₂",
+    Statement("Sec. 5.3, 'the necessary condition' ‖(I + A^(k−1))^{-1}δA^(k)‖ < 1, recorded in ‖·‖₂",
               ("nc_gru.sec5_3",)),
     Statement("Sec. 5.3, 'well below one' during training (Figure 8)", (),
               "values recorded during the authors' run; rnnaudit's trainer records the same quantity as "

@@ -50,7 +50,7 @@ corollary1 = Claim(
     evaluate=_measure_corollary1,
     cases=TRAJECTORIES,
     explanation="Would need h_0 ≠ 0 (the induction eq. 47–52 starts from h_0 = 0) or a candidate with |Φ| > 1.",
-    notes="The statement holds, but its proof (eq. 47–52) assumes 0 ≤ [c_t]_i ≤ 1, false for tanh (c_t ∈ (−1, 1)); "
+    notes="The statement holds, but its proof (eq. 47–52) assumes 0 ≤ [c_t]_i ≤ 1, false for tanh (c_t ∈ (−1, 1): nc_gru.eq47, false); "
           "the conclusion survives because h_t is a convex combination of h_{t−1} and c_t. δ_u = 1/4 is attained "
           "(u = 1/2), so ratios of exactly 1 are expected. The printed α, β are those of nc_gru.theorem1, which is "
           "false; nc_gru.corollary1.corrected bounds the |·| α, β that make Theorem 1 true. Supremum 1, attained "

@@ -149,7 +149,7 @@ corollary3_corrected = Claim(
                 "only while Ã = (I + A)^{-1}.",
     notes=EPS_NOTE + " Includes NC-GRU(U_c) (U_r free). ‖U_r‖₂ = 1 only for orthogonal U_r. Supremum 1, approached "
           "as ‖U_u‖₂ → ∞: the term diag(c_t − h_{t−1})diag(u(1 − u))U_u then dominates both sides, and on the "
-          "scalar start (c_t and h_{t−1} of opposite signs, u on the edge) its size is exactly ε(1 − ε)(H + C)‖U_u‖₂.",
+          "scalar start (c_t and h_{t−1} on either side of 0, u on the edge) its size is exactly ε(1 − ε)(H + C)‖U_u‖₂.",
     supremum=Supremum(1.0, "both sides are dominated by ε(1 − ε)(H + C)‖U_u‖₂ as ‖U_u‖₂ → ∞, with equality of that "
                            "term when c_t, h_{t−1} have opposite signs (structured start, h = 1)", at=(1, 1)),
 )

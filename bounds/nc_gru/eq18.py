@@ -348,7 +348,7 @@ eq18 = Claim(
     explanation="Would mean the geometric tail bound fails; it needs only ‖M‖₂ < 1 "
                 "((I − M)^{-1} = Σ M^i with ‖(I − M)^{-1}‖₂ ≤ 1/(1 − q)). Outside q < 1 the series can diverge "
                 "(ρ(M) > 1), which the spectral-radius part reports.",
-    notes="The sign convention is consistent: Alg. 1 line 6 A^(k) = A^(k−1) − δA^(k) is eq. 16's I + A^(k−1) − δA^(k), "
+    notes="Decision: the sign convention is consistent, not an error: Alg. 1 line 6 A^(k) = A^(k−1) − δA^(k) is eq. 16's I + A^(k−1) − δA^(k), "
           "so δA is minus the optimizer's step; with the opposite sign the series approximates "
           "(I + A^(k−1) + δA)^{-1} and the error is first order. The 2×2-block cases a·J with large a make the bound "
           "nearly tight (M has an eigenvalue near q). For skew A^(k) the error also equals "

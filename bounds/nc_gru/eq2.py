@@ -133,12 +133,13 @@ eq2 = Claim(
     cases=_CAYLEY,
     explanation="Would mean the Cayley transform of a skew matrix is not orthogonal, or that a skew A can have the "
                 "eigenvalue −1.",
-    notes="The paragraph's rationale for D is wrong: the eigenvalues of a real skew A are ±iλ, so 1 ± iλ ≠ 0 and "
+    notes="The paragraph's rationale for D is wrong (nc_gru.sec2_2, false): the eigenvalues of a real skew A are ±iλ, so 1 ± iλ ≠ 0 and "
           "(I + A)ᵀ(I + A) = I + AᵀA ⪰ I (proved exactly); I + A is invertible whatever D is. D matters for the "
           "inverse map: W D = (I + A)^{-1}(I − A) has no eigenvalue −1, so an orthogonal W with W D having the "
-          "eigenvalue −1 has no A; Kahan's D (chosen with W) avoids that and bounds A (nc_gru.scaling_d). Also, "
-          "ρ is not a free hyperparameter: det W = (−1)^ρ, so its parity fixes which component of O(n) the "
-          "model can reach. Supremum of ‖(I + A)^{-1}‖₂: 1, at A = 0 (structured start).",
+          "eigenvalue −1 has no A; Kahan's D (chosen with W) avoids that and bounds A (nc_gru.scaling_d). Supremum of "
+          "‖(I + A)^{-1}‖₂: 1, at A = 0 (structured start). Decision: calling ρ a hyperparameter is not counted "
+          "as an error: det W = (−1)^ρ, so ρ's parity fixes which component of O(n) the model can reach and only "
+          "the parity matters (checked here).",
     supremum=Supremum(1.0, "(I + A)ᵀ(I + A) = I + AᵀA ⪰ I gives ‖(I + A)^{-1}‖₂ ≤ 1; equality at A = 0 (and on ker A)",
                       at=(2, 1), part="Sec. 2.2: I + A invertible for every skew A, ‖(I + A)^(-1)‖₂ ≤ 1"),
     exact=_exact,

@@ -120,8 +120,8 @@ eq5 = Claim(
     bound="64·h·u·(1 + ‖A‖₂)·‖∇_U L‖_F (float allowance of the solves with I + A)",
     evaluate=_measure_eq5,
     cases=_CAYLEY_GRADIENTS,
-    explanation="Eq. 5 is the gradient with respect to the free entries of a skew A; autograd with every entry of A "
-                "independent gives −V instead (G − Gᵀ = Vᵀ − V).",
+    explanation="Would mean eq. 5 is not the gradient with respect to the free entries of a skew A. (Autograd with "
+                "every entry of A independent gives −V instead, G − Gᵀ = Vᵀ − V: another convention, not an error.)",
     notes="An identity: measured = the error, bound = a float allowance, no ascent. ∇_U L is linear in the loss, so "
           "one nonlinear L with random X, Y exercises the general formula.",
 )

@@ -161,7 +161,7 @@ sec5_3 = Claim(
                 "(I − M)Σ_{i≤p} M^i = I − M^{p+1} fails.",
     notes="Reading: Sec. 5.3's 'the necessary condition' is the condition of its first sentence, '< 1 where ‖·‖ "
           "satisfies ‖AB‖ ≤ ‖A‖‖B‖' (Sec. 3.2: 'for some operator norm'), which is equivalent to ρ(M) < 1; the "
-          "spectral norm is the one chosen to record it. A spectral-norm reading ('‖M‖₂ < 1 is necessary') would be "
+          "spectral norm is the one chosen to record it. Decision: a spectral-norm reading ('‖M‖₂ < 1 is necessary') would be "
           "false — with A = 3(e₁e₂ᵀ − e₂e₁ᵀ), δA = 2(e₂e₃ᵀ − e₃e₂ᵀ), ρ(M) = 0.632 < 1 < ‖M‖₂ = 2, and ‖M‖₂/ρ(M) "
           "grows like ‖A‖₂ — but it contradicts the paragraph's own wording, so it is not checked; what a run "
           "should know is that ‖M‖₂ ≥ 1 does not by itself mean divergence (Sec. 5.3's recorded values are below 1, "

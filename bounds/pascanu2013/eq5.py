@@ -3,8 +3,10 @@ as printed, ∂x_i/∂x_{i−1} = W_recᵀ diag(σ'(x_{i−1})), against autogra
 W_rec diag(σ'(x_{i−1})).
 
 The chain rule gives ∂x_i/∂x_{i−1} = W_rec diag(σ'(x_{i−1})) (numerator layout); in denominator layout it is
-its transpose diag(σ'(x_{i−1})) W_recᵀ. The printed W_recᵀ diag(σ') is neither unless W_rec is symmetric: a
-misprint. The norm bound the section draws from it, ‖·‖ ≤ ‖W_rec‖ γ, is unaffected (‖Wᵀ‖₂ = ‖W‖₂), so Sec. 2.1's
+its transpose diag(σ'(x_{i−1})) W_recᵀ. The printed W_recᵀ diag(σ') is neither unless W_rec is symmetric, and no
+reading of the printed text makes it the Jacobian (it is the denominator-layout Jacobian of the other model,
+x_i = σ(W_rec x_(i−1) + …), with σ' taken at the wrong point), so by docs/verdicts.md the claim is false, not
+misprinted: the corrected form is a separate claim. The norm bound the section draws from it, ‖·‖ ≤ ‖W_rec‖ γ, is unaffected (‖Wᵀ‖₂ = ‖W‖₂), so Sec. 2.1's
 conditions stand (pascanu2013.vanishing).
 
 Read from: eq. (5) as quoted in a mathematics Q&A thread about this paper (search tool, corpus "pages"), which
@@ -50,7 +52,7 @@ def _sample(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
     return sample_arch(gen, kind, h, T, norm=0.2 + 2 * draw(gen), device=device, dtype=dtype)
 
 
-_A_FORM = Assumption("the vanilla RNN of eq. (11) (σ applied to the state before W_rec)",
+_A_FORM = Assumption("the vanilla RNN x_t = W_rec σ(x_(t−1)) + W_in u_t + b (arXiv eq. (11); σ before W_rec)",
                      lambda c: (c.kind in ("pascanu_tanh", "pascanu_sigmoid"), c.kind))
 _CASES = CaseSpace(case_type=ArchCase, sample=_sample,
                    sizes={"quick": [(1, 2), (3, 3)], "full": [(1, 2), (3, 3), (8, 6)]})

@@ -104,8 +104,8 @@ exploding = Claim(
     source="pascanu2013, ICML 2013 version (λ₁ = largest singular value; the arXiv 1211.5063 preprint's "
            "'largest eigenvalue' is the reading below), Sec. 2.1 (necessary condition for exploding gradients); "
            "extended by rnnaudit to torch's nn.RNN (every layer) and IndRNN",
-    statement="(ICML version) It is necessary for the largest singular value λ₁ of W_rec to exceed 1/γ for "
-              "gradients to explode",
+    statement="(ICML version) It is necessary for the largest singular value λ₁ of W_rec to exceed 1/γ (λ₁ > 1/γ) "
+              "for gradients to explode",
     assumptions=(A_LAYER_GROWS,),
     measure="1/γ, in each layer whose ‖∂x_t/∂x_k‖₂ exceeds 1 somewhere on the sequence",
     bound="λ₁ = ‖W‖₂ of that layer (ratio > 1 would be a growing gradient with λ₁ < 1/γ)",

@@ -1,7 +1,8 @@
 """pascanu2013 (Pascanu, Mikolov & Bengio 2013, "On the difficulty of training recurrent neural networks",
 arXiv 1211.5063), Sec. 2.1: the sufficient condition for vanishing gradients, and its extension to any cell.
 
-For the vanilla RNN of the paper's eq. (11), x_t = W_rec σ(x_{t−1}) + W_in u_t + b, one step's Jacobian is
+For the vanilla RNN of Sec. 1.1 (eq. (11) in the arXiv numbering, as read in the arXiv-vanity rendering; the
+ICML text's own number for it could not be read here), x_t = W_rec σ(x_{t−1}) + W_in u_t + b, one step's Jacobian is
 W_rec diag(σ'(x_{t−1})), so with γ = sup|σ'| and λ₁ the largest singular value of W_rec,
 
     ‖∂x_{k+1}/∂x_k‖₂ ≤ ‖W_rec‖₂ ‖diag(σ'(x_k))‖₂ ≤ λ₁ γ =: η,   ‖∂x_t/∂x_k‖₂ ≤ η^(t−k),
@@ -119,7 +120,8 @@ vanishing = Claim(
     id="pascanu2013.vanishing",
     source="pascanu2013, ICML 2013 version (λ₁ = largest singular value; the arXiv 1211.5063 preprint's "
            "'largest eigenvalue' is the reading below), Sec. 2.1 (sufficient condition for vanishing gradients, "
-           "eq. (11) model); extended by rnnaudit to torch's nn.RNN (tanh, relu, every layer) and IndRNN",
+           "the vanilla model x_t = W_rec σ(x_(t−1)) + W_in u_t + b, eq. (11) in the arXiv numbering; the ICML text's "
+           "own number for it was not readable here); extended by rnnaudit to torch's nn.RNN (tanh, relu, every layer) and IndRNN",
     statement="(ICML version) If λ₁ < 1/γ (λ₁ the largest singular value of W_rec, γ = sup|σ'|), then "
               "‖∂x_{k+1}/∂x_k‖ ≤ η < 1 and ‖∂x_t/∂x_k‖ ≤ η^(t−k): the long-term components vanish",
     assumptions=(A_LAMBDA,),

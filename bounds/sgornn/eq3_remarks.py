@@ -91,7 +91,7 @@ eq3_remarks = Claim(
     bound="the other side; for '≈', its absolute and relative readings",
     evaluate=_measure,
     cases=CaseSpace(case_type=GateCase, sample=_sample, starts=_starts, sizes={"quick": [(1, 1)], "full": [(1, 1)]}),
-    explanation="One of the algebraic remarks around eq. 3 is false for some gates allowed by eq. 3.",
+    explanation="Would mean one of the algebraic remarks around eq. 3 is false for some gates allowed by eq. 3.",
     notes="Readings of '≈': absolute (the two sides differ by exactly α, small when α ≪ 1) and relative on eq. 3's "
           "limit β = 1 − 2α, the clipped counterpart of FastRNN's β = 1 − α (the relative gap α/(1 − α) is O(α)). "
           "Off that limit the relative reading needs β ≫ α: for β ≪ α, β + 2α is close to 2(β + α).",

@@ -96,8 +96,10 @@ def _s(label: str, *claims: str, reason: str = "", finding: Finding | None = Non
 COVERAGE = (
     _s("Sec. 1, third contribution (gap bounded by the t-th power of ‖W‖)", "theorem5",
        reason="Theorem 5's √G(w) carries max{‖W‖^{T−1}, 1}: the (T − 1)-th power, checked as G(w)'s form"),
-    _s("eq. (1)", "eq1", reason="read as I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2); the transcription's 'I_{k−2}uuᵀ' "
-                                "is not a reflector"),
+    _s("eq. (1)", "eq1", reason="read as I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2). Decision: the markdown copy's "
+                                "'I_{k−2}uuᵀ' is not counted as the paper's error: it is the conversion's (the "
+                                "subscript swallowed '− 2'), and the paper's eq. 8 and Algorithm 2 print the "
+                                "reflector; the projector reading is spectral_rnn.eq1's power test"),
     _s("Sec. 3, after eq. (1) (H symmetric, H² = I, eigenvalues 1 and −1, stored as u)", "eq1"),
     _s("eq. (2)", reason="a definition (the map M_k, a product of reflectors); its image ⊆ O(n) is checked by "
                          "spectral_rnn.theorem1"),
@@ -128,15 +130,19 @@ COVERAGE = (
     _s("Sec. 4.2, flop sentences (6k, 3n + 10k; 4k, 3n + 8k; α reuse saves 2k)", "sec42"),
     _s("Table 1", "table1", "table1.corrected"),
     _s("eq. (14)", "theorem4", reason="the reduced SVD W = UΣV_Lᵀ, used in Theorem 4's construction"),
-    _s("eq. (15)", reason="a definition (M^{m,n}_{k1,k2}); its first factor is printed H^n_m, read H^m_m"),
+    _s("eq. (15)", reason="a definition (M^{m,n}_{k1,k2}). Decision: its first factor, printed H^n_m, is read H^m_m "
+                             "(the only typable one for an m × m factor) without a verdict of its own; the "
+                             "statement built on it, Theorem 4, carries its own sign slip (spectral_rnn.theorem4, "
+                             "misprinted)"),
     _s("Lemma 1", "lemma1", "theorem4"),
     _s("Theorem 4", "theorem4"),
     _s("Sec. 5, after Theorem 4 (2 min(m, n) reflectors, mn input dimensions)", "dimensions", "theorem4"),
     _s("eq. (16)", reason="a definition (the MLP layer); the displayed W^(t) parametrisation is Theorem 4's map "
                           "with m = n_t < n = n_{t−1}"),
     _s("eq. (17)", reason="a definition (the RNN of Sec. 6 with the bias absorbed in M, h^(0) = 0)"),
-    _s("Definition 1", reason="a definition (the margin loss); it calls f_w(x)[y] a probability while the proof "
-                              "bounds raw outputs Y h^(T), which spectral_rnn.theorem5 uses"),
+    _s("Definition 1", reason="a definition (the margin loss). Decision: that it calls f_w(x)[y] a probability while "
+                              "the proof bounds raw outputs Y h^(T) (which spectral_rnn.theorem5 uses) gets no "
+                              "verdict: the margin loss is defined for any real scores, so no statement turns on it"),
     _s("Assumption 1", "assumption1", "assumption1.corrected"),
     _s("Assumption 1.1 (Assumption 1(a) as App. A.6 cites it)", "eq24", "lemma3",
        reason="a hypothesis: the predicate ‖x^(t)‖ ≤ B of every RNN claim"),

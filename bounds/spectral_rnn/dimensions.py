@@ -143,8 +143,8 @@ dimensions = Claim(
     evaluate=_measure,
     cases=_SHAPES,
     explanation="Would mean the parametrisation has more or fewer free dimensions than the matrices it covers.",
-    notes="Reading of Sec. 5's second map: M^{m,n}_{n−m+1,1} has k1 = n − m + 1 ≤ 0 for m > n; the proof's "
-          "k1 = m − n + 1 is used (min(m, n) reflectors per side). The Jacobian rank confirms that the image is "
+    notes="Reading of Sec. 5's second map: M^{m,n}_{n−m+1,1} has k1 = n − m + 1 ≤ 0 for m > n, the sign slip shown "
+          "by spectral_rnn.theorem4 (misprinted); the proof's k1 = m − n + 1 is used (min(m, n) reflectors per side). The Jacobian rank confirms that the image is "
           "locally of full dimension mn (not only that the counts match).",
     exact=exact_dimensions,
 )

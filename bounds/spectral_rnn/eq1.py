@@ -144,8 +144,10 @@ eq1 = Claim(
     evaluate=_measure,
     cases=_REFLECTORS,
     explanation="Would mean the reflector of eq. 1/eq. 8 is not an orthogonal involution, or Hprod is not H h.",
-    notes="Reading: eq. 1's transcribed 'I_{k−2} uuᵀ/‖u‖²' is I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2); the projector "
-          "reading I_k − uuᵀ/‖u‖² has H² = H ≠ I and eigenvalue 0, contradicting the sentence after it (the power "
-          "test feeds it). Sec. 3's 'H² = I' is orthogonality because H is symmetric (HᵀH = H²).",
+    notes="Sec. 3's 'H² = I' is orthogonality because H is symmetric (HᵀH = H²). Decision: the markdown copy's eq. 1, "
+          "'I_{k−2} uuᵀ/‖u‖²', is read I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2) and not counted as the paper's error: "
+          "the conversion's subscript swallowed '− 2', and the paper's own eq. 8 and Algorithm 2 print the "
+          "reflector. The projector reading I_k − uuᵀ/‖u‖² has H² = H ≠ I and eigenvalue 0, which the sentence "
+          "after eq. 1 excludes (the power test feeds it).",
     exact=exact_eq1,
 )

@@ -177,6 +177,7 @@ eq13 = Claim(
     cases=REFLECTOR_GRADIENTS,
     explanation="Would mean eq. 12 or eq. 13 is not the gradient of ĥ = H(u)h.",
     notes="Eq. 12 and eq. 13 hold. Appendix B's Algorithms 3 and 1, meant to compute them, are wrong as printed: see "
-          "spectral_rnn.algorithm3 and spectral_rnn.algorithm1 (and their .corrected forms). Sec. 4.1 writes "
-          "h̃^(t) = W h^(t) (Algorithm 1: W h^(t−1), the reading used). eq. 9–11 are definitions.",
+          "spectral_rnn.algorithm3 and spectral_rnn.algorithm1 (and their .corrected forms). eq. 9–11 are definitions. "
+          "Decision: Sec. 4.1's h̃^(t) = W h^(t) (Algorithm 1: W h^(t−1), the reading used) gets no verdict of its "
+          "own: an index in a sentence that defines notation; eq. 12–13 do not depend on it.",
 )

@@ -42,7 +42,7 @@ eq24 = Claim(
                            "M x) and x_t constant along M's top right singular vector: ‖h^(t)‖ = t B ‖M‖; the "
                            "sampler's aligned quarter draws exactly that case", at=(2, 7)),
     explanation="Needs ‖φ(x)‖ ≤ ‖x‖ (fails for the sigmoid, σ(0) = 1/2, although Sec. 6 lists it as satisfying "
-                "Assumption 1b), h^(0) = 0 and no bias.",
+                "Assumption 1b: spectral_rnn.assumption1, false), h^(0) = 0 and no bias.",
     notes="Attained (ratio 1) for W = I, φ = identity or ReLU on a non-negative M x, constant x along M's top right "
-          "singular vector. Sec. 6 gives M ∈ ℝ^{n_i×n}; App. A.6's M ∈ ℝ^{n×n_x} is the typable one.",
+          "singular vector. Decision: Sec. 6's M ∈ ℝ^{n_i×n}, where App. A.6's M ∈ ℝ^{n×n_x} is the typable one, gets no verdict: a transposed shape in a definition, on which no bound depends (only ‖M‖₂ = ‖Mᵀ‖₂ enters).",
 )

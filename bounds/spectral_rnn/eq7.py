@@ -8,7 +8,7 @@ import copy
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Reading, Supremum
 from rnnaudit.bounds.spectral_rnn.cases import A_F64, F64, MATRIX_SIZES, SpectralCellCase, draw, gauss, randint, t64
 from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64
 from rnnaudit.cells import SpectralRNN
@@ -28,6 +28,20 @@ def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
     with torch.no_grad():
         s = 3 * gauss(gen, n)
         if draw(gen) < 1 / 3:
+            s = 40 * torch.sign(s)
+        cell.sigma_hat.copy_(s)
+    return SpectralCellCase(cell.to(device=device, dtype=dtype))
+
+
+def _sample_any(gen, h, T, device, dtype) -> SpectralCellCase:
+    """As the claim's sampler, with σ* ∈ [−1, 1] and r ∈ [0, 2] (no σ* ≥ r), σ̂ saturated at ±40 in half the cases."""
+    n = h
+    sigma_star, r = -1 + 2 * draw(gen), 2 * draw(gen)
+    cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
+                       generator=gen, dtype=F64)
+    with torch.no_grad():
+        s = 3 * gauss(gen, n)
+        if draw(gen) < 1 / 2:
             s = 40 * torch.sign(s)
         cell.sigma_hat.copy_(s)
     return SpectralCellCase(cell.to(device=device, dtype=dtype))
@@ -86,10 +100,19 @@ eq7 = Claim(
     supremum=Supremum(1.0, "σ_i = 2r(f(σ̂_i) − 0.5) + σ* tends to σ* ± r as σ̂_i → ±∞ (f the sigmoid) and W's singular "
                            "values are the |σ_i|: the sampler's saturated σ̂ = ±40 reach both ends up to rounding",
                       at=(2, 1), part="σ_i ≤ σ* + r (eq. 7)"),
-    explanation="The singular values are |σ_i|: with σ* < r the interval contains negative σ_i whose magnitudes can "
-                "exceed σ* + r (e.g. σ* = −1).",
+    explanation="Would mean σ leaves [σ* − r, σ* + r] or W's singular values are not |σ_i|. The hypothesis σ* ≥ r "
+                "is rnnaudit's: without it (the reading below, false) the interval contains negative σ_i, and "
+                "for σ* < 0 their magnitudes exceed σ* + r (e.g. σ* = −1: ‖W‖₂ up to 1 + r > σ* + r).",
     notes="Tight: the sampler's saturated σ̂ = ±40 reach both ends (ratio 1 up to rounding), so no adversarial "
           "ascent is run (the range parts depend on σ̂ only, in closed form). Sec. 4 writes 'σ̂_i is updated from "
           "u_i, v_i via SGD'; "
-          "σ̂ is its own parameter (Algorithm 1's ∂L/∂σ̂).",
+          "σ̂ is its own parameter (Algorithm 1's ∂L/∂σ̂). Decision: that sentence is not counted as an error: the "
+          "update of σ̂ by SGD goes through ∂L/∂σ̂, and u_i, v_i are the reflectors updated beside it.",
+    readings=(Reading(
+        "σ* and r unrestricted (no σ* ≥ r)",
+        "For any σ* and r ≥ 0: σ_i ∈ [σ* − r, σ* + r], so W's singular values lie in [σ* − r, σ* + r]",
+        "Sec. 4 introduces σ* and r as hyperparameters and states no sign condition (its experiments use σ* = 1, "
+        "r < 1, where σ* ≥ r holds)",
+        _measure, cases=CaseSpace(case_type=SpectralCellCase, sample=_sample_any, sizes=MATRIX_SIZES),
+        assumptions=(A_R_NONNEG, A_F64)),),
 )

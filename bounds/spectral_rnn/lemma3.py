@@ -94,9 +94,11 @@ lemma3 = Claim(
                       at=(2, 7), part="eq. 25: Δ_t ≤ Bt(1 + 1/T)^{t−1}(‖δW‖‖M‖T + ‖δM‖) max{‖W‖^{t−1}, 1} (worst t)"),
     explanation="The induction uses ‖W + δW‖ ≤ (1 + 1/T)‖W‖; with ‖δW‖ ≫ ‖W‖ the perturbed recurrence can grow "
                 "like ‖δW‖^t while the bound is linear in ‖δW‖.",
-    notes="Eq. 22 is printed as BTe^{(T‖M‖‖δW‖ + ‖δM‖)}; the proof ends with BTe(…) — both readings are checked "
-          "(e^x ≥ e·x, so the printed one is implied and weaker). Eq. 25 is attained at t = 1 (δW = 0, δM x_1 "
+    notes="Eq. 25 is attained at t = 1 (δW = 0, δM x_1 "
           "aligned). Eq. 25 never uses ‖δM‖ ≤ ‖M‖/T, and holds with ‖δW‖ ≤ max{‖W‖, 1}/T (same induction). "
           "Theorem 5's proof applies the lemma to a Gaussian perturbation without checking its hypotheses, which "
-          "fail for ‖W‖ or ‖Y‖ < T·σ√(2h ln 12h); the relaxed form, met by the proof's σ, repairs this.",
+          "fail for ‖W‖ or ‖Y‖ < T·σ√(2h ln 12h) (spectral_rnn.theorem5_step, false); the relaxed form, met by the "
+          "proof's σ, repairs this. Decision: eq. 22 printed as BTe^{(T‖M‖‖δW‖ + ‖δM‖)} where the proof ends with "
+          "BTe(…) is not counted as an error: both readings are checked and hold (e^x ≥ e·x, so the printed one is "
+          "implied by the proof's and weaker).",
 )

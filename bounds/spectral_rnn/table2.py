@@ -77,9 +77,9 @@ table2 = Claim(
     cases=_TABLE,
     explanation="Would mean Sec. 4's count disagrees with the table's own rows, or a quoted accuracy beats 97.7.",
     notes="Reading: '≈ Nk' = N·1000 rounded to the nearest thousand. Output and input biases are not in Sec. 4's "
-          "formula (a readout bias adds 10). The RNN, uRNN, RC/FC uRNN, factorized RNN and LSTM rows are quoted "
-          "from their papers (the row labels cite them) with those papers' counting, which this paper does not "
-          "state: they are not checked. Remark: the RNN row's ≈ 35k is not what Sec. 4 would count for n = 128 "
+          "formula (a readout bias adds 10). Decision: the RNN, uRNN, RC/FC uRNN, factorized RNN and LSTM rows "
+          "get no verdict: they are quoted from their papers (the row labels cite them) with those papers' "
+          "counting, which this paper does not state. Remark: the RNN row's ≈ 35k is not what Sec. 4 would count for n = 128 "
           "((n_y + n_i + n + 1)n = 17,920 ≈ 18k); the quoted LSTM ≈ 64k (= 4n²) and factorized RNN ≈ 32k (= 2n²) "
           "show the source counts differently, so the 35k cannot be judged from this paper.",
     exact=_exact,

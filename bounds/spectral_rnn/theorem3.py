@@ -110,10 +110,12 @@ theorem3 = Claim(
     cases=_ORTHOGONAL_K1K2,
     explanation="k1 + k2 ≤ n + 2 is also necessary: with fewer than n reflectors, an orthogonal A without "
                 "eigenvalue 1 (generic) is out of reach (Cartan–Dieudonné: it needs n reflections).",
-    notes="Two slips in the printed proof (both readings computed by theorem3_reflectors): eq. 18/20 assign the "
-          "length-k vector a_k to the length-(k1 + k2 − k − 1) slot v_{k1+k2−k−1}; zero-padding a_k on top is the "
-          "only typable reading. Their zero range 'v_t = 0, t = k2 + k1 − 2, …, n' overwrites v_{k1+k2−2} = a_1; as "
+    notes="Two slips in the printed proof, shown by spectral_rnn.theorem3_construction (misprinted; both readings "
+          "computed by theorem3_reflectors). Their zero range 'v_t = 0, t = k2 + k1 − 2, …, n' overwrites v_{k1+k2−2} = a_1; as "
           "printed, the construction drops H_1(a_1) (eq. 20: H_1(b_1)) and fails whenever that slot is used and "
           "a_1 ≠ 0, i.e. det A = (−1)^n generically: half of Haar samples "
-          "(tests/bounds/spectral_rnn/test_theorem3.py); zeroing from k1 + k2 − 1 is right. The theorem holds.",
+          "(tests/bounds/spectral_rnn/test_theorem3.py); zeroing from k1 + k2 − 1 is right. The theorem holds. Decision: "
+          "the other slip, eq. 18/20 assigning the length-k vector a_k to the length-(k1 + k2 − k − 1) slot "
+          "v_{k1+k2−k−1}, has no value to measure (an untypable assignment); it is read as zero-padding a_k on top, "
+          "the only typable reading, in both forms of theorem3_construction.",
 )

@@ -102,7 +102,7 @@ eq10_corrected = Claim(
     cases=replace(SHUFFLE, free=_free_eq10),
     explanation="Would break the triangle inequality on eq. 9: each term is ∂b(x_i)/∂b_k multiplied by "
                 "diagonal matrices of norm ≤ 1 and permutations.",
-    notes="Attained (ratio 1) for d_h = 1 with σ' = 1 and same-sign ∂b(x_i)/∂b_k. Grows at most linearly in t, "
+    notes="Attained (ratio 1) for d_h = 1 with σ' = 1 and every ∂b(x_i)/∂b_k positive. Grows at most linearly in t, "
           "which is what Sec. 3 concludes.",
     supremum=Supremum(1.0, "Each term of eq. 9 (corrected) is ∂b(x_i)/∂b_k multiplied by diagonal matrices of entries "
                            "|σ'| ≤ 1 and permutations, neither of which raises an ℓ2 or ℓ∞ norm, so the triangle "

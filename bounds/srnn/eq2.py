@@ -5,7 +5,9 @@
 
 as printed and corrected. Eq. 2 itself holds; the where-clause's product has one factor too many, with σ' at the
 wrong step — the clear-cut error, on which the verdict rests. The where-clause's sum also leaves out the direct
-∂ℓ_t/∂h_t, which is an error or not depending on the loss (the claim's notes); it is not judged.
+∂ℓ_t/∂h_t: with a loss at every step every direct term is missing, and with the loss on h_T alone the empty sum
+still gives ∂L/∂h_T = 0, so it is an error for every nonzero loss, measured as its own part (with the true
+Jacobians, so apart from the product).
 """
 
 from __future__ import annotations
@@ -153,9 +155,15 @@ def _parts(case: VanillaCase, *, as_printed: bool) -> dict[str, tuple[Tensor, Te
     true_J = stack([J[t2 - 1, :, t, :] for t, t2 in pairs])
     eq2 = lambda dl, hp: torch.einsum("ta,tb->ab", dl * D, hp)  # noqa: E731
     total = _compare(eq2(delta, h_prev), eq2(delta.abs(), h_prev.abs()), dW1)
-    if as_printed:  # the product decides; the sum's missing direct term depends on the loss (notes), not judged
+    if as_printed:
+        # the where-clause's sum with the true Jacobians, to judge its missing direct term apart from its product
+        g_sum = torch.stack([sum((case.g[t2 - 1] @ J[t2 - 1, :, t, :] for t2 in range(t + 1, T + 1)),
+                                 torch.zeros_like(case.g[0])) for t in range(1, T + 1)])
+        a_g_sum = case.g.abs().sum() * J.abs().max()
         return {
             "∂h_t'/∂h_t = ∏ σ'(z_i) W_1 (printed range) = autograd": _compare(prod, aprod, true_J),
+            "∂L/∂h_t = Σ_{t'>t} ∂L/∂h_t' ∂h_t'/∂h_t (printed sum, true Jacobians) = total ∂L/∂h_t": _compare(
+                g_sum, a_g_sum.expand_as(g_sum), delta),
             "eq. 2 with the printed product, loss on h_T only (∂L/∂h_T = g_T given) = ∂L/∂W_1": _last_step_loss(
                 case, D, h_prev),
             "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1": total,
@@ -265,7 +273,8 @@ eq2 = Claim(
               "∂h_{t'}/∂h_t = ∏_{i=t}^{t'} ∂h_{i+1}/∂h_i = ∏_{i=t}^{t'} σ'(z_i) W_1",
     assumptions=(A_EQ1,),
     measure="against autograd through eq. 1: the printed product ∂h_t'/∂h_t for 1 ≤ t < t' ≤ T (the part the verdict "
-            "rests on); eq. 2 with that product and the loss on h_T only (L = ⟨g_T, h_T⟩, the sum's most favourable "
+            "rests on); the where-clause's sum with the true Jacobians against the total ∂L/∂h_t (its missing direct "
+            "term); eq. 2 with that product and the loss on h_T only (L = ⟨g_T, h_T⟩, the sum's most favourable "
             "reading); eq. 2 with the total ∂L/∂h_t",
     bound="EQ2_RTOL (1e-10) × the formula evaluated in absolute values (+ |truth|)",
     evaluate=lambda c: _parts(c, as_printed=True),
@@ -275,11 +284,16 @@ eq2 = Claim(
                 "σ'(z_{i+1}) for ∂h_{i+1}/∂h_i (d_h = 1, T = 2, tanh: σ'(z_1)σ'(z_2)w² = 0.058 against the true "
                 "σ'(z_2)w = 0.360 at w = 1/2, u = 1, h_0 = 1/3, x = (1, −1)). This error alone carries the verdict "
                 "(first part); it carries over to ∂L/∂W_1 even where the sum is right (second part), while eq. 2 "
-                "itself, with the total ∂L/∂h_t, is right (third part). See srnn.eq2.corrected.",
-    notes="Not judged: the where-clause's sum Σ_{t'>t} ∂L/∂h_{t'} ∂h_{t'}/∂h_t leaves out the direct ∂ℓ_t/∂h_t, and "
-          "whether that is an error depends on the loss, which Sec. 2 does not fix. With the loss on h_T only the "
-          "printed sum is right for every t < T and only t = T is missing (∂L/∂h_T, an empty sum, must be the "
-          "recursion's given start); with a loss at every step every direct term is missing. An independent sympy "
+                "itself, with the total ∂L/∂h_t, is right (last part). The where-clause's sum also misses a term, the direct "
+                "∂ℓ_t/∂h_t (second part, measured with the true Jacobians so that it is judged apart from the "
+                "product): for every loss it gives ∂L/∂h_T = 0 (an empty sum), and with a loss at every step it "
+                "drops every direct term. See srnn.eq2.corrected.",
+    notes="The where-clause's sum Σ_{t'>t} ∂L/∂h_{t'} ∂h_{t'}/∂h_t leaves out the direct ∂ℓ_t/∂h_t; Sec. 2 does not "
+          "fix the loss, so this was decided with every loss in view: with the loss on h_T only the printed sum is "
+          "right for every t < T and only t = T is missing (∂L/∂h_T, an empty sum, would have to be the "
+          "recursion's given start, which the text does not say); with a loss at every step every direct term is "
+          "missing. So it is an error for every nonzero loss, and its own part fails (the cases put g at every "
+          "step, or at T only). An independent sympy "
           "check (d_h = 1, T = 2, L = h_2, tanh, w = 1/2, u = 1, h_0 = 1/3, x = (1, −1)) agrees: the printed sum "
           "with the true Jacobian and ∂L/∂h_2 = 1 given equals ∂L/∂w identically, while with the printed product "
           "and ∂L/∂h_2 = 0 (the empty sum) eq. 2 is off by −0.626. srnn.eq2.corrected includes the direct term, "

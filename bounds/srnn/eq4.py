@@ -128,7 +128,7 @@ eq4 = Claim(
     exact=_exact_eq4,
     cases=_PERMUTATIONS,
     explanation="A permutation matrix has exactly one 1 in every row and column, so W_pᵀW_p = I; anything else "
-                "(a repeated or missing target, a scaled shift) is not norm-preserving.",
+                "(a repeated or absent target, a scaled shift) is not norm-preserving.",
     notes="Half the cases use eq. 4's shift, half a uniformly random permutation (the text's 'without loss of "
           "generality'). The cell applies W_p with torch.roll; the third part pins that to eq. 4.",
 )

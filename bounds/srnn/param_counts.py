@@ -137,8 +137,8 @@ param_counts = Claim(
     explanation="Would mean the architecture the text gives does not have the stated size.",
     notes="Readings: '50k' at one significant figure (48,266 with the 10-class readout, 38,016 without it; at two "
           "significant figures it would be 48k); 'negligible' as below a tenth of the model (the gate is 2,048 = 4.2 % "
-          "of the pMNIST model; the paper's own yardstick elsewhere is 'an order of magnitude'). Table 4 is garbled in "
-          "the markdown: only the counts 2k and 5k are legible, so the SRNN's 4,833 is compared with 5k, and uRNN's "
+          "of the pMNIST model; the paper's own yardstick elsewhere is 'an order of magnitude'). Decision: Table 4 is "
+          "garbled in the markdown copy (the conversion's, not the paper's error): only the counts 2k and 5k are legible, so the SRNN's 4,833 is compared with 5k, and uRNN's "
           "and NRU's counts (architectures not given in the paper) are not recomputed. The 165k of the other pMNIST "
           "models and the 15K of the capacity experiment cannot be recomputed: their sizes are not stated.",
     exact=_exact,

@@ -45,6 +45,7 @@ relu_nonnegative = Claim(
     cases=replace(SHUFFLE, sample=sample_relu_case, starts=relu_starts),
     explanation="Would need a negative entry in some h_{t−1}: impossible after a ReLU, so only a negative h_0 can "
                 "break it — a hypothesis the paper leaves implicit (h_0 = 0 by default).",
-    notes="Holds for t ≥ 2 whatever h_0 is; at t = 1 it needs h_0 ≥ 0, which the paper never states (the tests feed a "
-          "negative h_0 and see the check fail).",
+    notes="Holds for t ≥ 2 whatever h_0 is; at t = 1 it needs h_0 ≥ 0 (the tests feed a "
+          "negative h_0 and see the check fail). Decision: that the paper never states h_0 ≥ 0 is not counted as "
+          "an error: its default h_0 = 0 satisfies it.",
 )

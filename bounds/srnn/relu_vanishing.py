@@ -128,7 +128,7 @@ relu_vanishing = Claim(
                 "paths (srnn.hidden_gradient.corrected).",
     notes="Reading: 'a neuron in h_t' (the next paragraph) followed along its shifted path, as Fig. 5 removes the "
           "shift; 'in the future' is j ∈ [i, t], and '< 0' is read as '≤ 0' (ReLU'(0) = 0, autograd's convention). "
-          "Readings not checked, and how they fare on an independent re-derivation (300 random ReLU sequences, "
+          "Decision: two other readings get no verdict, since neither follows 'a neuron in h_t'; how they fare on an independent re-derivation (300 random ReLU sequences, "
           "d_h ≤ 5, T ≤ 7, 4,445 pairs (t, i); the per-path reading: 0 mismatches over 12,849 (t, i, unit) "
           "triples): 'z_{t'} < 0 in some unit' (anywhere in the state) — 2,458 mismatches, since one negative unit "
           "elsewhere does not stop the other paths; 'every unit negative at one step' — 123 mismatches, since every "

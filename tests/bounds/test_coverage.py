@@ -115,3 +115,65 @@ def test_every_finding_is_shown_by_its_claims_verdict():
     ids = sorted({s.finding.claim for _, s in findings()})
     verdicts = {cid: check_claim(claim_by_id(cid), PROFILES["quick"], seed=0).verdict for cid in ids}
     assert findings_not_shown(verdicts) == []
+
+
+# ------------------------------------------------------------------------------------ labels against statements
+#: A term of an inequality: a norm ‖…‖ with its subscript, or a symbol with its argument, e.g. ρ(W), λ₁, 1/γ.
+_TERM = r"(?:‖[^‖]+‖(?:[₂∞]|_F|_∞|_2|₁,₁)?|[^\s,;:()'‘’‖]+(?:\([^()]*\))?)"
+_RELATION = re.compile(rf"({_TERM})\s*(<|>|≤|≥)\s*({_TERM})")
+_FLIP = {"<": ">", ">": "<", "≤": "≥", "≥": "≤"}
+
+#: The quantities a label can name, each with the words and symbols that name it.
+QUANTITIES = {
+    "spectral radius": re.compile(r"ρ\(|spectral radius|eigenvalue"),
+    "largest singular value": re.compile(r"σ_max|singular value|λ₁|spectral norm|‖[^‖]+‖₂"),
+    "Frobenius norm": re.compile(r"‖[^‖]+‖_F|Frobenius"),
+}
+
+
+def relations(text: str) -> set[tuple[str, str, str]]:
+    """The inequalities written in ``text`` as (left, relation, right), each also flipped (a < b is b > a)."""
+    out = set()
+    for left, op, right in _RELATION.findall(text):
+        right = right.rstrip(".")
+        out |= {(left, op, right), (right, _FLIP[op], left)}
+    return out
+
+
+def label_disagreements(label: str, statements: list[str]) -> list[str]:
+    """What ``label`` says that none of ``statements`` (the statements of its claims and their readings) does: every
+    inequality of the label, with the same terms, direction and strictness, and every quantity it names (spectral
+    radius, largest singular value, Frobenius norm) must be in one of them."""
+    text = " ".join(statements)
+    checked = relations(text)
+    out = [f"'{a} {op} {b.rstrip('.')}'" for a, op, b in _RELATION.findall(label) if (a, op, b.rstrip(".")) not in checked]
+    out += [name for name, pattern in QUANTITIES.items() if pattern.search(label) and not pattern.search(text)]
+    return sorted(set(out))
+
+
+def _statements(entry) -> list[str]:
+    from rnnaudit.bounds import claim_by_id
+
+    claims = [claim_by_id(cid) for cid in entry.claims]
+    return [c.statement for c in claims] + [r.statement for c in claims for r in c.readings]
+
+
+def test_every_label_says_what_its_claims_check():
+    """The index is truthful: a label's inequalities (terms, direction, strictness) and the quantities it names are
+    those its claims' statements (or readings) check."""
+    wrong = [(p, e.label, label_disagreements(e.label, _statements(e))) for p in PAPERS for e in COVERAGE_BY_PAPER[p]
+             if e.claims and label_disagreements(e.label, _statements(e))]
+    assert wrong == []
+
+
+def test_a_label_that_says_more_than_its_claims_is_reported():
+    """The negative controls: the two disagreements the rule was written for. Jaeger's necessary condition
+    labelled 'ρ(W) < 1' against a claim of 'ρ(W) > 1 rules out the ESP' (they differ at ρ = 1), and Pascanu's
+    spectral-radius statement mapped to a claim about the largest singular value."""
+    echo = "For zero input and tanh units, ρ(W) > 1 rules out the echo state property"
+    assert label_disagreements("necessary condition ρ(W) < 1 (zero input)", [echo]) == ["'ρ(W) < 1'"]
+    assert label_disagreements("necessary condition: ρ(W) > 1 rules out the ESP", [echo]) == []
+    singular = "If λ₁ < 1/γ (λ₁ the largest singular value of W_rec), then ‖∂x_t/∂x_k‖ ≤ η^(t−k)"
+    assert label_disagreements("the linear model: eigenvalues of W_rec below 1", [singular]) == ["spectral radius"]
+    assert label_disagreements("λ₁ ≤ 1/γ", [singular]) == ["'λ₁ ≤ 1/γ'"]  # strictness
+    assert label_disagreements("‖W‖_F < 1", ["‖W‖₂ < 1"]) == ["'‖W‖_F < 1'", "Frobenius norm"]

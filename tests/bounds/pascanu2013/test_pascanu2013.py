@@ -1,4 +1,4 @@
-"""pascanu2013: γ, the eq. (5) misprint, the vanishing and exploding conditions (vanilla and any-cell forms): each
+"""pascanu2013: γ, eq. (5) as printed (false), the vanishing and exploding conditions (vanilla and any-cell forms): each
 holds where it should, has power (a wrong bound or a case outside the assumptions fails), applies to the models the
 audit meets, and its assumption fails on a model where it should."""
 
@@ -26,8 +26,9 @@ def test_pascanu2013_gamma_is_1_for_tanh_and_a_quarter_for_sigmoid_exactly():
     assert_reaches_supremum(gamma)
 
 
-def test_pascanu2013_eq5_as_printed_is_a_misprint_and_its_correction_holds():
+def test_pascanu2013_eq5_as_printed_is_false_and_its_correction_holds():
     result = check_claim(eq5, TINY)
+    assert result.verdict == "false" and eq5.readings == ()  # no reading of the printed form is the Jacobian
     assert result.fails and result.counterexample_case.failed_assumptions == []
     assert result.worst_ratio > 1e6  # an O(1) error against a 1e-12 tolerance: not rounding
     # a symmetric W_rec makes the printed form right (the transpose does nothing)

@@ -1,4 +1,7 @@
-"""spectral_rnn.theorem4: 2 min(m, n) reflectors reach ℝ^{m×n}; one fewer does not."""
+"""spectral_rnn.theorem4: 2 min(m, n) reflectors reach ℝ^{m×n}; one fewer does not; the printed second case's
+k1 = n − m + 1 names no reflector for a tall matrix (misprinted: the proof's k1 = m − n + 1)."""
+
+import dataclasses
 
 import torch
 
@@ -8,8 +11,16 @@ from rnnaudit.bounds.spectral_rnn.cases import MatrixCase
 from tests.bounds.spectral_rnn.cases import F64, assert_holds_inside, failed, gen
 
 
-def test_theorem4_holds_inside_its_assumptions(tmp_path):
-    assert_holds_inside(theorem4, [(2, 1), (4, 1), (6, 1)], tmp_path)
+def test_theorem4_holds_inside_its_assumptions_read_with_the_proofs_k1(tmp_path):
+    as_read = dataclasses.replace(theorem4, evaluate=theorem4.readings[0].evaluate, readings=())
+    assert_holds_inside(as_read, [(2, 1), (4, 1), (6, 1)], tmp_path)
+
+
+def test_theorem4_printed_k1_fails_on_tall_matrices_only():
+    tall, wide = torch.randn(5, 3, generator=gen(1), dtype=F64), torch.randn(3, 5, generator=gen(2), dtype=F64)
+    assert evaluate_cases(theorem4, [MatrixCase(wide, 3, 3)]).verdict == "holds"
+    result = evaluate_cases(theorem4, [MatrixCase(tall, 3, 3)])
+    assert result.fails and result.readings[0].verdict == "holds"
 
 
 def test_theorem4_violated_with_one_reflector_short():

@@ -12,6 +12,7 @@ from tests.bounds.srnn.cases import F64, assert_exact_agrees, with_identity_erro
 
 SIZES = [(1, 2), (2, 3), (3, 4)]
 PRODUCT = "∂h_t'/∂h_t = ∏ σ'(z_i) W_1 (printed range) = autograd"
+SUM = "∂L/∂h_t = Σ_{t'>t} ∂L/∂h_t' ∂h_t'/∂h_t (printed sum, true Jacobians) = total ∂L/∂h_t"
 LAST_STEP = "eq. 2 with the printed product, loss on h_T only (∂L/∂h_T = g_T given) = ∂L/∂W_1"
 TOTAL = "eq. 2 with the total ∂L/∂h_t (autograd) = ∂L/∂W_1"
 
@@ -47,13 +48,25 @@ def test_one_unit_linear_rnn_known_answer():
     assert measure_case(eq2_corrected, case)[0] < 1
 
 
-def test_printed_verdict_rests_on_the_product_alone():
-    """The parts are the product, eq. 2 with it under the loss on h_T only, and eq. 2 with the total ∂L/∂h_t; the
-    sum's missing direct term (loss-dependent) is not among them, and sympy's counterexample is a product."""
+def test_printed_verdict_rests_on_the_product_and_the_sums_missing_direct_term():
+    """The parts are the product, the where-clause's sum with the true Jacobians (its missing direct term ∂ℓ_t/∂h_t,
+    judged apart from the product), eq. 2 with the product under the loss on h_T only, and eq. 2 with the total
+    ∂L/∂h_t; the first two fail, the last holds, and sympy's counterexample is a product."""
     result = check_claim(with_sizes(eq2, SIZES), TINY, seed=0)
-    assert set(result.worst_parts()) == {PRODUCT, LAST_STEP, TOTAL}
-    assert result.worst_parts()[PRODUCT] > 1
+    assert set(result.worst_parts()) == {PRODUCT, SUM, LAST_STEP, TOTAL}
+    assert result.worst_parts()[PRODUCT] > 1 and result.worst_parts()[SUM] > 1
+    assert result.worst_parts()[TOTAL] <= 1
     assert result.exact.detail.startswith("∂h_")
+
+
+def test_the_sums_missing_term_is_the_direct_one():
+    """On the known-answer case (L = h_2): the printed sum gives ∂L/∂h_2 = 0 (an empty sum) where the truth is 1, and
+    ∂L/∂h_1 = ∂h_2/∂h_1 = 1/2, right; the gap is exactly the direct term g_t."""
+    case = VanillaCase(torch.tensor([[0.5]], dtype=F64), torch.tensor([[1.0]], dtype=F64),
+                       torch.tensor([[1.0], [1.0]], dtype=F64), torch.ones(1, dtype=F64),
+                       torch.tensor([[0.0], [1.0]], dtype=F64), "relu")
+    err, _, ref = eq2.evaluate(case)[SUM]
+    assert float(err) == 1.0 and float(ref) == 1.0
 
 
 def test_eq2_corrected_catches_a_formula_off_by_one_part_in_a_million():
