@@ -208,7 +208,7 @@ def _claim_article(c: dict, by_id: dict) -> str:
     if c.get("worst_counterexample"):
         fields.append(_field("Worst counterexample", f"<code>{esc(c['worst_counterexample'])}</code>: "
                                                      f"{_reproduce(c['worst_counterexample'])}"))
-    cases = f"{c.get('n_cases', '?')} cases"
+    cases = f"{esc(str(c.get('n_cases', '?')))} cases"
     if r is not None and c.get("median_ratio") is not None:
         cases += f", median ratio {number_html(c['median_ratio'])}"
     fields.append(_field("Cases", cases))

@@ -68,7 +68,7 @@ def _hostile_results(out_dir) -> dict:
     for c in doc["claims"][:6]:
         c.update(statement=IMG, source=TICKS, notes=SCRIPT + " " + LINK, explanation=IMG, measure=ATTR, bound=LINK,
                  assumptions=[SCRIPT, TICKS], worst_parts={IMG: 2.0}, verdict=c["verdict"] + " " + ATTR,
-                 counterexample=f"counterexamples/{TICKS}.pt")
+                 counterexample=f"counterexamples/{TICKS}.pt", n_cases=IMG, median_ratio=IMG)
     c = next(c for c in doc["claims"] if c.get("readings"))
     c["readings"] = [{**r, "name": IMG, "statement": SCRIPT, "support": TICKS} for r in c["readings"]]
     c.update(statement=ATTR, source=LINK, paper=IMG)
