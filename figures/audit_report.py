@@ -190,7 +190,9 @@ def _model_html(model: dict) -> str:
 
 
 def render_audit_markdown(doc: dict) -> str:
-    """report.md of ``rnnaudit audit``, summary first (see the module docstring)."""
+    """report.md of ``rnnaudit audit``, summary first (see the module docstring). The source path, the model's
+    class name, roles, assumptions and every other string of ``doc`` enter as escaped text or code spans
+    (:mod:`rnnaudit.figures.escaping`); a figure whose path leaves the report's directory is named, not shown."""
     latest = doc["latest"]
     applies, other = _split(latest)
     model, _ = _model_line(doc)

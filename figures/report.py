@@ -77,8 +77,8 @@ def render_markdown(doc: dict) -> str:
     lines = [
         "# rnnaudit report", "",
         f"rnnaudit {md_text(doc.get('rnnaudit_version', '?'))}, created {md_text(doc.get('created', '?'))}, device "
-        f"{md_code(doc.get('device', '?'))}, dtype {md_code(doc.get('dtype', '?'))}, seed {md_text(doc.get('seed', '?'))}, "
-        f"profile {md_code(doc.get('profile', '?'))}.", "",
+        f"{md_code(doc.get('device', '?'))}, dtype {md_code(doc.get('dtype', '?'))}, seed "
+        f"{md_text(doc.get('seed', '?'))}, profile {md_code(doc.get('profile', '?'))}.", "",
         "## Summary", "",
         "| paper | claims | " + " | ".join(VERDICT_ORDER) + " |",
         "|---|---:|" + "---:|" * len(VERDICT_ORDER),
@@ -118,8 +118,8 @@ def render_markdown(doc: dict) -> str:
         lines.append(f"| {md_code(c['id'])} | {md_text(c.get('source'))} | **{md_text(c.get('verdict'))}** | "
                      f"{_md_ratio(c)} | {md_text(what_breaks(c))} |")
     for c in claims:
-        lines += ["", f"## {md_code(c['id'])}: {md_text(c.get('verdict'))}", "", f"*Source:* {md_text(c.get('source'))}",
-                  "", f"*Statement:* {md_text(c.get('statement'))}", "",
+        lines += ["", f"## {md_code(c['id'])}: {md_text(c.get('verdict'))}", "",
+                  f"*Source:* {md_text(c.get('source'))}", "", f"*Statement:* {md_text(c.get('statement'))}", "",
                   f"*Measured:* {md_text(c.get('measure', '–'))}. *Bound:* {md_text(c.get('bound', '–'))}.", "",
                   "*Assumptions:* " + ("; ".join(md_text(a) for a in c.get("assumptions") or []) or "none stated")
                   + "."]

@@ -4,7 +4,8 @@ Order: a table of contents; the verdict counts per paper; the claims that fail a
 ``misprinted``), worst first, each with what breaks, its readings, its corrected form and the
 ``rnnaudit reproduce`` command; the full table (sortable by verdict and by ratio, with a "what
 breaks" column); per paper its coverage and every claim with statement, assumptions and readings,
-under an anchor ``#claim-<id>``; the figures, embedded. One self-contained file that works offline.
+under an anchor ``#claim-<id>``; the figures, embedded (only from the report's own directory). One
+self-contained file that works offline. Every string of the document is escaped (``html.escape``).
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from __future__ import annotations
 import html
 import os
 import shlex
-from pathlib import Path
 
-from rnnaudit.figures.report_figures import embedded_figures
 from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
 from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio, verdict_counts,
                                           failing_worst_first, fails, what_breaks)
+from rnnaudit.figures.report_figures import embedded_figures
 
 __all__ = ["render_html", "embedded_figures"]
 

@@ -96,9 +96,9 @@ def _heatmap(args, src):
     # model, corrected by the rate measured as the bar advances
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
               disable=not sys.stderr.isatty(), leave=False) as bar:
-        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=mpl_text(src.label),
-                                      rtol=rtol, grid=grid, block=args.block, layer=args.layer,
-                                      memory_limit=est.memory_limit, work=bar.update, method=method)
+        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear,
+                                      title=mpl_text(src.label), rtol=rtol, grid=grid, block=args.block,
+                                      layer=args.layer, memory_limit=est.memory_limit, work=bar.update, method=method)
 
 
 def _spectra(args, src):
@@ -118,7 +118,9 @@ def _spectra(args, src):
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
     grids = {r: default_grid(W) for r, W in square.items()}
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
-        return plot_spectra(square, role=mpl_text(src.label), progress=bar.update)
+        # the roles may come from a run.json (a Monitor's wrap_kwargs): plain text, never mathtext
+        return plot_spectra({mpl_text(r): W for r, W in square.items()}, role=mpl_text(src.label),
+                            progress=bar.update)
 
 
 def _lyapunov(args, src):
