@@ -175,3 +175,17 @@ def test_a_hostile_class_name_run_directory_and_recorded_type_inject_nothing_int
     page = _Tree(render_audit_html(doc, tmp_path))
     assert page.injected() == [] and not [t for t, _ in page.tags if t == "img"]
     assert IMG in page.text and "Figure 1 is not embedded" in page.text
+
+
+def test_a_run_directory_whose_name_is_not_utf8_still_gives_both_reports(tmp_path):
+    """A run directory named with bytes that are not UTF-8 (a lone surrogate in Python): both reports are
+    written, the name shown with its escape; unescaped, writing report.md or report.html raised
+    UnicodeEncodeError."""
+    from rnnaudit.atomic import write_text_atomic
+
+    doc = _hostile_audit(tmp_path)
+    doc["source"] = "runs/caf\udce9"
+    write_text_atomic(tmp_path / "report.md", render_audit_markdown(doc))
+    write_text_atomic(tmp_path / "report.html", render_audit_html(doc, tmp_path))
+    assert "runs/caf\\udce9" in (tmp_path / "report.md").read_text()
+    assert "runs/caf\\udce9" in (tmp_path / "report.html").read_text()
