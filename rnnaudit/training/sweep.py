@@ -332,7 +332,7 @@ def script_path(value, name: str, *, executor: str = "slurm") -> Path:
     bad = control_character(absolute)
     if bad is not None:
         raise InputError(f"{name} {str(value)[:200]!r}: a control character ({bad!r}) would split a line of the "
-                         "batch script; refused")
+                         "batch script and of every message naming the folder; refused")
     if executor == "slurm" and "%" in str(absolute):
         raise InputError(f"{name} {str(value)[:200]!r}: Slurm expands '%' in log paths (%j, %x, ...); choose a "
                          "folder without '%'")
