@@ -11,8 +11,9 @@ from __future__ import annotations
 import html
 import os
 
+from rnnaudit.figures.escaping import md_code, md_text
 from rnnaudit.figures.html import anchor, breakable_id, fmt_number, number_html, page, rich
-from rnnaudit.figures.report_html import embedded_figures
+from rnnaudit.figures.report_figures import embedded_figures, markdown_figures
 
 __all__ = ["render_audit_markdown", "render_audit_html", "audit_counts"]
 
@@ -97,12 +98,13 @@ def _diagnostics_markdown(latest: dict) -> list[str]:
         return []
     d0 = latest["diagnostics"][0]
     lines = ["## Diagnostics (every model, per layer)", "",
-             f"Measured in float64 on {d0['sequences']} input sequence(s) of T = {d0['T']}: the largest step "
+             f"Measured in float64 on {md_text(d0.get('sequences'))} input sequence(s) of T = {md_text(d0.get('T'))}: "
+             "the largest step "
              "Jacobian norm (< 1: a contraction where the data take it), the smallest lag τ at which the median "
              f"over t of ‖∂h_t/∂h_{{t−τ}}‖₂ falls below {d0['horizon_threshold']:g}, and the top Lyapunov exponents "
              "along the first sequence.", "",
              "| " + " | ".join(_diag_columns(latest)) + " |", "|---|---|" + "---:|" * (len(_diag_columns(latest)) - 2)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["| " + " | ".join(md_text(v) for v in r) + " |" for r in rows]
     return lines + [""]
 
 
@@ -110,7 +112,7 @@ def _notes_markdown(latest: dict) -> list[str]:
     notes = latest.get("notes") or []
     if not notes:
         return []
-    return ["## Where an assumption fails", ""] + [f"- {n['line']}" for n in notes] + [""]
+    return ["## Where an assumption fails", ""] + [f"- {md_text(n.get('line'))}" for n in notes] + [""]
 
 
 def _holds_word(holds, fails: str = "FAILS") -> str:
@@ -123,10 +125,12 @@ def _assumption_text(c: dict) -> str:
 
 
 def _model_line(doc: dict) -> tuple[str, dict]:
+    """The model's line in report.md (escaped: the cell may be a class name or a factory), and its config."""
     latest = doc["latest"]
     cfg = latest.get("config") or {}
-    return (f"cell `{cfg.get('cell', '?')}`, task `{cfg.get('task', '?')}`, T = {cfg.get('T', '?')}, "
-            f"h = {cfg.get('hidden_size', '?')}, step {latest.get('step', '?')}"), cfg
+    return (f"cell {md_code(cfg.get('cell', '?'))}, task {md_code(cfg.get('task', '?'))}, T = "
+            f"{md_text(cfg.get('T', '?'))}, h = {md_text(cfg.get('hidden_size', '?'))}, step "
+            f"{md_text(latest.get('step', '?'))}"), cfg
 
 
 def _model_of(doc: dict) -> dict | None:
@@ -159,13 +163,13 @@ def _matrix_cells(entry: dict, fmt=fmt_number, columns=_MATRIX_COLUMNS) -> list[
 
 
 def _model_markdown(model: dict) -> list[str]:
-    lines = ["## Model", "", "| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in _model_facts(model)]
+    lines = ["## Model", "", "| | |", "|---|---|"] + [f"| {k} | {md_text(v)} |" for k, v in _model_facts(model)]
     recurrent = model.get("recurrent") or {}
     if recurrent:
         cols = _columns(recurrent)
         lines += ["", "| recurrent matrix | shape | " + " | ".join(h for _, h in cols) + " |",
                   "|---|---|" + "---:|" * len(cols)]
-        lines += [f"| {role} | {' × '.join(map(str, e.get('shape', [])))} | "
+        lines += [f"| {md_text(role)} | {md_text(' × '.join(map(str, e.get('shape', []))))} | "
                   + " | ".join(_matrix_cells(e, columns=cols)) + " |" for role, e in recurrent.items()]
     return lines + [""]
 
@@ -186,27 +190,31 @@ def _model_html(model: dict) -> str:
 
 
 def render_audit_markdown(doc: dict) -> str:
-    """report.md of ``rnnaudit audit``, summary first (see the module docstring)."""
+    """report.md of ``rnnaudit audit``, summary first (see the module docstring). The source path, the model's
+    class name, roles, assumptions and every other string of ``doc`` enter as escaped text or code spans
+    (:mod:`rnnaudit.figures.escaping`); a figure whose path leaves the report's directory is named, not shown."""
     latest = doc["latest"]
     applies, other = _split(latest)
     model, _ = _model_line(doc)
     counts = audit_counts(latest)
     summary = _model_of(doc)
-    lines = ["# rnnaudit audit", "", f"Source: `{doc['source']}`: {model}.", ""]
+    lines = ["# rnnaudit audit", "", f"Source: {md_code(doc['source'])}: {model}.", ""]
     lines += _model_markdown(summary) if summary else []
     lines += ["## Summary", "",
              "| claims | number |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in counts.items()]
     exceeded = [c for c in applies if _exceeded(c)]
     if exceeded:
         lines += ["", "Assumptions hold and the bound is exceeded on this model: "
-                  + ", ".join(f"`{_claim_name(c)}` (ratio {fmt_number(c['worst_ratio'])})" for c in exceeded) + "."]
+                  + ", ".join(f"{md_code(_claim_name(c))} (ratio {fmt_number(c['worst_ratio'])})" for c in exceeded)
+                  + "."]
     failing = [c for c in applies if _failing(c)]
     if failing:
         lines += ["", "Assumptions failing on this model (the theorem says nothing here): "
-                  + "; ".join(f"`{_claim_name(c)}`: " + ", ".join(a["name"] for a in _failing(c)) for c in failing)
-                  + "."]
+                  + "; ".join(f"{md_code(_claim_name(c))}: " + ", ".join(md_text(a["name"]) for a in _failing(c))
+                              for c in failing) + "."]
     if latest.get("bounds_not_measured"):
-        lines += ["", f"**{latest['bounds_not_measured'][0].upper()}{latest['bounds_not_measured'][1:]}.**"]
+        why = str(latest["bounds_not_measured"])
+        lines += ["", f"**{md_text(why[:1].upper() + why[1:])}.**"]
     lines += [""] + _diagnostics_markdown(latest) + _notes_markdown(latest)
     lines += ["", "Assumptions are evaluated on the trained parameters; bounds are measured on sequences of the run's "
               "own task, with any bias absorbed into W as sgornn.md eq. 5 allows. A bound measured where its "
@@ -214,16 +222,17 @@ def render_audit_markdown(doc: dict) -> str:
               "## Claims that apply to this model", "",
               "| claim | reading | bound on the model | assumptions |", "|---|---|---|---|"]
     for c in applies:
-        lines.append(f"| `{_claim_name(c)}` | {c['reading']} | {_bound_text(c)} | {_assumption_text(c)} |")
+        lines.append(f"| {md_code(_claim_name(c))} | {md_text(c.get('reading'))} | {md_text(_bound_text(c))} | "
+                     f"{md_text(_assumption_text(c))} |")
     if other:
         lines += ["", "## Claims that do not apply", "", "| claim | why |", "|---|---|"]
-        lines += [f"| `{_claim_name(c)}` | {c['reason']} |" for c in other]
+        lines += [f"| {md_code(_claim_name(c))} | {md_text(c.get('reason'))} |" for c in other]
     if "first_failure" in doc:
         lines += ["", "## When each assumption first failed", "", "| assumption | first failing step |", "|---|---|"]
         for name, step in doc["first_failure"].items():
-            lines.append(f"| {name} | {'never' if step is None else step} |")
-    for f in doc.get("figures", []):
-        lines += ["", f"![{f['caption']}]({f['path']})"]
+            lines.append(f"| {md_text(name)} | {'never' if step is None else md_text(step)} |")
+    if doc.get("figures"):
+        lines += markdown_figures(doc["figures"])
     return "\n".join(lines) + "\n"
 
 
@@ -330,7 +339,7 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
                      f"<thead><tr><th>claim</th><th>why</th></tr></thead><tbody>{orows}</tbody></table></div>"
                      "</section>")
     if "first_failure" in doc:
-        frows = "".join(f"<tr><td>{rich(k)}</td><td class='num'>{'never' if v is None else v}</td></tr>"
+        frows = "".join(f"<tr><td>{rich(k)}</td><td class='num'>{'never' if v is None else esc(str(v))}</td></tr>"
                         for k, v in doc["first_failure"].items())
         parts.append("<section id='first-failure'><h2>When each assumption first failed</h2><div class='table-wrap'>"
                      "<table><thead><tr><th>assumption</th><th class='num'>first failing step</th></tr></thead>"

@@ -262,8 +262,10 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
 
 
 def page(title: str, body: str) -> str:
-    """A complete, self-contained HTML document (viewport tag, inline style and script)."""
-    return ("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+    """A complete, self-contained HTML document (viewport tag, inline style and script); a lone surrogate (a
+    path that is not valid UTF-8) is written as its escape, ``\\udcff``, so the page is valid UTF-8."""
+    text = ("<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
             f"<body><main>{body}</main><script>{_SORT_JS}</script></body></html>\n")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shlex
 from importlib import metadata
 from pathlib import Path
 
@@ -12,9 +13,11 @@ from rnnaudit.atomic import write_json_atomic, write_text_atomic
 from rnnaudit.bounds.global_search import AGREEMENT_LOG_TOL, disagreements
 from rnnaudit.bounds.results import RESULTS_FORMAT_VERSION, ClaimResult
 from rnnaudit.figures.audit_report import render_audit_html, render_audit_markdown
+from rnnaudit.figures.escaping import md_code, md_text
 from rnnaudit.figures.html import VERDICT_ORDER, fmt_number
 from rnnaudit.figures.report_data import (corrected_of, failing_worst_first, fails, papers_of, shown_ratio,
                                           verdict_counts, what_breaks)
+from rnnaudit.figures.report_figures import markdown_figures
 from rnnaudit.figures.report_html import render_html
 
 __all__ = ["version", "results_document", "write_results", "render_markdown", "render_html", "render_audit_markdown",
@@ -60,21 +63,22 @@ def _md_ratio(c: dict) -> str:
     return "–" if r is None else fmt_number(r)
 
 
-def _md_cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
 def render_markdown(doc: dict) -> str:
     """report.md, summary first: verdict counts per paper, the claims that fail as printed worst first (what
     breaks, their readings, corrected form, reproduce command), the claims table, then each claim's statement,
-    assumptions, tightness and notes, then the figures."""
+    assumptions, tightness and notes, then the figures.
+
+    Every string of ``doc`` is data (a results.json may come from anywhere): it enters as escaped text
+    (:func:`rnnaudit.figures.escaping.md_text`) or as a code span (:func:`~rnnaudit.figures.escaping.md_code`),
+    never as markup; a figure whose path leaves the report's directory is named, not shown."""
     claims = doc.get("claims", [])
     by_id = {c["id"]: c for c in claims}
     papers = papers_of(doc)
     lines = [
         "# rnnaudit report", "",
-        f"rnnaudit {doc['rnnaudit_version']}, created {doc['created']}, device `{doc['device']}`, "
-        f"dtype `{doc['dtype']}`, seed {doc['seed']}, profile `{doc['profile']}`.", "",
+        f"rnnaudit {md_text(doc.get('rnnaudit_version', '?'))}, created {md_text(doc.get('created', '?'))}, device "
+        f"{md_code(doc.get('device', '?'))}, dtype {md_code(doc.get('dtype', '?'))}, seed "
+        f"{md_text(doc.get('seed', '?'))}, profile {md_code(doc.get('profile', '?'))}.", "",
         "## Summary", "",
         "| paper | claims | " + " | ".join(VERDICT_ORDER) + " |",
         "|---|---:|" + "---:|" * len(VERDICT_ORDER),
@@ -82,7 +86,7 @@ def render_markdown(doc: dict) -> str:
     for p in papers:
         mine = [c for c in claims if (c.get("paper") or c["id"].split(".", 1)[0]) == p]
         counts = verdict_counts(mine)
-        lines.append(f"| {p} | {len(mine)} | " + " | ".join(str(counts[v]) for v in VERDICT_ORDER) + " |")
+        lines.append(f"| {md_text(p)} | {len(mine)} | " + " | ".join(str(counts[v]) for v in VERDICT_ORDER) + " |")
     total = verdict_counts(claims)
     lines.append(f"| **all** | {len(claims)} | " + " | ".join(str(total[v]) for v in VERDICT_ORDER) + " |")
     lines += ["", "Ratios are measured/bound: above 1 means the statement fails on that case. `worst` is the largest "
@@ -90,52 +94,58 @@ def render_markdown(doc: dict) -> str:
               "claims have none. `false`: the statement as printed fails and no reading the paper's text supports "
               "holds; `misprinted`: it fails as printed but a supported reading holds (docs/verdicts.md)."]
     if doc.get("papers_without_claims"):
-        lines += ["", "Papers selected with no claims implemented yet: " + ", ".join(doc["papers_without_claims"])
-                  + "."]
+        lines += ["", "Papers selected with no claims implemented yet: "
+                  + ", ".join(md_text(p) for p in doc["papers_without_claims"]) + "."]
     failing = failing_worst_first(claims)
     if failing:
         lines += ["", "## Claims that fail as printed (false, misprinted), worst first"]
         for c in failing:
-            lines += ["", f"### `{c['id']}` ({c['verdict']}): measured/bound = {_md_ratio(c)}", "",
-                      f"*Source:* {c['source']}"]
+            lines += ["", f"### {md_code(c['id'])} ({md_text(c['verdict'])}): measured/bound = {_md_ratio(c)}", "",
+                      f"*Source:* {md_text(c.get('source'))}"]
             if what_breaks(c):
-                lines += ["", f"*What breaks:* {what_breaks(c)}"]
+                lines += ["", f"*What breaks:* {md_text(what_breaks(c))}"]
             lines += _md_readings(c)
             fixed = corrected_of(c, by_id)
             if fixed is not None:
-                lines += ["", f"*Corrected form:* `{fixed['id']}` ({fixed['verdict']}): {fixed['statement']}"]
+                lines += ["", f"*Corrected form:* {md_code(fixed['id'])} ({md_text(fixed.get('verdict'))}): "
+                              f"{md_text(fixed.get('statement'))}"]
             if c.get("counterexample"):
-                lines += ["", f"*Reproduce* (from this directory): `rnnaudit reproduce {c['counterexample']}`"]
+                lines += ["", f"*Reproduce* (from this directory): {md_code(_reproduce(c['counterexample']))}"]
     lines += _method_disagreements(claims)
     lines += ["", "## All claims", "", "| claim | source | verdict | worst ratio | what breaks |",
               "|---|---|---|---|---|"]
     for c in claims:
-        lines.append(f"| `{c['id']}` | {_md_cell(c['source'])} | **{c['verdict']}** | {_md_ratio(c)} | "
-                     f"{_md_cell(what_breaks(c))} |")
+        lines.append(f"| {md_code(c['id'])} | {md_text(c.get('source'))} | **{md_text(c.get('verdict'))}** | "
+                     f"{_md_ratio(c)} | {md_text(what_breaks(c))} |")
     for c in claims:
-        lines += ["", f"## `{c['id']}`: {c['verdict']}", "", f"*Source:* {c['source']}", "",
-                  f"*Statement:* {c['statement']}", "", f"*Measured:* {c.get('measure', '–')}. "
-                  f"*Bound:* {c.get('bound', '–')}.", "",
-                  "*Assumptions:* " + ("; ".join(c["assumptions"]) or "none stated") + "."]
+        lines += ["", f"## {md_code(c['id'])}: {md_text(c.get('verdict'))}", "",
+                  f"*Source:* {md_text(c.get('source'))}", "", f"*Statement:* {md_text(c.get('statement'))}", "",
+                  f"*Measured:* {md_text(c.get('measure', '–'))}. *Bound:* {md_text(c.get('bound', '–'))}.", "",
+                  "*Assumptions:* " + ("; ".join(md_text(a) for a in c.get("assumptions") or []) or "none stated")
+                  + "."]
         lines += _md_readings(c)
         if shown_ratio(c) is not None:
             lines += ["", "| part | worst ratio |", "|---|---|"]
             parts = (c.get("worst_parts") or {}).items()
-            lines += [f"| {_md_cell(part)} | {fmt_number(ratio)} |" for part, ratio in parts]
+            lines += [f"| {md_text(part)} | {fmt_number(ratio)} |" for part, ratio in parts]
             by_T = (c.get("tightness") or {}).get("by_T") or {}
             if by_T:
-                lines += ["", "Worst ratio by T: " + ", ".join(f"T = {t}: {fmt_number(v)}" for t, v in by_T.items())
-                          + "."]
+                lines += ["", "Worst ratio by T: " + ", ".join(f"T = {md_text(t)}: {fmt_number(v)}"
+                                                             for t, v in by_T.items()) + "."]
         if c.get("notes"):
-            lines += ["", c["notes"]]
+            lines += ["", md_text(c["notes"])]
         if c.get("counterexample"):
-            lines += ["", f"Counterexample: `{c['counterexample']}` (reproduce with "
-                          f"`rnnaudit reproduce {c['counterexample']}` from this directory)."]
+            lines += ["", f"Counterexample: {md_code(c['counterexample'])} (reproduce with "
+                          f"{md_code(_reproduce(c['counterexample']))} from this directory)."]
     if doc.get("figures"):
-        lines += ["", "## Figures"]
-        for f in doc["figures"]:
-            lines += ["", f"![{f['caption']}]({f['path']})", "", f"*{f['caption']}*"]
+        lines += ["", "## Figures"] + markdown_figures(doc["figures"])
     return "\n".join(lines) + "\n"
+
+
+def _reproduce(path) -> str:
+    """The command that re-measures a saved counterexample, its path shell-quoted (a name with a space or ``$``)."""
+    return f"rnnaudit reproduce {shlex.quote(str(path))}"
+
 
 
 def _method_disagreements(claims: list[dict]) -> list[str]:
@@ -154,7 +164,7 @@ def _method_disagreements(claims: list[dict]) -> list[str]:
         return out + ["", "None."]
     out += ["", "| claim | part | ascent | global optimiser |", "|---|---|---:|---:|"]
     rows.sort(key=lambda r: (not r[3] > r[2], r[0]))
-    out += [f"| `{i}` | {_md_cell(part)} | {fmt_number(a)} | {fmt_number(g)} |" for i, part, a, g in rows]
+    out += [f"| {md_code(i)} | {md_text(part)} | {fmt_number(a)} | {fmt_number(g)} |" for i, part, a, g in rows]
     return out
 
 
@@ -164,13 +174,13 @@ def _md_readings(c: dict) -> list[str]:
     if not readings:
         return []
     printed = "fails" if fails(c) else c.get("verdict")
-    rows = [f"| printed | {_md_cell(c['statement'])} | {printed} | {_md_ratio(c)} | – |"]
+    rows = [f"| printed | {md_text(c.get('statement'))} | {md_text(printed)} | {_md_ratio(c)} | – |"]
     for r in readings:
         ratio = r.get("worst_ratio")
         shown = "–" if ratio is None or r.get("verdict") not in ("holds", "false") else fmt_number(
             float("inf") if ratio == "inf" else ratio)
-        rows.append(f"| {_md_cell(r['name'])} | {_md_cell(r['statement'])} | {r['verdict']} | {shown} | "
-                    f"{_md_cell(r.get('support', ''))} |")
+        rows.append(f"| {md_text(r.get('name'))} | {md_text(r.get('statement'))} | {md_text(r.get('verdict'))} | "
+                    f"{shown} | {md_text(r.get('support', ''))} |")
     return ["", "*Readings:*", "", "| reading | statement | verdict | worst ratio | supported by |",
             "|---|---|---|---|---|", *rows]
 

@@ -4,19 +4,20 @@ Order: a table of contents; the verdict counts per paper; the claims that fail a
 ``misprinted``), worst first, each with what breaks, its readings, its corrected form and the
 ``rnnaudit reproduce`` command; the full table (sortable by verdict and by ratio, with a "what
 breaks" column); per paper its coverage and every claim with statement, assumptions and readings,
-under an anchor ``#claim-<id>``; the figures, embedded. One self-contained file that works offline.
+under an anchor ``#claim-<id>``; the figures, embedded (only from the report's own directory). One
+self-contained file that works offline. Every string of the document is escaped (``html.escape``).
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import os
-from pathlib import Path
+import shlex
 
 from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
 from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio, verdict_counts,
                                           failing_worst_first, fails, what_breaks)
+from rnnaudit.figures.report_figures import embedded_figures
 
 __all__ = ["render_html", "embedded_figures"]
 
@@ -42,7 +43,7 @@ def _exact_note(claim: dict) -> str:
 
 
 def _reproduce(path: str) -> str:
-    return f"<code>rnnaudit reproduce {esc(path)}</code>"
+    return f"<code>rnnaudit reproduce {esc(shlex.quote(str(path)))}</code>"
 
 
 def _meta(doc: dict) -> str:
@@ -207,7 +208,7 @@ def _claim_article(c: dict, by_id: dict) -> str:
     if c.get("worst_counterexample"):
         fields.append(_field("Worst counterexample", f"<code>{esc(c['worst_counterexample'])}</code>: "
                                                      f"{_reproduce(c['worst_counterexample'])}"))
-    cases = f"{c.get('n_cases', '?')} cases"
+    cases = f"{esc(str(c.get('n_cases', '?')))} cases"
     if r is not None and c.get("median_ratio") is not None:
         cases += f", median ratio {number_html(c['median_ratio'])}"
     fields.append(_field("Cases", cases))
@@ -245,16 +246,6 @@ def _papers(doc: dict, papers: list[str], by_id: dict) -> str:
         cov = _coverage_table(coverage[p]) if p in coverage else ""
         out.append(f"<section id='{anchor('paper', p)}'><h2>{esc(p)}: {len(mine)} claims</h2>{cov}"
                    f"{''.join(_claim_article(c, by_id) for c in mine)}</section>")
-    return "".join(out)
-
-
-def embedded_figures(figures: list[dict], out_dir: str | os.PathLike) -> str:
-    """<figure> elements with each PNG embedded as base64 (the page needs no file beside it)."""
-    out = []
-    for i, f in enumerate(figures):
-        data = base64.b64encode((Path(out_dir) / f["path"]).read_bytes()).decode("ascii")
-        out.append(f"<figure id='figure-{i + 1}'><img alt='{esc(f['caption'])}' src='data:image/png;base64,{data}'>"
-                   f"<figcaption>Figure {i + 1}. {rich(f['caption'])}</figcaption></figure>")
     return "".join(out)
 
 

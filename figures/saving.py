@@ -15,6 +15,7 @@ import matplotlib
 import numpy as np
 
 from rnnaudit.atomic import atomic_path
+from rnnaudit.figures.escaping import metadata_text
 from rnnaudit.figures.style import style_context
 from rnnaudit.provenance import figure_provenance
 
@@ -153,7 +154,8 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
             must exist.
         provenance: str → str fields ``rnnaudit``, ``commit``, ``command``, ``seed`` for the file's
             metadata; default :func:`rnnaudit.provenance.figure_provenance` (the seed of the running
-            command, :func:`rnnaudit.provenance.recorded_seed`).
+            command, :func:`rnnaudit.provenance.recorded_seed`). Control characters and lone surrogates
+            in a value are written as escapes (:func:`rnnaudit.figures.escaping.metadata_text`).
 
     Returns:
         the path written, as a :class:`pathlib.Path`.
@@ -168,7 +170,8 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise ValueError(f"path must end in one of {', '.join(FIGURE_FORMATS)}, got {str(path)!r}")
     fmt = path.suffix.lower().lstrip(".")
-    fields = {k: str(v) for k, v in (figure_provenance() if provenance is None else provenance).items()}
+    # the command line names paths and a run directory's name: one printable line in every format's field
+    fields = {k: metadata_text(v) for k, v in (figure_provenance() if provenance is None else provenance).items()}
     data = figure_data(fig)
     with style_context(), atomic_path(path) as tmp:
         dpi = min(float(matplotlib.rcParams["savefig.dpi"]), MAX_SIDE_PIXELS / max(fig.get_size_inches()))

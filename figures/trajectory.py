@@ -12,6 +12,7 @@ from pathlib import PurePath
 import numpy as np
 from matplotlib.figure import Figure
 
+from rnnaudit.figures.escaping import mpl_text
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import COLORS, REFERENCE_COLOR, series_style, styled
 
@@ -291,15 +292,16 @@ def plot_comparison(runs: Mapping[str, dict], key: str, *, log: bool = True, bas
     else:
         fig = ax.figure
     names = run_names(with_key)
+    shown = {label: mpl_text(name) for label, name in names.items()}  # a run directory's name is never mathtext
     shared = len(set(baselines.values())) == 1 and set(baselines) >= set(with_key)
     for i, (label, t) in enumerate(with_key.items()):
         style = series_style(i)
         values = np.where(t[key] > 0, t[key], np.nan) if log else t[key]
         _plot_series(ax, t["step"], values, t[key], lw=1.1, ls=_LINESTYLES[i % len(_LINESTYLES)],
-                     label=names[label], **style)
+                     label=shown[label], **style)
         if label in baselines and not shared:
             ax.axhline(baselines[label], color=style["color"], ls="--", lw=1, zorder=1,
-                       label=f"baseline of {names[label]}")
+                       label=f"baseline of {shown[label]}")
     if shared:
         ax.axhline(next(iter(baselines.values())), color=REFERENCE_COLOR, ls="--", lw=1.1, zorder=1,
                    label="baseline (trivial predictor)")

@@ -17,12 +17,13 @@ import math
 import os
 import pickle
 import re
+import unicodedata
 import warnings
 import zipfile
 from pathlib import Path
 
 __all__ = ["InputError", "load_torch_file", "read_json_file", "read_jsonl_records", "read_text_file",
-           "require_file", "require_dir", "require_inside", "finite_number", "MAX_TEXT_BYTES"]
+           "require_file", "require_dir", "require_inside", "finite_number", "control_character", "MAX_TEXT_BYTES"]
 
 #: Largest JSON/TOML/text file read whole (run.json, sweep specs, latest.txt): far above any file
 #: rnnaudit writes, far below what would strain memory.
@@ -31,6 +32,18 @@ MAX_TEXT_BYTES = 64 * 2**20
 
 class InputError(ValueError):
     """A file or argument that cannot be used, with a message that names it and says what was expected."""
+
+
+#: Unicode categories of characters never printed as themselves: C0/C1 controls and DEL (Cc), the lone
+#: surrogates of a name that is not valid UTF-8 (Cs), and the line and paragraph separators (Zl, Zp).
+_UNPRINTED = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def control_character(text) -> str | None:
+    """The first character of ``str(text)`` that is a control character (C0, DEL, C1: newline, CR, NUL, ESC,
+    ...), a lone surrogate (a name that is not valid UTF-8) or a line or paragraph separator; None when there is
+    none. Such a character in a value that reaches a line of a script, a report or a message splits that line."""
+    return next((ch for ch in str(text) if unicodedata.category(ch) in _UNPRINTED), None)
 
 
 def require_file(path: str | os.PathLike, what: str) -> Path:

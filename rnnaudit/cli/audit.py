@@ -23,9 +23,10 @@ def run(args) -> int:
             doc, trajectory = _audit(args)
         doc["provenance"] = provenance(seed=args.seed)
         if trajectory is not None:
+            from rnnaudit.figures.escaping import mpl_text
             from rnnaudit.figures.trajectory import plot_trajectory
 
-            save_figure(plot_trajectory(trajectory, title=doc["source"]), staging / "trajectory.png")
+            save_figure(plot_trajectory(trajectory, title=mpl_text(doc["source"])), staging / "trajectory.png")
             doc["figures"] = [{"caption": "Recorded trajectory", "path": "trajectory.png"}]
         write_json_atomic(staging / "audit.json", doc)
         write_text_atomic(staging / "report.md", render_audit_markdown(doc))

@@ -87,6 +87,7 @@ def _heatmap(args, src):
 
     from tqdm import tqdm
 
+    from rnnaudit.figures.escaping import mpl_text
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
 
     rtol, grid, method, est = heatmap_plan(args, src)
@@ -95,13 +96,14 @@ def _heatmap(args, src):
     # model, corrected by the rate measured as the bar advances
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
               disable=not sys.stderr.isatty(), leave=False) as bar:
-        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
-                                      rtol=rtol, grid=grid, block=args.block, layer=args.layer,
-                                      memory_limit=est.memory_limit, work=bar.update, method=method)
+        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear,
+                                      title=mpl_text(src.label), rtol=rtol, grid=grid, block=args.block,
+                                      layer=args.layer, memory_limit=est.memory_limit, work=bar.update, method=method)
 
 
 def _spectra(args, src):
     """One figure, one row per square recurrent matrix (a GRU's W_hr, W_hz, W_hn), or that of --role."""
+    from rnnaudit.figures.escaping import mpl_text
     from rnnaudit.figures.spectrum import default_grid, plot_spectra
     from rnnaudit.progress import progress_bar
     from rnnaudit.untrusted import InputError
@@ -118,7 +120,9 @@ def _spectra(args, src):
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
     grids = {r: default_grid(W) for r, W in square.items()}
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
-        return plot_spectra(square, role=src.label, progress=bar.update)
+        # the roles may come from a run.json (a Monitor's wrap_kwargs): plain text, never mathtext
+        return plot_spectra({mpl_text(r): W for r, W in square.items()}, role=mpl_text(src.label),
+                            progress=bar.update)
 
 
 def no_recurrent_matrix_message(src) -> str:
@@ -139,6 +143,7 @@ def no_recurrent_matrix_message(src) -> str:
 
 def _lyapunov(args, src):
     from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+    from rnnaudit.figures.escaping import mpl_text
     from rnnaudit.figures.lyapunov import plot_lyapunov
     from rnnaudit.progress import progress_bar
 
@@ -150,7 +155,7 @@ def _lyapunov(args, src):
     print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first: {shown}")
     print(f"largest: {values[0]:.6g} ± {2 * float(spectrum.stderr[0]):.2g} (2 standard errors over "
           f"{spectrum.finite_time.shape[0]} windows); converged at 1e-2: {spectrum.converged(1e-2)}")
-    return plot_lyapunov(spectrum, title=src.label)
+    return plot_lyapunov(spectrum, title=mpl_text(src.label))
 
 
 def _compare(args):

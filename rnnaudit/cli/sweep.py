@@ -14,13 +14,15 @@ def _state(run: str, job_id: str, state: str) -> None:
 def run(args) -> int:
     """Exit status 0 when every run finished or was skipped (or was submitted, without --wait); 1 when a
     run's job failed (each named with its log); 2 for a bad spec or flag (one line)."""
-    from rnnaudit.training.sweep import SLURM_FIELDS, load_spec, run_sweep, slurm_parameters, submit_sweep
+    from rnnaudit.training.sweep import SLURM_FIELDS, load_spec, run_sweep, script_path, slurm_parameters, submit_sweep
 
     flags = {key: getattr(args, key) for key in SLURM_FIELDS if getattr(args, key) is not None}
     # validated before the spec is read, so that a bad flag is named even when the spec is bad too
     slurm = slurm_parameters(flags, label=lambda key: f"--{key.replace('_', '-')}")
     if slurm and args.executor != "slurm":
         raise ValueError(f"--{min(slurm).replace('_', '-')} applies to --executor slurm only")
+    if args.executor != "inline":  # the folder goes into the batch script: named as the flag it came from
+        script_path(args.folder, "--folder", executor=args.executor)
     spec = load_spec(args.spec)
     if args.executor == "inline":
         from rnnaudit.progress import shows_progress

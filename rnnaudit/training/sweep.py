@@ -39,7 +39,7 @@ import torch
 from rnnaudit.limits import check_sizes
 from rnnaudit.outputs import DirectoryLock
 from rnnaudit.training import PRESETS, TrainConfig, load_checkpoint, preset_config, train
-from rnnaudit.untrusted import InputError, read_json_file, read_text_file
+from rnnaudit.untrusted import InputError, control_character, read_json_file, read_text_file
 
 try:
     import tomllib
@@ -47,7 +47,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 __all__ = ["DEFAULT_TIME_MIN", "MAX_RUNS", "SLURM_FIELDS", "expand", "load_spec", "run_sweep", "slurm_parameters",
-           "slurm_states", "submit_sweep", "wait_for_jobs"]
+           "slurm_states", "submit_sweep", "wait_for_jobs", "script_path", "slurm_job_name"]
 
 #: Largest grid a spec may expand to (a typo such as a 10⁶-long list should fail fast, not queue jobs).
 MAX_RUNS = 10_000
@@ -314,6 +314,38 @@ def slurm_parameters(section, label=lambda key: f"slurm.{key}") -> dict:
     return {key: _SLURM_CHECKS[key](value, label(key)) for key, value in section.items()}
 
 
+def script_path(value, name: str, *, executor: str = "slurm") -> Path:
+    """A path that submitit writes into the batch script (the log folder), as the absolute path it writes.
+
+    submitit shell-quotes it on the ``srun`` line and on each ``#SBATCH`` line, but a ``#SBATCH`` line is a
+    comment to the shell: a newline in the path ends it, and the rest of the path becomes a command line of
+    the script. So no control character (C0, DEL, C1), line separator or lone surrogate is accepted; on Slurm,
+    no ``%`` either (Slurm expands ``%j``, ``%x``, ... in the log paths, which then are not where rnnaudit reads).
+
+    Args:
+        value: ``str`` or path-like. name: the flag or field, for the message (``--folder``).
+
+    Raises:
+        rnnaudit.untrusted.InputError: one line naming ``name``, the value and the character.
+    """
+    absolute = Path(value).expanduser().absolute()  # the folder as submitit writes it (the cwd's name included)
+    bad = control_character(absolute)
+    if bad is not None:
+        raise InputError(f"{name} {str(value)[:200]!r}: a control character ({bad!r}) would split a line of the "
+                         "batch script and of every message naming the folder; refused")
+    if executor == "slurm" and "%" in str(absolute):
+        raise InputError(f"{name} {str(value)[:200]!r}: Slurm expands '%' in log paths (%j, %x, ...); choose a "
+                         "folder without '%'")
+    return absolute
+
+
+def slurm_job_name(out: str) -> str:
+    """The Slurm job name of a sweep: ``rnnaudit-`` and the name of its ``out`` directory, every character
+    other than letters, digits, ``_``, ``.`` and ``-`` replaced by ``_`` (it is one ``#SBATCH`` word, and only
+    a label), at most 64 characters."""
+    return "rnnaudit-" + re.sub(r"[^A-Za-z0-9_.-]", "_", Path(str(out)).name)[:55]
+
+
 class _TrainJob:
     """One run as a submitit job: a module-level class, which the job process imports by name.
 
@@ -510,12 +542,14 @@ def submit_sweep(spec: dict, *, executor: str = "local", folder: str | Path = "s
 
     Raises:
         ValueError: unknown executor; submitit is not installed (the ``cluster`` extra); Slurm fields with the
-            local executor, or invalid ones (names the field); no sbatch/srun/squeue; sbatch refused the jobs.
+            local executor, or invalid ones (names the field); a ``folder`` with a control character, or on
+            Slurm a ``%`` (:func:`script_path`); no sbatch/srun/squeue; sbatch refused the jobs.
         rnnaudit.outputs.LockedError: another sweep is submitting or waiting on the same ``out``.
     """
     if slurm and executor != "slurm":
         raise ValueError(f"Slurm fields {sorted(slurm)} apply to executor 'slurm', not {executor!r}")
     section = slurm_parameters(spec.get("slurm", {})) | slurm_parameters(slurm or {})
+    folder = script_path(folder, "folder", executor=executor)
     runs = expand(spec)
     out, jobs, todo = [], [], []
     with DirectoryLock(spec["out"]):
@@ -525,7 +559,7 @@ def submit_sweep(spec: dict, *, executor: str = "local", folder: str | Path = "s
             else:
                 todo.append((run_dir, config))
         if todo:
-            ex = _executor(executor, Path(folder), section, f"rnnaudit-{Path(spec['out']).name}")
+            ex = _executor(executor, folder, section, slurm_job_name(spec["out"]))
             jobs = _submit(ex, executor, todo)
         submitted = {str(d): job for (d, _), job in zip(todo, jobs)}
         out += [{"run": run, "job_id": job.job_id} for run, job in submitted.items()]

@@ -122,7 +122,8 @@ def test_misprinted_claims_show_every_reading_with_its_verdict_and_ratio(page, t
     assert "0.61" in table and table.count("v-holds") == 1 and table.count("v-false") == 1
     md = render_markdown(doc)
     assert "### `srnn.gamblers_ruin` (misprinted)" in md
-    assert "| T as the game's duration | E[steps until absorption at 0 or T + 1] = T | holds | 0.61 |" in md
+    # brackets escaped: report.md never opens a link from a statement's text
+    assert r"| T as the game's duration | E\[steps until absorption at 0 or T + 1\] = T | holds | 0.61 |" in md
     # a claim without readings has no readings table (the negative control of the test above)
     assert "table class='readings'" not in html[html.index("id='claim-sgornn.eq31'"):][:4000]
 
