@@ -47,10 +47,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.cells._validate import check_state_memory
+from rnnaudit.cells._validate import check_state_memory, complex_refusal
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES"]
+__all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES", "meta_tensor_name", "complex_tensor_name"]
 
 #: torch module types :func:`wrap` models itself (anything else goes through the step protocol).
 SUPPORTED_MODULES = (nn.RNN, nn.GRU, nn.LSTM, nn.RNNCell, nn.GRUCell, nn.LSTMCell)
@@ -479,10 +479,22 @@ def meta_tensor_name(module: nn.Module) -> str | None:
     return next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
 
 
+def complex_tensor_name(module: nn.Module) -> tuple[str, torch.dtype] | None:
+    """The first parameter or buffer of ``module`` that is complex, as ("parameter 'lam'", dtype), or None: complex
+    states are not yet supported, and the float64 copy the probes take would drop the imaginary part."""
+    return next(((f"{kind} {name!r}", t.dtype) for kind, items in (("parameter", module.named_parameters()),
+                                                                  ("buffer", module.named_buffers()))
+                 for name, t in items if t.is_complex()), None)
+
+
 def _require_values(module) -> None:
-    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`)."""
+    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`) or are complex
+    (:func:`complex_tensor_name`)."""
     if not isinstance(module, nn.Module):
         return
+    odd = complex_tensor_name(module)
+    if odd is not None:
+        raise ValueError(complex_refusal(f"the model's {odd[0]}", odd[1]))
     meta = meta_tensor_name(module)
     if meta is not None:
         raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
@@ -523,11 +535,14 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         ValueError: an unsupported object (the message names what is supported), a bidirectional torch
             module, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
             memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
-            not summing to ``state_size``, protocol arguments given for a torch module, or a module on the meta
-            device (shapes without values).
+            not summing to ``state_size``, protocol arguments given for a torch module, a module on the meta
+            device (shapes without values), or complex parameters, buffers or ``dtype`` (complex states are not
+            yet supported; :func:`cells._validate.complex_refusal`).
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
+    if isinstance(dtype, torch.dtype) and dtype.is_complex:
+        raise ValueError(complex_refusal("dtype", dtype))
     _require_values(model if isinstance(model, nn.Module) else getattr(getattr(model, "step", model), "__self__", None))
     if isinstance(model, (RecurrentCell, *SUPPORTED_MODULES)):
         given = [k for k, v in protocol.items() if v is not None]

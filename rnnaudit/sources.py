@@ -5,7 +5,8 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -34,6 +35,8 @@ class Source:
         readout: the trained readout weight (k, h) for a checkpoint or run, else None.
         trained_dtype: the dtype a user's model was trained in (the cell itself is float64).
         module: a user's own module (float64 copy) the cell wraps, else None.
+        notes: how a user's weights file was read (a prefix selected or stripped, a wrapper looked through),
+            one line each, for the output.
     """
 
     cell: torch.nn.Module
@@ -43,6 +46,7 @@ class Source:
     readout: Tensor | None = None
     trained_dtype: torch.dtype | None = None
     module: torch.nn.Module | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
@@ -156,8 +160,10 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
     from rnnaudit.cells.copying import probe_copy
 
-    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
-    if submodule is not None:
+    notes: list[str] = []
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large,
+                             submodule=submodule if model is None else None, notes=notes)
+    if submodule is not None and model is not None:
         module = _submodule(module, submodule)
     # from the shapes, before the float64 copy below allocates them again
     check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}",
@@ -168,8 +174,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         cell = wrap(module)
     except ValueError as err:
         if not getattr(module, "bidirectional", False):
-            raise InputError(f"--model: {err}; to probe an RNN inside a larger model, name it with --submodule "
-                             "PATH (e.g. encoder.rnn)") from None
+            raise InputError(f"--model: {err}; {_recurrent_children_hint(module)}") from None
         cell = None  # a bidirectional module: the audit splits it into its directions
     width = module.input_size if cell is None else cell.input_size
     check_sizes("the model", allow_large=allow_large, hidden=module.hidden_size if cell is None else cell.hidden_size)
@@ -187,13 +192,34 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
     name += f", {submodule}" if submodule else ""
+    inferred = next((m.group(1) for n in notes if (m := re.search(r"--submodule (\S+) selects it explicitly", n))), None)
+    if inferred is not None and not submodule:
+        name += f", {inferred} (the file's only recurrent module)"
     kind = parametrize.type_before_parametrizations(module).__name__
     label = f"{name} ({kind}, {_size_words(module, cell)})".encode("utf-8", "replace").decode("utf-8")
-    return Source(cell, x, label, trained_dtype=trained, module=module)
+    return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes)
+
+
+def _recurrent_children_hint(model: torch.nn.Module) -> str:
+    """The --submodule to pass: the model's torch recurrent submodules, listed, or a generic example."""
+    from rnnaudit.cells.adapters import SUPPORTED_MODULES
+
+    found = [(name, type(m).__name__) for name, m in model.named_modules() if name and isinstance(m, SUPPORTED_MODULES)]
+    if not found:
+        return "to probe an RNN inside a larger model, name it with --submodule PATH (e.g. encoder.rnn)"
+    listed = ", ".join(f"{name!r} ({kind})" for name, kind in found[:8])
+    return f"its recurrent submodules are {listed}; pass --submodule {found[0][0]}"
 
 
 def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:
-    """``model.get_submodule(path)``, refused with one line naming the path and the model's children."""
+    """``model.get_submodule(path)``, refused with one line naming the path and the model's children. A path
+    written with a wrapper's prefix (``module.rnn`` of DataParallel, ``_orig_mod.rnn`` of torch.compile) is read
+    without it once the wrapper has been looked through."""
+    from rnnaudit.checkpoints import WRAPPER_PREFIXES
+
+    for prefix in WRAPPER_PREFIXES:
+        if path.startswith(prefix) and not hasattr(model, prefix[:-1]):
+            path = path[len(prefix):]
     try:
         return model.get_submodule(path)
     except AttributeError:

@@ -46,8 +46,10 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding", i
                         "alone, a torch.nn.RNN/GRU/LSTM or *Cell state dict whose sizes and architecture are read "
                         "from the tensors (default: none)")
     p.add_argument("--submodule", metavar="PATH",
-                   help="the recurrent module inside --model to probe, a dotted path (e.g. encoder.rnn); --inputs "
-                        "then holds that module's own inputs (default: the whole model)")
+                   help="the recurrent module to probe, a dotted path (e.g. encoder.rnn): inside --model, or the "
+                        "prefix of its tensors in --weights (a whole model's state dict, a Lightning checkpoint, "
+                        "prefixed safetensors); --inputs then holds that module's own inputs (default: the whole "
+                        "model; for --weights, the file's only recurrent prefix)")
     p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     if inputs:

@@ -26,12 +26,15 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
     if args.model or args.arch or (args.weights is not None and args.source is None):
         if args.source is not None:
             raise InputError("give either SOURCE or --arch, not both")
-        return load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
-                                seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
-                                allow_large=args.allow_large, with_inputs=with_inputs,
-                                submodule=getattr(args, "submodule", None))
+        src = load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
+                               seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
+                               allow_large=args.allow_large, with_inputs=with_inputs,
+                               submodule=getattr(args, "submodule", None))
+        for note in src.notes:  # how the file was read (a prefix chosen for the user) is said, never silent
+            print(f"note: {note}")
+        return src
     if getattr(args, "submodule", None):
-        raise InputError("--submodule goes with --model")
+        raise InputError("--submodule goes with --model, --arch or --weights")
     if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,

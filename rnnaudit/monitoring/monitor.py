@@ -270,6 +270,10 @@ class Monitor:
         n = self.cell.input_size
         if not isinstance(inputs, Tensor):
             raise TypeError(f"inputs must be a tensor (m, T, {n}) or (T, {n}), got {type(inputs).__name__}")
+        if inputs.is_complex():
+            from rnnaudit.cells._validate import complex_refusal
+
+            raise ValueError(complex_refusal("inputs", inputs.dtype))
         if not inputs.is_floating_point() or inputs.dim() not in (2, 3) or inputs.shape[-1] != n or 0 in inputs.shape:
             raise ValueError(f"inputs must be a non-empty floating tensor (m, T, {n}) or (T, {n}), got "
                              f"{inputs.dtype} {tuple(inputs.shape)}")

@@ -184,7 +184,7 @@ def test_model_from_state_dict_errors_name_keys_and_shapes():
         model_from_state_dict(gru, "rnn", nonlinearity="sigmoid")
     with pytest.raises(ValueError, match=r"multiple of 4 rows, got shape \(15, 2\)"):
         model_from_state_dict(gru, "lstm")
-    with pytest.raises(ValueError, match="prefix 'rnn.': strip it first"):
+    with pytest.raises(ValueError, match="prefix 'rnn.': pass --submodule rnn"):
         model_from_state_dict({f"rnn.{k}": v for k, v in gru.items()}, "gru")
     broken = dict(gru)
     broken["weight_hh_l1"] = torch.zeros(15, 4)
