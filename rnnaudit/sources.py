@@ -37,6 +37,8 @@ class Source:
         module: a user's own module (float64 copy) the cell wraps, else None.
         notes: how a user's weights file was read (a prefix selected or stripped, a wrapper looked through),
             one line each, for the output.
+        part: for one direction of a bidirectional module, which recurrence the cell is ("layer 1, reverse"),
+            its x the inputs of that recurrence in its own time order; else None.
     """
 
     cell: torch.nn.Module
@@ -47,6 +49,7 @@ class Source:
     trained_dtype: torch.dtype | None = None
     module: torch.nn.Module | None = None
     notes: list[str] = field(default_factory=list)
+    part: str | None = None
 
 
 def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
@@ -131,7 +134,7 @@ def config_input_size(model) -> int:
 def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
                      task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
                      n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True,
-                     submodule: str | None = None) -> Source:
+                     submodule: str | None = None, direction: str | None = None, layer: int | None = None) -> Source:
     """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
 
     Args:
@@ -144,7 +147,13 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         with_inputs: False for the model alone (``x`` None): no task is drawn, so a model of any input
             width loads without ``inputs``.
         submodule: a dotted path to the recurrent module inside the model (``encoder.rnn``), which is the
-            one probed; its inputs are the submodule's own (``--inputs``).
+            one probed; its inputs are the submodule's own (``--inputs``). With ``--weights`` alone (or
+            ``--arch``), the prefix of its tensors in the file (:func:`rnnaudit.checkpoints.select_recurrent`).
+        direction: ``forward`` or ``reverse``, one direction of a bidirectional module for the figures
+            (:func:`rnnaudit.cells.adapters.wrap`'s ``direction``); None leaves ``cell`` None for a bidirectional
+            module (the audit splits it itself).
+        layer: with ``direction``, the layer of a stacked bidirectional module (default: the last); its x are
+            then the outputs of the layers below, and the reverse direction's run on reversed time.
 
     Returns:
         a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
@@ -175,7 +184,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     except ValueError as err:
         if not getattr(module, "bidirectional", False):
             raise InputError(f"--model: {err}; {_recurrent_children_hint(module)}") from None
-        cell = None  # a bidirectional module: the audit splits it into its directions
+        cell = None  # a bidirectional module: the audit splits it into its directions, a figure takes --direction
     width = module.input_size if cell is None else cell.input_size
     check_sizes("the model", allow_large=allow_large, hidden=module.hidden_size if cell is None else cell.hidden_size)
     if not with_inputs:
@@ -190,14 +199,47 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{width}: pass --inputs FILE.pt with your own sequences")
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+    part = None
+    if direction is not None:
+        cell, x, part = _one_direction(module, direction, layer, x)
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
     name += f", {submodule}" if submodule else ""
+    if part is not None:
+        name += f", {part} direction" + (" (on reversed time: its step 1 reads the last input)"
+                                          if part.endswith("reverse") else "")
     inferred = next((m.group(1) for n in notes if (m := re.search(r"--submodule (\S+) selects it explicitly", n))), None)
     if inferred is not None and not submodule:
         name += f", {inferred} (the file's only recurrent module)"
     kind = parametrize.type_before_parametrizations(module).__name__
     label = f"{name} ({kind}, {_size_words(module, cell)})".encode("utf-8", "replace").decode("utf-8")
-    return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes)
+    return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes, part=part)
+
+
+def _one_direction(module: torch.nn.Module, direction: str, layer: int | None, x: Tensor | None):
+    """(cell, x, part) of one direction of a bidirectional module: its layer ``layer`` (default the last) wrapped
+    (:func:`rnnaudit.cells.adapters.wrap`), the inputs it reads in its own time order (the layers below run on
+    ``x``; reversed for the reverse direction), and its label ("layer 0, reverse"), as the audit splits it
+    (:func:`rnnaudit.auditing.layers.recurrences`).
+
+    Raises:
+        InputError: --direction reverse of a unidirectional module; --layer out of range.
+    """
+    from rnnaudit.auditing.layers import recurrences
+    from rnnaudit.cells.adapters import wrap
+
+    if not getattr(module, "bidirectional", False):
+        if direction == "reverse":
+            raise InputError(f"--direction reverse: the {type(module).__name__} is unidirectional (no _reverse weights)")
+        return wrap(module), x, None
+    layers = module.num_layers
+    k = layers - 1 if layer is None else layer
+    if not 0 <= k < layers:
+        raise InputError(f"--layer {layer}: the {type(module).__name__} has layers 0 … {layers - 1}")
+    cell = wrap(module, direction=direction, layer=k if layers > 1 else None)
+    part = f"layer {k}, {direction}"
+    if x is not None:
+        x = next(p.inputs for p in recurrences(module, x) if p.label == part)
+    return cell, x, part
 
 
 def _recurrent_children_hint(model: torch.nn.Module) -> str:

@@ -218,7 +218,8 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
 
     Sizes are read from the tensors: input_size and H from ``weight_ih_l0`` ((gates·H, n)), the number
     of layers from the ``weight_ih_l{k}`` present, bias from ``bias_ih_l0``, proj_size from
-    ``weight_hr_l0`` (LSTM); the module is ``batch_first=True`` and in evaluation mode.
+    ``weight_hr_l0`` (LSTM), bidirectional from ``weight_ih_l0_reverse``; the module is ``batch_first=True``
+    and in evaluation mode.
 
     Args:
         state_dict: torch's parameter names (``weight_ih_l0``, ...) → tensors.
@@ -227,8 +228,7 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
         dtype: of the built module (float64 for the probes).
 
     Raises:
-        ValueError: unknown arch or nonlinearity; no ``weight_ih_l0``; a bidirectional state_dict;
-            row counts that are no multiple of the arch's gates; keys or shapes that do not match the
+        ValueError: unknown arch or nonlinearity; no ``weight_ih_l0``; row counts that are no multiple of the arch's gates; keys or shapes that do not match the
             inferred module (each named).
     """
     from rnnaudit.weights_files import layout_of
@@ -258,9 +258,6 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
             if prefixed else ""
         raise ValueError(f"a state_dict of torch.nn.{cls.__name__} needs a 2-D 'weight_ih_l0', keys are "
                          f"{sorted(state_dict)[:8]}{hint}")
-    if any(k.endswith("_reverse") for k in state_dict):
-        raise ValueError("the state_dict is of a bidirectional module (keys ending in '_reverse'), which has no "
-                         "single recurrence in t; supported: unidirectional rnn, gru, lstm")
     rows, input_size = first.shape
     if rows % gates:
         raise ValueError(f"arch {arch!r} stacks {gates} gate blocks: weight_ih_l0 must have a multiple of {gates} "
@@ -268,7 +265,10 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     layers = 0
     while f"weight_ih_l{layers}" in state_dict:
         layers += 1
-    kwargs = dict(num_layers=layers, bias="bias_ih_l0" in state_dict, batch_first=True, dtype=dtype)
+    # a bidirectional module (keys ending in '_reverse'): the audit puts each direction to the claims, the
+    # figures take one (--direction)
+    kwargs = dict(num_layers=layers, bias="bias_ih_l0" in state_dict, batch_first=True,
+                  bidirectional="weight_ih_l0_reverse" in state_dict, dtype=dtype)
     if arch == "rnn":
         kwargs["nonlinearity"] = nonlinearity
     if arch == "lstm" and isinstance(state_dict.get("weight_hr_l0"), Tensor):

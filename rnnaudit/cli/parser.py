@@ -180,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--memory-limit", type=positive_float, metavar="GIB",
                            help="refuse a map whose estimated memory is above this many GiB (default: 3/4 of "
                                 "the machine's memory)")
+        p.add_argument("--direction", choices=("forward", "reverse"),
+                       help="one direction of a bidirectional torch module (the reverse one on reversed time: its "
+                            "step 1 reads the last input); of several layers, "
+                            + {"heatmap": "that of --layer", "spectrum": "every layer's matrices",
+                               "lyapunov": "the last layer's"}[name]
+                            + " (default: none; needed for a bidirectional module)")
         if name == "spectrum":
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":

@@ -29,16 +29,26 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
         src = load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
                                seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
                                allow_large=args.allow_large, with_inputs=with_inputs,
-                               submodule=getattr(args, "submodule", None))
+                               submodule=getattr(args, "submodule", None), direction=getattr(args, "direction", None),
+                               layer=getattr(args, "layer", None))
         for note in src.notes:  # how the file was read (a prefix chosen for the user) is said, never silent
             print(f"note: {note}")
         return src
     if getattr(args, "submodule", None):
         raise InputError("--submodule goes with --model, --arch or --weights")
+    if getattr(args, "direction", None):
+        raise InputError("--direction picks one direction of a bidirectional torch module: it goes with --model, "
+                         "--arch or --weights")
     if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
                        n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs)
+
+
+def _layer(args, src):
+    """--layer for the state block, unless it already chose the recurrence (one direction of a bidirectional
+    module is one layer: its cell has that layer alone)."""
+    return None if src.part is not None else args.layer
 
 
 #: Predicted seconds above which ``--method auto`` takes the randomized sketch, where that is cheaper.
@@ -63,7 +73,7 @@ def heatmap_plan(args, src):
     if grid is None and (rtol is None or rtol >= HEATMAP_RTOL):
         grid = DEFAULT_RESOLUTION
     try:
-        rows, _ = state_block(src.cell, args.block, args.layer)
+        rows, _ = state_block(src.cell, args.block, _layer(args, src))
     except ValueError as err:
         raise InputError(f"--block/--layer: {err}") from None
     limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
@@ -99,7 +109,7 @@ def _heatmap(args, src):
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
               disable=not sys.stderr.isatty(), leave=False) as bar:
         return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear, title=src.label,
-                                      rtol=rtol, grid=grid, block=args.block, layer=args.layer,
+                                      rtol=rtol, grid=grid, block=args.block, layer=_layer(args, src),
                                       memory_limit=est.memory_limit, work=bar.update, method=method)
 
 
@@ -110,6 +120,12 @@ def _spectra(args, src):
     from rnnaudit.untrusted import InputError
 
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    module = src.module
+    if src.part is not None and module.num_layers > 1:  # one direction: every layer of it, as for a stack
+        from rnnaudit.cells.adapters import wrap
+
+        matrices = {f"l{k}.{role}": W.detach() for k in range(module.num_layers)
+                    for role, W in wrap(module, direction=args.direction, layer=k).recurrent_matrices().items()}
     if args.role is not None:
         if args.role not in matrices:
             raise InputError(f"--role {args.role!r}: the model's recurrent matrices are {sorted(matrices)}")
@@ -175,8 +191,8 @@ def run(args) -> int:
         if src.cell is None:
             from rnnaudit.untrusted import InputError
 
-            raise InputError(f"{src.label}: a bidirectional module is two recurrences; `rnnaudit audit` reports them "
-                             "separately, the figures take one direction (a bidirectional=False module)")
+            raise InputError(f"{src.label}: a bidirectional module is two recurrences: pass --direction forward or "
+                             "--direction reverse (`rnnaudit audit` reports both)")
         with torch.no_grad():
             fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov}[args.command](args, src)
     data = figure_data(fig)

@@ -267,3 +267,77 @@ def test_a_safetensors_header_claiming_huge_sizes_is_refused_before_allocation(t
     (tmp_path / "W.SAFETENSORS").write_bytes(_safetensors_bytes(f'{{"weight_hh_l0": {entry}}}', bytes(8)))
     err = _error(["spectrum", "--weights", str(tmp_path / "W.SAFETENSORS"), "--out", str(tmp_path / "s.png")], capsys)
     assert "'weight_hh_l0': bytes [0, 80000000000) do not hold" in err
+
+
+# ----------------------------------------------------------------------------- bidirectional modules from --weights
+
+def test_a_bidirectional_state_dict_from_weights_audits_each_direction(tmp_path, monkeypatch):
+    from rnnaudit import wrap
+    from rnnaudit.analysis.diagnostics import state_diagnostics
+
+    monkeypatch.chdir(tmp_path)
+    torch.manual_seed(6)
+    bi = nn.GRU(2, 4, bidirectional=True, batch_first=True)
+    torch.save({f"encoder.{k}": v for k, v in bi.state_dict().items()}, "w.pt")  # a whole model's, too
+    x = torch.randn(2, 8, 2, dtype=torch.float64)
+    torch.save(x, "x.pt")
+    assert cli_status(["audit", "--weights", "w.pt", "--inputs", "x.pt", "--out", "a"]) == 0
+    doc = json.loads((tmp_path / "a" / "audit.json").read_text())
+    assert doc["model"]["bidirectional"] is True
+    assert [d["part"] for d in doc["latest"]["diagnostics"]] == ["layer 0, forward", "layer 0, reverse"]
+    assert {c.get("part") for c in doc["latest"]["claims"]} == {"layer 0, forward", "layer 0, reverse"}
+    reverse = nn.GRU(2, 4, batch_first=True, dtype=torch.float64)  # the reverse weights alone, on reversed time
+    reverse.load_state_dict({k.replace("_reverse", ""): v.double() for k, v in bi.state_dict().items()
+                             if k.endswith("_reverse")})
+    alone = state_diagnostics(wrap(reverse), x.flip(1)).to_json()
+    assert doc["latest"]["diagnostics"][1]["contractivity"] == pytest.approx(alone["contractivity"], rel=1e-12)
+    assert doc["latest"]["diagnostics"][1]["lyapunov"] == pytest.approx(alone["lyapunov"], rel=1e-12)
+
+
+def test_heatmap_direction_reverse_is_the_python_map_of_wrap_direction_reverse(tmp_path, monkeypatch, capsys):
+    import numpy as np
+
+    from rnnaudit import hidden_jacobian_maps, wrap
+
+    monkeypatch.chdir(tmp_path)
+    torch.manual_seed(7)
+    bi = nn.GRU(2, 4, bidirectional=True).double().eval()
+    torch.save(bi.state_dict(), "bi.pt")
+    x = torch.randn(10, 2, dtype=torch.float64)
+    torch.save(x, "x.pt")
+    assert cli_status(["heatmap", "--weights", "bi.pt", "--inputs", "x.pt", "--direction", "reverse", "--certified",
+                       "--out", "h.png"]) == 0
+    data = np.load(tmp_path / "h.npz")
+    (cli_map,) = [data[k] for k in data.files if data[k].shape == (11, 11)]
+    python_map = hidden_jacobian_maps(wrap(bi, direction="reverse"), x.flip(0)).spectral.numpy()
+    np.testing.assert_allclose(cli_map, python_map, rtol=1e-9, atol=0, equal_nan=True)
+    forward = hidden_jacobian_maps(wrap(bi, direction="forward"), x).spectral.numpy()
+    assert not np.allclose(np.nan_to_num(cli_map), np.nan_to_num(forward))  # the direction did change the map
+    capsys.readouterr()
+    assert cli_status(["heatmap", "--weights", "bi.pt", "--inputs", "x.pt", "--out", "h2.png"]) == 2
+    assert "pass --direction forward or --direction reverse" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["spectrum", "lyapunov"])
+def test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lstm(command, tmp_path, monkeypatch,
+                                                                                  capsys):
+    monkeypatch.chdir(tmp_path)
+    torch.manual_seed(8)
+    bi = nn.LSTM(2, 3, num_layers=2, bidirectional=True)
+    torch.save(bi.state_dict(), "bi.pt")
+    extra = ["--T", "12"] if command == "lyapunov" else []
+    assert cli_status([command, "--weights", "bi.pt", "--direction", "reverse", *extra, "--out", "f.png"]) == 0
+    printed = capsys.readouterr().out
+    if command == "lyapunov":
+        assert "layer 1, reverse direction (on reversed time" in printed
+    else:
+        import numpy as np
+
+        data = np.load(tmp_path / "f.npz")
+        eig = [k for k in data.files if k.endswith("eigenvalues")]
+        assert len(eig) == 8  # both layers' four gate matrices of the reverse direction
+        W = bi.weight_hh_l1_reverse.detach().double().chunk(4)[0]
+        want = np.sort_complex(torch.linalg.eigvals(W).numpy())
+        got = [np.sort_complex(data[k]) for k in eig if k.startswith("l1") and "W_hi" in k]
+        np.testing.assert_allclose(got[0], want, rtol=1e-10)
+    assert cli_status([command, "--weights", "bi.pt", "--direction", "sideways", "--out", "f.png"]) == 2
