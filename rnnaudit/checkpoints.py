@@ -15,7 +15,7 @@ A PyTorch user saves weights in a few standard shapes, and each reaches ``--weig
 
 A prefix is "recurrent-looking" when it holds a ``weight_hh_l<k>`` or ``weight_hh`` tensor (directly or under
 ``parametrizations``), the one tensor every torch RNN, GRU, LSTM and their ``*Cell`` have. Imports nothing of
-rnnaudit but the leaves :mod:`rnnaudit.untrusted` and :mod:`rnnaudit.weights_files`.
+rnnaudit but :mod:`rnnaudit.untrusted` and :mod:`rnnaudit.weights_files`.
 """
 
 from __future__ import annotations
@@ -118,8 +118,7 @@ def _describe(shapes: dict) -> str:
     if layout is None or layout.arch is None:
         name = "recurrent"
     else:
-        name = layout.arch.upper() if layout.arch != "rnn" else "RNN"
-        name += "Cell" if layout.kind == "cell" else ""
+        name = layout.arch.upper() + ("Cell" if layout.kind == "cell" else "")
     words = [name] + ([f"{len(layers)} layers"] if len(layers) > 1 else []) + (
         ["bidirectional"] if bidirectional else []) + (["parametrized"] if layout and layout.parametrized else [])
     return ", ".join(words)
@@ -239,7 +238,8 @@ def fit_to_model(state_dict: dict, expected: set[str], where: str, kind: str = "
     notes = [f"stripped the prefix {''.join(wrappers)!r} of a wrapped model (DataParallel, torch.compile)"] \
         if wrappers else []
     if set(out) != expected and expected:
-        heads = {k[: len(k) - len(e)] for k in out for e in expected if k.endswith("." + e)}
+        # every split of a key at a dot whose tail is one of the model's keys: O(keys × depth)
+        heads = {k[:i + 1] for k in out for i, c in enumerate(k) if c == "." and k[i + 1:] in expected}
         fits = [h for h in heads if set(_under(out, h[:-1])) == expected]
         if len(fits) == 1:
             notes.append(f"read the model's tensors under {fits[0][:-1]!r} of {kind}")

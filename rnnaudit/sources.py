@@ -201,7 +201,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
     part = None
     if direction is not None:
-        cell, x, part = _one_direction(module, direction, layer, x)
+        cell, x, part = _one_direction(module, cell, direction, layer, x)
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
     name += f", {submodule}" if submodule else ""
     if part is not None:
@@ -215,11 +215,12 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes, part=part)
 
 
-def _one_direction(module: torch.nn.Module, direction: str, layer: int | None, x: Tensor | None):
+def _one_direction(module: torch.nn.Module, cell, direction: str, layer: int | None, x: Tensor | None):
     """(cell, x, part) of one direction of a bidirectional module: its layer ``layer`` (default the last) wrapped
     (:func:`rnnaudit.cells.adapters.wrap`), the inputs it reads in its own time order (the layers below run on
     ``x``; reversed for the reverse direction), and its label ("layer 0, reverse"), as the audit splits it
-    (:func:`rnnaudit.auditing.layers.recurrences`).
+    (:func:`rnnaudit.auditing.layers.recurrences`). A unidirectional model keeps ``cell`` (its only direction is
+    forward).
 
     Raises:
         InputError: --direction reverse of a unidirectional module; --layer out of range.
@@ -230,7 +231,7 @@ def _one_direction(module: torch.nn.Module, direction: str, layer: int | None, x
     if not getattr(module, "bidirectional", False):
         if direction == "reverse":
             raise InputError(f"--direction reverse: the {type(module).__name__} is unidirectional (no _reverse weights)")
-        return wrap(module), x, None
+        return cell, x, None
     layers = module.num_layers
     k = layers - 1 if layer is None else layer
     if not 0 <= k < layers:

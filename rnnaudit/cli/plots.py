@@ -16,6 +16,9 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
     from rnnaudit.untrusted import InputError
 
     inputs, task, T = (getattr(args, name, None) for name in ("inputs", "task", "T"))
+    if getattr(args, "direction", None) and args.source is not None:  # rnnaudit's cells and Monitor runs: one way
+        raise InputError("--direction picks one direction of a bidirectional torch module: it goes with --model, "
+                         "--arch or --weights, not with SOURCE")
     if args.model and args.source is not None:  # the factory of a Monitor run, passed by the user, never read from it
         if args.weights is not None or inputs is not None or args.arch:
             raise InputError("with SOURCE, --model names the factory of its model; --weights, --inputs and --arch "
@@ -36,9 +39,6 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
         return src
     if getattr(args, "submodule", None):
         raise InputError("--submodule goes with --model, --arch or --weights")
-    if getattr(args, "direction", None):
-        raise InputError("--direction picks one direction of a bidirectional torch module: it goes with --model, "
-                         "--arch or --weights")
     if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,

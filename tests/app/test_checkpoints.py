@@ -341,3 +341,9 @@ def test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lst
         got = [np.sort_complex(data[k]) for k in eig if k.startswith("l1") and "W_hi" in k]
         np.testing.assert_allclose(got[0], want, rtol=1e-10)
     assert cli_status([command, "--weights", "bi.pt", "--direction", "sideways", "--out", "f.png"]) == 2
+    torch.save(nn.GRU(2, 3).state_dict(), "uni.pt")
+    capsys.readouterr()
+    assert _error([command, "--weights", "uni.pt", "--direction", "reverse", "--out", "f.png"], capsys).endswith(
+        "--direction reverse: the GRU is unidirectional (no _reverse weights)")
+    assert "goes with --model, --arch or --weights, not with SOURCE" in _error(
+        [command, "sgornn", "--direction", "forward", "--out", "f.png"], capsys)
