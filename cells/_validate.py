@@ -10,6 +10,14 @@ import torch
 from torch import Tensor
 
 
+def complex_refusal(what: str, dtype: torch.dtype) -> str:
+    """The one line refusing a complex tensor (``what`` names it: "x", "parameter 'lam'", a file's entry): complex
+    states are not yet supported, and no cast is suggested, since a cast to a real dtype drops the imaginary part
+    (a diagonal complex recurrence then reports a wrong λ₁)."""
+    return (f"{what} is complex ({str(dtype).replace('torch.', '')}); complex weights, inputs and states are not yet "
+            "supported by rnnaudit (a cast to a real dtype would drop the imaginary part)")
+
+
 def check_sizes(minimum: int = 1, **sizes) -> None:
     """Check integer sizes (input_size=2, hidden_size=4, ...): ints (a bool or a float such as 4.0 is not
     one) and at least ``minimum``; a ``hidden_size`` (with ``input_size``) whose one-step Jacobians fit the memory
@@ -57,7 +65,8 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
     """Check a batch-first sequence of shape (batch, T, input_size) with T ≥ 1.
 
     Raises:
-        ValueError: wrong rank, width, T = 0, dtype different from the cell's, NaN/Inf.
+        ValueError: wrong rank, width, T = 0, dtype different from the cell's, NaN/Inf; complex x or a complex
+            cell (:func:`complex_refusal`).
     """
     if not isinstance(x, Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape (batch, T, {input_size}), got {type(x).__name__}")
@@ -67,7 +76,11 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
         raise ValueError(f"{name} must have T >= 1 time steps, got T = 0")
     if x.shape[2] != input_size:
         raise ValueError(f"{name} must have input width {input_size} (last dim), got {x.shape[2]}")
-    if not x.is_floating_point():  # an int or complex x: converting the cell to its dtype is no remedy
+    if dtype.is_complex:
+        raise ValueError(complex_refusal("the cell's dtype", dtype))
+    if x.is_complex():
+        raise ValueError(complex_refusal(name, x.dtype))
+    if not x.is_floating_point():  # an int x: converting the cell to its dtype is no remedy
         raise ValueError(f"{name} must be a floating-point tensor like the cell's parameters ({dtype}), got "
                          f"{x.dtype}; convert it (e.g. {name}.to({dtype}))")
     if x.dtype != dtype:
@@ -80,12 +93,14 @@ def check_state(h: Tensor, batch: int, hidden_size: int, dtype: torch.dtype, nam
     """Check an initial hidden state of shape (batch, hidden_size).
 
     Raises:
-        ValueError: not a tensor, wrong shape or dtype, NaN/Inf.
+        ValueError: not a tensor, wrong shape or dtype (complex: :func:`complex_refusal`), NaN/Inf.
     """
     if not isinstance(h, Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape ({batch}, {hidden_size}), got {type(h).__name__}")
     if h.shape != (batch, hidden_size):
         raise ValueError(f"{name} must have shape ({batch}, {hidden_size}), got {tuple(h.shape)}")
+    if h.is_complex():
+        raise ValueError(complex_refusal(name, h.dtype))
     if h.dtype != dtype:
         raise ValueError(f"{name} has dtype {h.dtype}, expected {dtype}")
     require_finite(name, h)

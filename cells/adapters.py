@@ -47,10 +47,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.cells._validate import check_state_memory
+from rnnaudit.cells._validate import check_state_memory, complex_refusal
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES"]
+__all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES", "meta_tensor_name", "complex_tensor_name"]
 
 #: torch module types :func:`wrap` models itself (anything else goes through the step protocol).
 SUPPORTED_MODULES = (nn.RNN, nn.GRU, nn.LSTM, nn.RNNCell, nn.GRUCell, nn.LSTMCell)
@@ -104,36 +104,49 @@ class TorchRecurrent(RecurrentCell):
     layer k when the module has more than one layer, none otherwise: ``"W_hr"`` for a one-layer GRU,
     ``"l1.W_hr"`` for the second layer of a stacked one.
 
+    A bidirectional module is two recurrences, one per direction: ``direction`` picks one. The reverse
+    direction (torch's ``*_reverse`` weights) runs on reversed time, so it is probed on the flipped
+    sequence (``x.flip(-2)``: its step 1 reads x_T). With several layers, layer l > 0 of either direction
+    reads both directions' outputs of layer l − 1 (concatenated, forward first, as torch stacks them), so
+    one direction is one recurrence per layer: ``layer`` picks it, and its inputs (width 2·P or 2·H) are
+    those outputs. ``layer`` also picks one layer of a unidirectional stack (inputs: the layer below's h).
+
     Args:
         module: the torch module (kept, not copied: later changes to its weights are seen; its sizes
             are read once, here).
+        direction: ``"forward"`` or ``"reverse"``, needed for a bidirectional module (None: forward).
+        layer: one layer k of a stacked module (its ``*_l{k}`` weights) as a one-layer recurrence; needed
+            for a bidirectional module of several layers (None: every layer).
 
     Attributes:
-        module: the wrapped module. kind: ``"rnn"``, ``"gru"`` or ``"lstm"``. num_layers: L.
+        module: the wrapped module. kind: ``"rnn"``, ``"gru"`` or ``"lstm"``. num_layers: L (1 with ``layer``).
+        direction: "forward" or "reverse". layers: torch's layer indices modelled, in order.
         units: torch's ``hidden_size`` H. proj_size: P (0 without projection). input_size: n.
         hidden_size: S, the packed state width the probes see (above).
 
     Raises:
-        ValueError: a bidirectional module (its two directions are no single recurrence in t).
+        ValueError: a bidirectional module without ``direction`` (or, with several layers, without ``layer``);
+            ``direction="reverse"`` of a unidirectional module; a ``layer`` out of range or of a ``*Cell``.
     """
 
-    def __init__(self, module: nn.Module):
+    def __init__(self, module: nn.Module, direction: str | None = None, layer: int | None = None):
         super().__init__()
         if not isinstance(module, SUPPORTED_MODULES):
             raise ValueError(f"TorchRecurrent wraps {', '.join(m.__name__ for m in SUPPORTED_MODULES)}, "
                              f"got {type(module).__name__}")
-        if getattr(module, "bidirectional", False):
-            raise ValueError(f"a bidirectional {type(module).__name__} is not one recurrence in t; wrap each "
-                             "direction separately (bidirectional=False modules), got bidirectional=True")
         self.module = module
         self.is_cell = isinstance(module, (nn.RNNCell, nn.GRUCell, nn.LSTMCell))
+        self.layers = _chosen_layers(module, direction, layer, self.is_cell)
+        self.direction = direction or "forward"
+        self._suffix = "_reverse" if direction == "reverse" else ""
         self.kind = ("lstm" if isinstance(module, (nn.LSTM, nn.LSTMCell)) else
                      "gru" if isinstance(module, (nn.GRU, nn.GRUCell)) else "rnn")
-        self.num_layers = 1 if self.is_cell else module.num_layers
+        self.num_layers = len(self.layers)
         self.units = module.hidden_size  # torch's H
         self.proj_size = 0 if self.is_cell else module.proj_size
         self.h_size = self.proj_size or self.units  # width of each layer's h
-        self.input_size = module.input_size
+        directions = 2 if getattr(module, "bidirectional", False) else 1
+        self.input_size = module.input_size if self.layers[0] == 0 else directions * self.h_size
         L = self.num_layers
         self.hidden_size = L * (self.h_size + self.units) if self.kind == "lstm" else L * self.units
         if self.kind == "rnn":
@@ -146,7 +159,7 @@ class TorchRecurrent(RecurrentCell):
         return f"l{layer}." if self.num_layers > 1 else ""
 
     def _torch_name(self, tensor: str, layer: int) -> str:
-        return tensor if self.is_cell else f"{tensor}_l{layer}"
+        return tensor if self.is_cell else f"{tensor}_l{self.layers[layer]}{self._suffix}"
 
     def state_slices(self) -> dict[str, slice]:
         """Part name → slice of the packed state: ``"h"`` (and ``"c"`` for an LSTM) for one layer,
@@ -339,6 +352,31 @@ class TorchRecurrent(RecurrentCell):
                                   "module with your own code and load its state_dict")
 
 
+def _chosen_layers(module: nn.Module, direction: str | None, layer: int | None, is_cell: bool) -> tuple[int, ...]:
+    """torch's layer indices a :class:`TorchRecurrent` models, after checking ``direction`` and ``layer``."""
+    name = type(module).__name__
+    bidirectional = bool(getattr(module, "bidirectional", False))
+    layers = 1 if is_cell else module.num_layers
+    if direction not in (None, "forward", "reverse"):
+        raise ValueError(f"direction must be 'forward' or 'reverse', got {direction!r}")
+    if bidirectional and direction is None:
+        raise ValueError(f"a bidirectional {name} is two recurrences, one per direction: pass direction='forward' "
+                         "or direction='reverse' (the reverse one runs on reversed time: probe it on x.flip(-2))")
+    if not bidirectional and direction == "reverse":
+        raise ValueError(f"direction='reverse': the {name} is unidirectional (bidirectional=False)")
+    if layer is not None:
+        if is_cell:
+            raise ValueError(f"layer={layer!r}: a {name} has one layer; leave out layer")
+        if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < layers:
+            raise ValueError(f"layer must be an int in [0, {layers - 1}] (torch's weight_hh_l<k>), got {layer!r}")
+        return (layer,)
+    if bidirectional and layers > 1:
+        raise ValueError(f"a bidirectional {name} of {layers} layers: layer k > 0 reads both directions of layer "
+                         f"k − 1, so one direction is one recurrence per layer; pass layer=k too (0 … {layers - 1}), "
+                         "and probe it on the outputs of the layers below")
+    return tuple(range(layers))
+
+
 class StepCell(RecurrentCell):
     """Any step function as a :class:`RecurrentCell` (the protocol of :func:`wrap`).
 
@@ -498,10 +536,22 @@ def meta_tensor_name(module: nn.Module) -> str | None:
     return next((name for name, t in [*module.named_parameters(), *module.named_buffers()] if t.is_meta), None)
 
 
+def complex_tensor_name(module: nn.Module) -> tuple[str, torch.dtype] | None:
+    """The first parameter or buffer of ``module`` that is complex, as ("parameter 'lam'", dtype), or None: complex
+    states are not yet supported, and the float64 copy the probes take would drop the imaginary part."""
+    return next(((f"{kind} {name!r}", t.dtype) for kind, items in (("parameter", module.named_parameters()),
+                                                                  ("buffer", module.named_buffers()))
+                 for name, t in items if t.is_complex()), None)
+
+
 def _require_values(module) -> None:
-    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`)."""
+    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`) or are complex
+    (:func:`complex_tensor_name`)."""
     if not isinstance(module, nn.Module):
         return
+    odd = complex_tensor_name(module)
+    if odd is not None:
+        raise ValueError(complex_refusal(f"the model's {odd[0]}", odd[1]))
     meta = meta_tensor_name(module)
     if meta is not None:
         raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
@@ -510,7 +560,8 @@ def _require_values(module) -> None:
 
 def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
          state_sizes: tuple[int, ...] | None = None, pack: Callable | None = None, unpack: Callable | None = None,
-         recurrent: dict | None = None, dtype: torch.dtype = torch.float64) -> RecurrentCell:
+         recurrent: dict | None = None, dtype: torch.dtype = torch.float64, direction: str | None = None,
+         layer: int | None = None) -> RecurrentCell:
     """The probes' view of any recurrent model (see the module docstring for an example).
 
     Args:
@@ -537,25 +588,37 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         dtype: of the state when the model has no parameters (float64 by default; otherwise the
             parameters' dtype). Probes expect float64: convert the model first, e.g.
             ``wrap(copy.deepcopy(model).double())`` to keep the original in float32.
+        direction: for a bidirectional ``torch.nn.RNN``/``GRU``/``LSTM`` (needed there): ``"forward"`` or
+            ``"reverse"``, the recurrence of that direction alone; the reverse one runs on reversed time, so
+            probe it on ``x.flip(-2)`` (see :class:`TorchRecurrent`).
+        layer: one layer k of a stacked torch module, as a one-layer recurrence whose inputs are the outputs
+            of the layers below (needed with ``direction`` for a bidirectional module of several layers).
 
     Returns:
         A :class:`RecurrentCell` sharing the model's parameters (no copy).
 
     Raises:
         ValueError: an unsupported object (the message names what is supported), a bidirectional torch
-            module, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
+            module without ``direction`` (or, of several layers, without ``layer``), ``direction``/``layer`` for
+            anything but a torch RNN/GRU/LSTM or out of range, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
             memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
-            not summing to ``state_size``, protocol arguments given for a torch module, or a module on the meta
-            device (shapes without values).
+            not summing to ``state_size``, protocol arguments given for a torch module, a module on the meta
+            device (shapes without values), or complex parameters, buffers or ``dtype`` (complex states are not
+            yet supported; :func:`cells._validate.complex_refusal`).
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
+    if isinstance(dtype, torch.dtype) and dtype.is_complex:
+        raise ValueError(complex_refusal("dtype", dtype))
     _require_values(model if isinstance(model, nn.Module) else getattr(getattr(model, "step", model), "__self__", None))
+    if (direction is not None or layer is not None) and not isinstance(model, SUPPORTED_MODULES):
+        raise ValueError(f"direction= and layer= pick one recurrence of a torch.nn.RNN, GRU or LSTM; got a "
+                         f"{type(model).__name__}")
     if isinstance(model, (RecurrentCell, *SUPPORTED_MODULES)):
         given = [k for k, v in protocol.items() if v is not None]
         if given:
             raise ValueError(f"{type(model).__name__} is wrapped from its own attributes; leave out {given}")
-        return model if isinstance(model, RecurrentCell) else TorchRecurrent(model)
+        return model if isinstance(model, RecurrentCell) else TorchRecurrent(model, direction, layer)
     step_method = getattr(model, "step", None)
     fn = step_method if callable(step_method) else model
     if not callable(fn) or not _takes_two_arguments(fn):

@@ -5,7 +5,8 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -34,6 +35,10 @@ class Source:
         readout: the trained readout weight (k, h) for a checkpoint or run, else None.
         trained_dtype: the dtype a user's model was trained in (the cell itself is float64).
         module: a user's own module (float64 copy) the cell wraps, else None.
+        notes: how a user's weights file was read (a prefix selected or stripped, a wrapper looked through),
+            one line each, for the output.
+        part: for one direction of a bidirectional module, which recurrence the cell is ("layer 1, reverse"),
+            its x the inputs of that recurrence in its own time order; else None.
     """
 
     cell: torch.nn.Module
@@ -43,6 +48,8 @@ class Source:
     readout: Tensor | None = None
     trained_dtype: torch.dtype | None = None
     module: torch.nn.Module | None = None
+    notes: list[str] = field(default_factory=list)
+    part: str | None = None
 
 
 def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
@@ -127,7 +134,7 @@ def config_input_size(model) -> int:
 def load_user_source(model: str | None = None, weights=None, arch: str | None = None, *, inputs=None,
                      task: str | None = None, T: int | None = None, seed: int = 0, nonlinearity: str = "tanh",
                      n_sequences: int = 1, allow_large: bool = False, with_inputs: bool = True,
-                     submodule: str | None = None) -> Source:
+                     submodule: str | None = None, direction: str | None = None, layer: int | None = None) -> Source:
     """A user's own model, wrapped for the probes (:func:`rnnaudit.cells.adapters.wrap`), and its inputs.
 
     Args:
@@ -140,7 +147,13 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         with_inputs: False for the model alone (``x`` None): no task is drawn, so a model of any input
             width loads without ``inputs``.
         submodule: a dotted path to the recurrent module inside the model (``encoder.rnn``), which is the
-            one probed; its inputs are the submodule's own (``--inputs``).
+            one probed; its inputs are the submodule's own (``--inputs``). With ``--weights`` alone (or
+            ``--arch``), the prefix of its tensors in the file (:func:`rnnaudit.checkpoints.select_recurrent`).
+        direction: ``forward`` or ``reverse``, one direction of a bidirectional module for the figures
+            (:func:`rnnaudit.cells.adapters.wrap`'s ``direction``); None leaves ``cell`` None for a bidirectional
+            module (the audit splits it itself).
+        layer: with ``direction``, the layer of a stacked bidirectional module (default: the last); its x are
+            then the outputs of the layers below, and the reverse direction's run on reversed time.
 
     Returns:
         a :class:`Source`: the wrapped cell (float64), x (m, T, n) float64, a label naming the model.
@@ -156,8 +169,10 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
 
     from rnnaudit.cells.copying import probe_copy
 
-    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large)
-    if submodule is not None:
+    notes: list[str] = []
+    module = load_user_model(model, weights, arch, nonlinearity=nonlinearity, dtype=None, allow_large=allow_large,
+                             submodule=submodule if model is None else None, notes=notes)
+    if submodule is not None and model is not None:
         module = _submodule(module, submodule)
     # from the shapes, before the float64 copy below allocates them again
     check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}",
@@ -168,9 +183,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         cell = wrap(module)
     except ValueError as err:
         if not getattr(module, "bidirectional", False):
-            raise InputError(f"--model: {err}; to probe an RNN inside a larger model, name it with --submodule "
-                             "PATH (e.g. encoder.rnn)") from None
-        cell = None  # a bidirectional module: the audit splits it into its directions
+            raise InputError(f"--model: {err}; {_recurrent_children_hint(module)}") from None
+        cell = None  # a bidirectional module: the audit splits it into its directions, a figure takes --direction
     width = module.input_size if cell is None else cell.input_size
     check_sizes("the model", allow_large=allow_large, hidden=module.hidden_size if cell is None else cell.hidden_size)
     if not with_inputs:
@@ -185,15 +199,70 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{width}: pass --inputs FILE.pt with your own sequences")
         x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+    part = None
+    if direction is not None:
+        cell, x, part = _one_direction(module, cell, direction, layer, x)
     name = model if model is not None else f"torch.nn.{type(module).__name__} from {Path(weights).name}"
     name += f", {submodule}" if submodule else ""
+    if part is not None:
+        name += f", {part} direction" + (" (on reversed time: its step 1 reads the last input)"
+                                          if part.endswith("reverse") else "")
+    inferred = next((m.group(1) for n in notes if (m := re.search(r"--submodule (\S+) selects it explicitly", n))), None)
+    if inferred is not None and not submodule:
+        name += f", {inferred} (the file's only recurrent module)"
     kind = parametrize.type_before_parametrizations(module).__name__
     label = f"{name} ({kind}, {_size_words(module, cell)})".encode("utf-8", "replace").decode("utf-8")
-    return Source(cell, x, label, trained_dtype=trained, module=module)
+    return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes, part=part)
+
+
+def _one_direction(module: torch.nn.Module, cell, direction: str, layer: int | None, x: Tensor | None):
+    """(cell, x, part) of one direction of a bidirectional module: its layer ``layer`` (default the last) wrapped
+    (:func:`rnnaudit.cells.adapters.wrap`), the inputs it reads in its own time order (the layers below run on
+    ``x``; reversed for the reverse direction), and its label ("layer 0, reverse"), as the audit splits it
+    (:func:`rnnaudit.auditing.layers.recurrences`). A unidirectional model keeps ``cell`` (its only direction is
+    forward).
+
+    Raises:
+        InputError: --direction reverse of a unidirectional module; --layer out of range.
+    """
+    from rnnaudit.auditing.layers import recurrences
+    from rnnaudit.cells.adapters import wrap
+
+    if not getattr(module, "bidirectional", False):
+        if direction == "reverse":
+            raise InputError(f"--direction reverse: the {type(module).__name__} is unidirectional (no _reverse weights)")
+        return cell, x, None
+    layers = module.num_layers
+    k = layers - 1 if layer is None else layer
+    if not 0 <= k < layers:
+        raise InputError(f"--layer {layer}: the {type(module).__name__} has layers 0 … {layers - 1}")
+    cell = wrap(module, direction=direction, layer=k if layers > 1 else None)
+    part = f"layer {k}, {direction}"
+    if x is not None:
+        x = next(p.inputs for p in recurrences(module, x) if p.label == part)
+    return cell, x, part
+
+
+def _recurrent_children_hint(model: torch.nn.Module) -> str:
+    """The --submodule to pass: the model's torch recurrent submodules, listed, or a generic example."""
+    from rnnaudit.cells.adapters import SUPPORTED_MODULES
+
+    found = [(name, type(m).__name__) for name, m in model.named_modules() if name and isinstance(m, SUPPORTED_MODULES)]
+    if not found:
+        return "to probe an RNN inside a larger model, name it with --submodule PATH (e.g. encoder.rnn)"
+    listed = ", ".join(f"{name!r} ({kind})" for name, kind in found[:8])
+    return f"its recurrent submodules are {listed}; pass --submodule {found[0][0]}"
 
 
 def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:
-    """``model.get_submodule(path)``, refused with one line naming the path and the model's children."""
+    """``model.get_submodule(path)``, refused with one line naming the path and the model's children. A path
+    written with a wrapper's prefix (``module.rnn`` of DataParallel, ``_orig_mod.rnn`` of torch.compile) is read
+    without it once the wrapper has been looked through."""
+    from rnnaudit.checkpoints import WRAPPER_PREFIXES
+
+    for prefix in WRAPPER_PREFIXES:
+        if path.startswith(prefix) and not hasattr(model, prefix[:-1]):
+            path = path[len(prefix):]
     try:
         return model.get_submodule(path)
     except AttributeError:

@@ -17,10 +17,11 @@ import sys
 import torch
 from torch import Tensor, nn
 
+from rnnaudit.cells._validate import complex_refusal
 from rnnaudit.limits import check_sizes
 from rnnaudit.untrusted import load_torch_file
 
-__all__ = ["ARCHS", "import_factory", "load_state_dict_file", "load_weights", "model_from_state_dict", "load_inputs",
+__all__ = ["ARCHS", "import_factory", "load_state_dict_file", "load_checkpoint_file", "unwrapped", "load_weights", "model_from_state_dict", "load_inputs",
            "load_user_model"]
 
 #: --arch name → the torch module built from a plain state_dict, and its gates per weight row block
@@ -144,22 +145,30 @@ def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor
     Loaded with ``weights_only=True`` (torch) or as safetensors data, the sizes its header (safetensors) or
     zip records and shapes (torch) declare checked against the limits first
     (:func:`rnnaudit.weights_files.read_weights_file`). A checkpoint dict holding the state_dict under
-    ``"state_dict"`` or ``"model_state_dict"`` (two common layouts) is accepted too.
+    ``"state_dict"`` (PyTorch Lightning), ``"model_state_dict"`` or ``"model"`` is accepted too
+    (:func:`rnnaudit.checkpoints.unwrap_checkpoint`).
 
     Raises:
         ValueError: the file missing, unreadable (garbage, truncated), holding objects other than
-            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, or with
+            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, complex, or with
             NaN/Inf entries; the message names the file.
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
+    return load_checkpoint_file(path, allow_large=allow_large)[0]
+
+
+def load_checkpoint_file(path, *, allow_large: bool = False) -> tuple[dict[str, Tensor], str]:
+    """:func:`load_state_dict_file`, and the layout in words for messages ("a state dict", "a Lightning
+    checkpoint's state dict", …; :func:`rnnaudit.checkpoints.unwrap_checkpoint`).
+
+    Raises:
+        ValueError: as :func:`load_state_dict_file`.
+    """
+    from rnnaudit.checkpoints import unwrap_checkpoint
     from rnnaudit.weights_files import read_weights_file
 
     data = read_weights_file(path, allow_large=allow_large)
-    if isinstance(data, dict):
-        for key in ("state_dict", "model_state_dict"):
-            if isinstance(data.get(key), dict):
-                data = data[key]
-                break
+    data, kind = unwrap_checkpoint(data, str(path))
     if not isinstance(data, dict) or not data:
         raise ValueError(f"weights file {str(path)!r} must hold a non-empty state_dict (name → tensor), got "
                          f"{type(data).__name__ if not isinstance(data, dict) else 'an empty dict'}")
@@ -169,8 +178,7 @@ def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor
                          "named by strings")
     odd = [k for k, v in data.items() if v.is_complex()]
     if odd:
-        raise ValueError(f"weights file {str(path)!r}: {odd[0]!r} is complex ({data[odd[0]].dtype}); recurrent "
-                         "weights must be real (a complex tensor's imaginary part would be dropped)")
+        raise ValueError(f"weights file {str(path)!r}: {complex_refusal(repr(odd[0]), data[odd[0]].dtype)}")
     nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items() if v.is_floating_point()}
     nonfinite = {k: n for k, n in nonfinite.items() if n}
     if nonfinite:
@@ -178,7 +186,7 @@ def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor
         raise ValueError(f"weights file {str(path)!r}: {name!r} holds {n} NaN/Inf entries"
                          f"{f' (and {len(nonfinite) - 1} more tensors)' if len(nonfinite) > 1 else ''}; "
                          "the probes need finite parameters (a diverged run?)")
-    return dict(data)
+    return dict(data), kind
 
 
 def _mismatches(expected: dict[str, Tensor], given: dict[str, Tensor]) -> list[str]:
@@ -233,7 +241,8 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
 
     Sizes are read from the tensors: input_size and H from ``weight_ih_l0`` ((gates·H, n)), the number
     of layers from the ``weight_ih_l{k}`` present, bias from ``bias_ih_l0``, proj_size from
-    ``weight_hr_l0`` (LSTM); the module is ``batch_first=True`` and in evaluation mode.
+    ``weight_hr_l0`` (LSTM), bidirectional from ``weight_ih_l0_reverse``; the module is ``batch_first=True``
+    and in evaluation mode.
 
     Args:
         state_dict: torch's parameter names (``weight_ih_l0``, ...) → tensors.
@@ -242,8 +251,7 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
         dtype: of the built module (float64 for the probes).
 
     Raises:
-        ValueError: unknown arch or nonlinearity; no ``weight_ih_l0``; a bidirectional state_dict;
-            row counts that are no multiple of the arch's gates; keys or shapes that do not match the
+        ValueError: unknown arch or nonlinearity; no ``weight_ih_l0``; row counts that are no multiple of the arch's gates; keys or shapes that do not match the
             inferred module (each named).
     """
     from rnnaudit.weights_files import layout_of
@@ -269,12 +277,10 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     first = state_dict.get("weight_ih_l0")
     if not isinstance(first, Tensor) or first.dim() != 2:
         prefixed = sorted({k[: -len("weight_ih_l0")] for k in state_dict if k.endswith("weight_ih_l0")})
-        hint = f"; the keys carry a prefix {prefixed[0]!r}: strip it first" if prefixed else ""
+        hint = f"; the keys carry a prefix {prefixed[0]!r}: pass --submodule {prefixed[0].rstrip('.')}" \
+            if prefixed else ""
         raise ValueError(f"a state_dict of torch.nn.{cls.__name__} needs a 2-D 'weight_ih_l0', keys are "
                          f"{sorted(state_dict)[:8]}{hint}")
-    if any(k.endswith("_reverse") for k in state_dict):
-        raise ValueError("the state_dict is of a bidirectional module (keys ending in '_reverse'), which has no "
-                         "single recurrence in t; supported: unidirectional rnn, gru, lstm")
     rows, input_size = first.shape
     if rows % gates:
         raise ValueError(f"arch {arch!r} stacks {gates} gate blocks: weight_ih_l0 must have a multiple of {gates} "
@@ -282,7 +288,10 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     layers = 0
     while f"weight_ih_l{layers}" in state_dict:
         layers += 1
-    kwargs = dict(num_layers=layers, bias="bias_ih_l0" in state_dict, batch_first=True, dtype=dtype)
+    # a bidirectional module (keys ending in '_reverse'): the audit puts each direction to the claims, the
+    # figures take one (--direction)
+    kwargs = dict(num_layers=layers, bias="bias_ih_l0" in state_dict, batch_first=True,
+                  bidirectional="weight_ih_l0_reverse" in state_dict, dtype=dtype)
     if arch == "rnn":
         kwargs["nonlinearity"] = nonlinearity
     if arch == "lstm" and isinstance(state_dict.get("weight_hr_l0"), Tensor):
@@ -334,14 +343,16 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64, al
         (batch, T, n) in ``dtype`` (a (T, n) tensor gets batch 1).
 
     Raises:
-        ValueError: the file missing/unreadable/unsafe (as :func:`load_state_dict_file`); not a
-            floating tensor; not 2-D or 3-D; T = 0 or batch = 0; last dimension ≠ input_size; NaN/Inf.
+        ValueError: the file missing/unreadable/unsafe (as :func:`load_state_dict_file`); complex (not yet
+            supported); not a floating tensor; not 2-D or 3-D; T = 0 or batch = 0; last dimension ≠ input_size; NaN/Inf.
     """
     x = _safe_load(path, "inputs", allow_large)
     where = f"inputs file {str(path)!r}"
     if not isinstance(x, Tensor):
         raise ValueError(f"{where} must hold one tensor of shape (T, {input_size}) or (batch, T, {input_size}), "
                          f"got a {type(x).__name__}")
+    if x.is_complex():
+        raise ValueError(f"{where}: {complex_refusal('the tensor', x.dtype)}")
     if not x.is_floating_point():
         raise ValueError(f"{where} must hold a floating-point tensor, got dtype {x.dtype}")
     if x.dim() not in (2, 3):
@@ -357,26 +368,56 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64, al
     return x.to(dtype)
 
 
+def unwrapped(module: nn.Module) -> nn.Module:
+    """The model inside a wrapper that adds a prefix to every key: ``nn.DataParallel``,
+    ``DistributedDataParallel`` or a module like them (no tensors of its own, one child named ``module``), and
+    torch.compile's ``OptimizedModule`` (its child ``_orig_mod``), any number deep."""
+    while True:
+        children = dict(module.named_children())
+        inner = children.get("module", children.get("_orig_mod"))
+        if inner is None or len(children) != 1 or any(True for _ in module.parameters(recurse=False)) or any(
+                True for _ in module.buffers(recurse=False)):
+            return module
+        module = inner
+
+
 def load_user_model(model: str | None = None, weights=None, arch: str | None = None, *,
                     nonlinearity: str = "tanh", dtype: torch.dtype | None = torch.float64,
-                    allow_large: bool = False) -> nn.Module:
+                    allow_large: bool = False, submodule: str | None = None,
+                    notes: list[str] | None = None) -> nn.Module:
     """The model the command line names: ``--model MODULE:FACTORY`` (with optional ``--weights``), or
     ``--arch rnn|gru|lstm --weights FILE`` (a plain state_dict), or ``--weights FILE`` alone (the architecture
     inferred from the shapes); in ``dtype`` (None: the dtype it was trained in, so the audit can judge its
     constraints with the matching slack), evaluation mode.
 
+    Checkpoints as users save them (:mod:`rnnaudit.checkpoints`): with ``--arch`` or ``--weights`` alone, a whole
+    model's state dict, a Lightning checkpoint or an HF-style safetensors file is read under the prefix
+    ``submodule`` names (or its only recurrent-looking prefix); with ``--model``, a factory's wrapper
+    (DataParallel, DistributedDataParallel, torch.compile) is looked through (:func:`unwrapped`) and the file's
+    wrapper or Lightning prefixes are matched to the model's keys.
+
+    Args:
+        submodule: with ``--arch``/``--weights`` alone, the prefix of the recurrent module's tensors in the file
+            (with ``--model`` the caller selects the submodule of the built model).
+        notes: a list the notes on how the file was read are appended to (for the output), or None.
+
     Raises:
         ValueError: both model and arch; neither with no weights; arch without weights; any error of
             :func:`import_factory`, :func:`load_state_dict_file`, :func:`load_weights`,
-            :func:`model_from_state_dict`.
+            :func:`model_from_state_dict`, :func:`rnnaudit.checkpoints.select_recurrent`.
     """
+    from rnnaudit.checkpoints import fit_to_model, select_recurrent
+
+    notes = [] if notes is None else notes
     if (model is not None and arch is not None) or (model is None and arch is None and weights is None):
         raise ValueError("give either --model MODULE:FACTORY (with optional --weights) or --arch rnn|gru|lstm with "
                          "--weights FILE")
     if model is None:
         if weights is None:
             raise ValueError("--arch needs --weights FILE (the state_dict to read the sizes from)")
-        state_dict = load_state_dict_file(weights, allow_large=allow_large)
+        state_dict, kind = load_checkpoint_file(weights, allow_large=allow_large)
+        state_dict, note = select_recurrent(state_dict, submodule, str(weights), kind)
+        notes += [f"{weights}: {note}"] if note else []
         odd = next((k for k, v in state_dict.items() if not v.is_floating_point()), None)
         if odd is not None:  # every tensor of a torch RNN/GRU/LSTM is a floating weight or bias
             raise ValueError(f"weights file {str(weights)!r}: {odd!r} is {state_dict[odd].dtype}; the weights of "
@@ -385,6 +426,14 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
         return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained,
                                      allow_large=allow_large)
     module = import_factory(model)
+    inner = unwrapped(module)
+    if inner is not module:
+        notes.append(f"{model}() returned a wrapper ({type(module).__name__}); probing the {type(inner).__name__} "
+                     "inside it")
+        module = inner
     if weights is not None:
-        load_weights(module, load_state_dict_file(weights, allow_large=allow_large), f"weights file {str(weights)!r}")
+        state_dict, kind = load_checkpoint_file(weights, allow_large=allow_large)
+        state_dict, note = fit_to_model(state_dict, set(module.state_dict()), str(weights), kind)
+        notes += [f"{weights}: {note}"] if note else []
+        load_weights(module, state_dict, f"weights file {str(weights)!r}")
     return (module if dtype is None else module.to(dtype)).eval()

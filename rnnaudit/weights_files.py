@@ -1,6 +1,6 @@
 """Weights files as users hold them, read as data with their sizes checked first.
 
-- ``.safetensors``: the header (an 8-byte little-endian length, then that many bytes of JSON naming each
+- safetensors (named ``.safetensors`` in any case, or recognised by its first bytes): the header (an 8-byte little-endian length, then that many bytes of JSON naming each
   tensor's dtype, shape and byte range) is parsed as data and checked (length within the file, every
   range inside the data section and of the size its dtype and shape say) before a byte of tensor data is
   read; then :func:`safetensors.torch.load_file` reads it (a format that holds tensors only).
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import zipfile
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from pathlib import Path
 from rnnaudit.limits import LIMITS, check_sizes
 from rnnaudit.untrusted import InputError, require_file
 
-__all__ = ["SAFETENSORS_DTYPES", "MAX_HEADER_BYTES", "safetensors_header", "read_weights_file", "Layout", "layout_of"]
+__all__ = ["SAFETENSORS_DTYPES", "MAX_HEADER_BYTES", "is_safetensors", "safetensors_header", "read_weights_file", "Layout", "layout_of"]
 
 #: safetensors dtype name → bytes per element (the format's own list)
 SAFETENSORS_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
@@ -34,12 +35,39 @@ SAFETENSORS_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 
 MAX_HEADER_BYTES = 100_000_000
 
 
+class _DuplicateKey(Exception):
+    """A JSON object naming one key twice (json keeps the last silently)."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def is_safetensors(path: Path) -> bool:
+    """Whether ``path`` is a safetensors file: named ``.safetensors`` in any case (``W.SAFETENSORS``), or, under
+    another name, not a zip archive (a torch file is one) and starting as the format does (an 8-byte header
+    length, then a JSON object's ``{``)."""
+    if path.suffix.lower() == ".safetensors":
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(9)
+    except OSError:
+        return False
+    return len(head) == 9 and head[8:9] == b"{" and not zipfile.is_zipfile(path)
+
+
 def safetensors_header(path: str | os.PathLike) -> dict[str, tuple[str, tuple[int, ...]]]:
     """The tensors a ``.safetensors`` file declares, name → (dtype, shape), from its header only.
 
     Raises:
         InputError: a header length beyond the file or :data:`MAX_HEADER_BYTES`, a header that is not a
-            JSON object of well-formed entries, an unknown dtype, a byte range outside the data section or
+            JSON object of well-formed entries, a tensor name given twice, an unknown dtype, a byte range outside the data section or
             of the wrong size for its dtype and shape (each names the file and the tensor).
     """
     p = require_file(path, "weights file")
@@ -53,7 +81,10 @@ def safetensors_header(path: str | os.PathLike) -> dict[str, tuple[str, tuple[in
             raise InputError(f"{p}: not a safetensors file (header length {n} for a file of {size} bytes)")
         raw = fh.read(n)
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except _DuplicateKey as dup:
+        raise InputError(f"{p}: the safetensors header names {dup.args[0]!r} twice; a tensor name must be unique "
+                         "(the file is damaged or was not written by a safetensors library)") from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise InputError(f"{p}: the safetensors header is not JSON (or nests too deeply)") from None
     if not isinstance(header, dict):
@@ -93,10 +124,15 @@ def _check_shapes(where: str, shapes: dict[str, tuple[int, ...]], allow_large: b
         for d in shape:
             if d > LIMITS.elements and not allow_large:  # a zero-size tensor may still claim a huge width
                 check_sizes(f"{where}: tensor {name!r}", allow_large=allow_large, elements=d)
-    layout = layout_of(shapes, None, strict=False)
-    if layout is not None:
-        check_sizes(where, allow_large=allow_large, hidden=layout.hidden_size or None,
-                    elements=layout.hidden_size * max(layout.input_size, 1) or None)
+    # every prefix holding a recurrent module (a whole model's state dict), the top level included
+    prefixes = {k[: -len(suffix)] for k in shapes for suffix in ("weight_ih_l0", "weight_ih")
+                if k.endswith(suffix) and (len(k) == len(suffix) or k[-len(suffix) - 1] == ".")}
+    for prefix in sorted(prefixes):
+        sub = {k[len(prefix):]: v for k, v in shapes.items() if k.startswith(prefix)}
+        layout = layout_of(sub, None, strict=False)
+        if layout is not None:
+            check_sizes(where, allow_large=allow_large, hidden=layout.hidden_size or None,
+                        elements=layout.hidden_size * max(layout.input_size, 1) or None)
 
 
 def _torch_file_records(p: Path) -> None:
@@ -119,12 +155,18 @@ def read_weights_file(path: str | os.PathLike, *, allow_large: bool = False) -> 
     Returns:
         what the file holds (a state dict, or a torch file's checkpoint dict), tensors on the CPU.
 
+    A safetensors file is recognised by its name in any case (``W.SAFETENSORS``) or by its first bytes
+    (:func:`is_safetensors`). A torch file that ``weights_only=True`` refuses is named as a Lightning checkpoint
+    where its pickle's bytes (searched, never unpickled) hold Lightning's version key.
+
     Raises:
-        InputError: as :func:`safetensors_header` and :func:`rnnaudit.untrusted.load_torch_file`.
-        rnnaudit.limits.TooLargeError: a tensor or an inferred size above the limits.
+        InputError: as :func:`safetensors_header` and :func:`rnnaudit.untrusted.load_torch_file` (a refused
+            Lightning checkpoint: one line saying so and how to save its weights alone).
+        rnnaudit.limits.TooLargeError: a tensor or an inferred size above the limits (per recurrent prefix of a
+            whole model's state dict).
     """
     p = require_file(path, "weights file")
-    if p.suffix == ".safetensors":
+    if is_safetensors(p):
         header = safetensors_header(p)
         _check_shapes(str(p), {k: v[1] for k, v in header.items()}, allow_large)
         from safetensors import SafetensorError
@@ -138,14 +180,43 @@ def read_weights_file(path: str | os.PathLike, *, allow_large: bool = False) -> 
 
     if not allow_large:
         _torch_file_records(p)
-    data = load_torch_file(p, "weights file", allow_large=allow_large)
+    try:
+        data = load_torch_file(p, "weights file", allow_large=allow_large)
+    except InputError as err:
+        if "refused" in str(err) and _lightning_pickle(p):
+            found = re.search(r"\(it refers to ([^)]*)\)", str(err))
+            what = f"{found.group(1)}, " if found else ""
+            raise InputError(f"{p}: refused: a Lightning checkpoint holding Python objects other than tensors and "
+                             f"plain values ({what}in its hyper-parameters or callbacks), which rnnaudit never "
+                             "unpickles; save the weights alone, torch.save(lightning_module.state_dict(), "
+                             "'weights.pt'), and pass that file") from None
+        raise
     if isinstance(data, dict):
         import torch
 
-        inner = next((data[k] for k in ("state_dict", "model_state_dict") if isinstance(data.get(k), dict)), data)
+        inner = next((data[k] for k in ("state_dict", "model_state_dict", "model") if isinstance(data.get(k), dict)),
+                     data)
         shapes = {str(k): tuple(v.shape) for k, v in inner.items() if isinstance(v, torch.Tensor)}
         _check_shapes(str(p), shapes, allow_large)
     return data
+
+
+#: the most bytes of a refused torch file's pickle searched for Lightning's version key (it is written first)
+_PICKLE_SCAN_BYTES = 2**20
+
+
+def _lightning_pickle(p: Path) -> bool:
+    """Whether a torch file's pickle names Lightning's version key: its bytes are searched, never unpickled."""
+    try:
+        with zipfile.ZipFile(p) as z:
+            name = next((n for n in z.namelist() if n.endswith("data.pkl")), None)
+            if name is None:
+                return False
+            with z.open(name) as fh:
+                head = fh.read(_PICKLE_SCAN_BYTES)
+    except (zipfile.BadZipFile, OSError, RuntimeError):
+        return False
+    return b"pytorch-lightning_version" in head or b"lightning.fabric" in head or b"pytorch_lightning" in head
 
 
 @dataclass(frozen=True)

@@ -228,7 +228,11 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         raise TypeError(f"allow_large must be True or False, got {type(allow_large).__name__} {allow_large!r}")
     if isinstance(model, torch.nn.Module):
         # the float64 copy would drop a complex weight's imaginary part (with only a warning) and round integers
+        from rnnaudit.cells._validate import complex_refusal
+
         odd = next(((n, p.dtype) for n, p in model.named_parameters() if not p.is_floating_point()), None)
+        if odd is not None and odd[1].is_complex:
+            raise TypeError(f"model: {complex_refusal(f'parameter {odd[0]!r}', odd[1])}")
         if odd is not None:
             raise TypeError(f"model: parameter {odd[0]!r} is {odd[1]}; the audit needs real floating weights")
     trained = _trained_dtype(model, trained_dtype)
@@ -251,6 +255,10 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         raise ValueError(f"inputs must be (T, {n}) or (m, T, {n}), got {shape}")
     check_sizes("inputs", allow_large=allow_large, T=inputs.shape[-2] or None, batch=inputs.shape[0] if
                 inputs.dim() == 3 and inputs.shape[0] else None, elements=max(1, math.prod(inputs.shape)))
+    if inputs.is_complex():
+        from rnnaudit.cells._validate import complex_refusal
+
+        raise ValueError(complex_refusal("inputs", inputs.dtype))
     if not inputs.is_floating_point() or 0 in inputs.shape:
         raise ValueError(f"inputs must be a non-empty real floating tensor, got {inputs.dtype} {tuple(inputs.shape)}")
     if T is not None:

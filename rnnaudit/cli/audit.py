@@ -105,7 +105,10 @@ def _audit(args) -> tuple[dict, dict | None]:
         config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),
                   "T": src.x.shape[1], "hidden_size": model["hidden_size"]}
         latest = {"step": None, "config": config, **{k: v for k, v in result.items() if k != "model"}}
-        return {"latest": latest, "model": model, "source": src.label}, None
+        doc = {"latest": latest, "model": model, "source": src.label}
+        if src.notes:
+            doc["source_notes"] = list(src.notes)
+        return doc, None
     if args.weights is not None or args.inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch, not with SOURCE")
     path = Path(args.source)

@@ -46,8 +46,10 @@ def _model_source(p: argparse.ArgumentParser, *, task_default: str = "adding", i
                         "alone, a torch.nn.RNN/GRU/LSTM or *Cell state dict whose sizes and architecture are read "
                         "from the tensors (default: none)")
     p.add_argument("--submodule", metavar="PATH",
-                   help="the recurrent module inside --model to probe, a dotted path (e.g. encoder.rnn); --inputs "
-                        "then holds that module's own inputs (default: the whole model)")
+                   help="the recurrent module to probe, a dotted path (e.g. encoder.rnn): inside --model, or the "
+                        "prefix of its tensors in --weights (a whole model's state dict, a Lightning checkpoint, "
+                        "prefixed safetensors); --inputs then holds that module's own inputs (default: the whole "
+                        "model; for --weights, the file's only recurrent prefix)")
     p.add_argument("--nonlinearity", choices=("tanh", "relu"), default="tanh",
                    help="of --arch rnn, which a state dict cannot tell (default: tanh)")
     if inputs:
@@ -178,6 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--memory-limit", type=positive_float, metavar="GIB",
                            help="refuse a map whose estimated memory is above this many GiB (default: 3/4 of "
                                 "the machine's memory)")
+        p.add_argument("--direction", choices=("forward", "reverse"),
+                       help="one direction of a bidirectional torch module (the reverse one on reversed time: its "
+                            "step 1 reads the last input); of several layers, "
+                            + {"heatmap": "that of --layer", "spectrum": "every layer's matrices",
+                               "lyapunov": "the last layer's"}[name]
+                            + " (default: none; needed for a bidirectional module)")
         if name == "spectrum":
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":

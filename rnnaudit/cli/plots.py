@@ -16,6 +16,9 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
     from rnnaudit.untrusted import InputError
 
     inputs, task, T = (getattr(args, name, None) for name in ("inputs", "task", "T"))
+    if getattr(args, "direction", None) and args.source is not None:  # rnnaudit's cells and Monitor runs: one way
+        raise InputError("--direction picks one direction of a bidirectional torch module: it goes with --model, "
+                         "--arch or --weights, not with SOURCE")
     if args.model and args.source is not None:  # the factory of a Monitor run, passed by the user, never read from it
         if args.weights is not None or inputs is not None or args.arch:
             raise InputError("with SOURCE, --model names the factory of its model; --weights, --inputs and --arch "
@@ -26,16 +29,26 @@ def source_of(args, n_sequences: int = 1, *, with_inputs: bool = True):
     if args.model or args.arch or (args.weights is not None and args.source is None):
         if args.source is not None:
             raise InputError("give either SOURCE or --arch, not both")
-        return load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
-                                seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
-                                allow_large=args.allow_large, with_inputs=with_inputs,
-                                submodule=getattr(args, "submodule", None))
+        src = load_user_source(args.model, args.weights, args.arch, inputs=inputs, task=task, T=T,
+                               seed=args.seed, nonlinearity=args.nonlinearity, n_sequences=n_sequences,
+                               allow_large=args.allow_large, with_inputs=with_inputs,
+                               submodule=getattr(args, "submodule", None), direction=getattr(args, "direction", None),
+                               layer=getattr(args, "layer", None))
+        for note in src.notes:  # how the file was read (a prefix chosen for the user) is said, never silent
+            print(f"note: {note}")
+        return src
     if getattr(args, "submodule", None):
-        raise InputError("--submodule goes with --model")
+        raise InputError("--submodule goes with --model, --arch or --weights")
     if args.weights is not None or inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch")
     return load_source(args.source, T=T, hidden=args.hidden, seed=args.seed, step=args.step, task=task,
                        n_sequences=n_sequences, allow_large=args.allow_large, with_inputs=with_inputs)
+
+
+def _layer(args, src):
+    """--layer for the state block, unless it already chose the recurrence (one direction of a bidirectional
+    module is one layer: its cell has that layer alone)."""
+    return None if src.part is not None else args.layer
 
 
 #: Predicted seconds above which ``--method auto`` takes the randomized sketch, where that is cheaper.
@@ -60,7 +73,7 @@ def heatmap_plan(args, src):
     if grid is None and (rtol is None or rtol >= HEATMAP_RTOL):
         grid = DEFAULT_RESOLUTION
     try:
-        rows, _ = state_block(src.cell, args.block, args.layer)
+        rows, _ = state_block(src.cell, args.block, _layer(args, src))
     except ValueError as err:
         raise InputError(f"--block/--layer: {err}") from None
     limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
@@ -98,7 +111,8 @@ def _heatmap(args, src):
               disable=not sys.stderr.isatty(), leave=False) as bar:
         return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear,
                                       title=mpl_text(src.label), rtol=rtol, grid=grid, block=args.block,
-                                      layer=args.layer, memory_limit=est.memory_limit, work=bar.update, method=method)
+                                      layer=_layer(args, src), memory_limit=est.memory_limit, work=bar.update,
+                                      method=method)
 
 
 def _spectra(args, src):
@@ -109,6 +123,12 @@ def _spectra(args, src):
     from rnnaudit.untrusted import InputError
 
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    module = src.module
+    if src.part is not None and module.num_layers > 1:  # one direction: every layer of it, as for a stack
+        from rnnaudit.cells.adapters import wrap
+
+        matrices = {f"l{k}.{role}": W.detach() for k in range(module.num_layers)
+                    for role, W in wrap(module, direction=args.direction, layer=k).recurrent_matrices().items()}
     if not matrices:
         raise InputError(no_recurrent_matrix_message(src))
     if args.role is not None:
@@ -195,8 +215,8 @@ def run(args) -> int:
         if src.cell is None:
             from rnnaudit.untrusted import InputError
 
-            raise InputError(f"{src.label}: a bidirectional module is two recurrences; `rnnaudit audit` reports them "
-                             "separately, the figures take one direction (a bidirectional=False module)")
+            raise InputError(f"{src.label}: a bidirectional module is two recurrences: pass --direction forward or "
+                             "--direction reverse (`rnnaudit audit` reports both)")
         with torch.no_grad():
             fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov}[args.command](args, src)
     data = figure_data(fig)

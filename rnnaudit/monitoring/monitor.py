@@ -174,6 +174,14 @@ class Monitor:
             raise TypeError(f"wrap_kwargs must be a dict of rnnaudit.wrap's keyword arguments, got "
                             f"{type(wrap_kwargs).__name__}")
         self.wrap_kwargs = dict(wrap_kwargs or {})
+        picked = sorted({"direction", "layer"} & set(self.wrap_kwargs))
+        if isinstance(model, nn.RNNBase) and model.bidirectional:
+            raise ValueError(f"model: a bidirectional {type(model).__name__} is two recurrences, which Monitor does "
+                             "not follow yet; audit it with rnnaudit.audit(model, x), which reports each direction")
+        if picked:  # the reverse direction runs on reversed time, which the recorded probes do not follow
+            raise ValueError(f"wrap_kwargs: {picked} pick one recurrence of a torch module, which Monitor does not "
+                             "follow (its probes run the inputs in their own order); audit a bidirectional model "
+                             "with rnnaudit.audit(model, x), which reports each direction")
         try:
             self.model, self.cell = model, wrap(model, **self.wrap_kwargs)
         except (TypeError, ValueError) as err:
@@ -270,6 +278,10 @@ class Monitor:
         n = self.cell.input_size
         if not isinstance(inputs, Tensor):
             raise TypeError(f"inputs must be a tensor (m, T, {n}) or (T, {n}), got {type(inputs).__name__}")
+        if inputs.is_complex():
+            from rnnaudit.cells._validate import complex_refusal
+
+            raise ValueError(complex_refusal("inputs", inputs.dtype))
         if not inputs.is_floating_point() or inputs.dim() not in (2, 3) or inputs.shape[-1] != n or 0 in inputs.shape:
             raise ValueError(f"inputs must be a non-empty floating tensor (m, T, {n}) or (T, {n}), got "
                              f"{inputs.dtype} {tuple(inputs.shape)}")

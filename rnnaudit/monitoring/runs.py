@@ -265,7 +265,9 @@ def _check_weights(weights, where: str, *, required: bool) -> None:
         if not isinstance(name, str) or not isinstance(tensor, Tensor):
             raise InputError(f"{where}: entry {str(name)[:80]!r} is not a named tensor")
         if tensor.is_complex():  # integer buffers (a step counter) are fine; complex weights are not real
-            raise InputError(f"{where}: {name!r} is {tensor.dtype}; weights must be real")
+            from rnnaudit.cells._validate import complex_refusal
+
+            raise InputError(f"{where}: {complex_refusal(repr(name), tensor.dtype)}")
         if tensor.is_floating_point() and not torch.isfinite(tensor).all():
             raise InputError(f"{where}: {name!r} holds NaN or Inf entries")
 

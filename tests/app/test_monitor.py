@@ -607,3 +607,12 @@ def test_a_vanishing_initial_state_gradient_is_measured_not_zero():
     x = torch.zeros(1, 200, 2, dtype=torch.float64)
     for value in (initial_state_gradient_fused(module, x, loss_fn), initial_state_gradient(wrap(module), x, loss_fn)):
         assert value == pytest.approx(5e-200, rel=1e-12, abs=0)
+
+
+def test_a_bidirectional_model_or_one_direction_of_it_is_refused_pointing_to_the_audit(tmp_path):
+    with pytest.raises(ValueError, match="bidirectional GRU is two recurrences, which Monitor does not follow yet; "
+                                         r"audit it with rnnaudit.audit\(model, x\)"):
+        Monitor(nn.GRU(2, 3, bidirectional=True), tmp_path / "a")
+    with pytest.raises(ValueError, match=r"wrap_kwargs: \['direction'\] pick one recurrence"):
+        Monitor(nn.GRU(2, 3), tmp_path / "b", wrap_kwargs={"direction": "forward"})
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

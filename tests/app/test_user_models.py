@@ -184,7 +184,7 @@ def test_model_from_state_dict_errors_name_keys_and_shapes():
         model_from_state_dict(gru, "rnn", nonlinearity="sigmoid")
     with pytest.raises(ValueError, match=r"multiple of 4 rows, got shape \(15, 2\)"):
         model_from_state_dict(gru, "lstm")
-    with pytest.raises(ValueError, match="prefix 'rnn.': strip it first"):
+    with pytest.raises(ValueError, match="prefix 'rnn.': pass --submodule rnn"):
         model_from_state_dict({f"rnn.{k}": v for k, v in gru.items()}, "gru")
     broken = dict(gru)
     broken["weight_hh_l1"] = torch.zeros(15, 4)
@@ -195,9 +195,10 @@ def test_model_from_state_dict_errors_name_keys_and_shapes():
     message = str(err.value)
     assert "missing keys ['bias_hh_l0']" in message and "unexpected keys ['extra']" in message
     assert "weight_hh_l1: expected (15, 5), got (15, 4)" in message
-    bi = nn.GRU(2, 5, bidirectional=True).state_dict()
-    with pytest.raises(ValueError, match="bidirectional"):
-        model_from_state_dict(bi, "gru")
+    bi = nn.GRU(2, 5, num_layers=2, bidirectional=True).state_dict()  # read, each direction audited
+    rebuilt = model_from_state_dict(bi, "gru")
+    assert rebuilt.bidirectional and rebuilt.num_layers == 2 and torch.equal(rebuilt.weight_hh_l1_reverse,
+                                                                              bi["weight_hh_l1_reverse"].double())
 
 
 def test_an_rnn_state_dict_read_as_a_gru_is_refused():

@@ -454,3 +454,51 @@ def test_a_custom_steps_recurrent_matrix_can_be_named_by_path_callable_or_tensor
                        ({"": "rec.weight"}, "non-empty")):
         with pytest.raises(ValueError, match=match):
             wrap(model, input_size=5, state_size=5, recurrent=bad)
+
+
+# ----------------------------------------------------------------------------- one direction of a bidirectional module
+
+def test_one_direction_of_a_bidirectional_module_is_torchs_own_recurrence():
+    """wrap(direction=) runs the direction's weights: forward on x, reverse on x reversed, as torch's output halves."""
+    torch.manual_seed(4)
+    bi = nn.GRU(2, 4, bidirectional=True, batch_first=True).double().eval()
+    x = _x(2, 9, 2)
+    out, _ = bi(x)
+    forward, reverse = wrap(bi, direction="forward"), wrap(bi, direction="reverse")
+    torch.testing.assert_close(forward(x), out[..., :4], rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(reverse(x.flip(1)).flip(1), out[..., 4:], rtol=1e-12, atol=1e-13)
+    assert torch.equal(reverse.recurrent_matrices()["W_hn"], bi.weight_hh_l0_reverse.chunk(3)[2])
+
+
+def test_a_layer_of_a_stacked_bidirectional_lstm_reads_both_directions_of_the_layer_below():
+    torch.manual_seed(5)
+    bi = nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True).double().eval()
+    below = nn.LSTM(2, 3, bidirectional=True, batch_first=True).double().eval()
+    below.load_state_dict({k: v for k, v in bi.state_dict().items() if "_l0" in k})
+    x = _x(1, 8, 2)
+    y0, _ = below(x)  # layer 0's outputs, both directions: layer 1's inputs (width 2·3)
+    out, _ = bi(x)
+    layer1_reverse = wrap(bi, direction="reverse", layer=1)
+    assert layer1_reverse.input_size == 6 and layer1_reverse.state_slices() == {"h": slice(0, 3), "c": slice(3, 6)}
+    torch.testing.assert_close(layer1_reverse(y0.flip(1)).flip(1)[..., :3], out[..., 3:], rtol=1e-12, atol=1e-13)
+    torch.testing.assert_close(wrap(bi, direction="forward", layer=1)(y0)[..., :3], out[..., :3], rtol=1e-12,
+                               atol=1e-13)
+
+
+def test_direction_and_layer_are_refused_where_they_pick_nothing():
+    bi2 = nn.GRU(3, 4, num_layers=2, bidirectional=True)
+    with pytest.raises(ValueError, match="a bidirectional GRU is two recurrences.*direction='forward' or "
+                                         "direction='reverse'"):
+        wrap(nn.GRU(3, 4, bidirectional=True))
+    with pytest.raises(ValueError, match="of 2 layers: layer k > 0 reads both directions.*pass layer=k too"):
+        wrap(bi2, direction="forward")
+    with pytest.raises(ValueError, match=r"layer must be an int in \[0, 1\]"):
+        wrap(bi2, direction="forward", layer=2)
+    with pytest.raises(ValueError, match="direction='reverse': the GRU is unidirectional"):
+        wrap(nn.GRU(3, 4), direction="reverse")
+    with pytest.raises(ValueError, match="direction must be 'forward' or 'reverse', got 'backward'"):
+        wrap(bi2, direction="backward", layer=0)
+    with pytest.raises(ValueError, match="direction= and layer= pick one recurrence of a torch.nn.RNN"):
+        wrap(lambda x_t, h: h, input_size=2, state_size=2, direction="forward")
+    with pytest.raises(ValueError, match="a GRUCell has one layer"):
+        wrap(nn.GRUCell(3, 4), layer=0)

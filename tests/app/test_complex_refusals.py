@@ -1,0 +1,113 @@
+"""Complex weights and inputs are refused on every surface with one line naming the tensor or argument, until
+complex states are supported: no cast is suggested (a cast to a real dtype drops the imaginary part, and a
+diagonal complex recurrence then reports a wrong λ₁)."""
+
+import pytest
+import torch
+from torch import nn
+
+import rnnaudit
+from rnnaudit import hidden_jacobian_maps, wrap
+from rnnaudit.cells.base import RecurrentCell
+from tests.conftest import cli_status
+
+NOT_YET = "complex weights, inputs and states are not yet supported by rnnaudit"
+
+
+class DiagonalComplex(nn.Module):
+    """h' = λ ⊙ h + x with complex λ: exponents log|λ_i| known exactly."""
+
+    input_size = hidden_size = 2
+
+    def __init__(self):
+        super().__init__()
+        self.lam = nn.Parameter(torch.tensor([0.99 + 0.05j, 0.9 - 0.1j], dtype=torch.complex128))
+
+    def step(self, x_t, h):
+        return self.lam * h + x_t
+
+
+class ComplexCell(RecurrentCell):
+    """A RecurrentCell of the user's own, not passed through wrap()."""
+
+    input_size = hidden_size = 2
+
+    def __init__(self):
+        super().__init__()
+        self.W = nn.Parameter(torch.eye(2, dtype=torch.complex128) * 0.5)
+
+    def step(self, x_t, h):
+        return h @ self.W.T + x_t
+
+
+def _refusal(message: str, what: str) -> None:
+    assert what in message and NOT_YET in message, message
+    assert ".to(" not in message and "convert" not in message, message  # no cast suggested
+
+
+def test_wrap_refuses_complex_parameters_buffers_and_dtype():
+    with pytest.raises(ValueError) as err:
+        wrap(DiagonalComplex())
+    _refusal(str(err.value), "the model's parameter 'lam' is complex (complex128)")
+    module = nn.GRU(2, 3)
+    module.register_buffer("phase", torch.ones(3, dtype=torch.complex64))
+    with pytest.raises(ValueError) as err:
+        wrap(module)
+    _refusal(str(err.value), "buffer 'phase' is complex (complex64)")
+    with pytest.raises(ValueError) as err:
+        wrap(lambda x_t, h: h, input_size=2, state_size=2, dtype=torch.complex128)
+    _refusal(str(err.value), "dtype is complex (complex128)")
+
+
+def test_the_probes_refuse_complex_inputs_and_a_complex_cell_without_a_contradiction():
+    cell = wrap(nn.GRU(2, 3).double())
+    with pytest.raises(ValueError) as err:
+        hidden_jacobian_maps(cell, torch.randn(5, 2, dtype=torch.complex64))
+    _refusal(str(err.value), "x is complex (complex64)")
+    assert "complex64; convert to complex64" not in str(err.value)
+    with pytest.raises(ValueError) as err:
+        hidden_jacobian_maps(ComplexCell(), torch.randn(5, 2, dtype=torch.float64))
+    _refusal(str(err.value), "parameter 'W' is complex (complex128)")
+    with pytest.raises(ValueError) as err:  # the cell's own forward, which every probe's sequence check runs
+        ComplexCell()(torch.randn(1, 5, 2, dtype=torch.float64))
+    _refusal(str(err.value), "the cell's dtype is complex (complex128)")
+    with pytest.raises(ValueError) as err:
+        cell(torch.randn(1, 5, 2, dtype=torch.float64), torch.zeros(1, 3, dtype=torch.complex128))
+    _refusal(str(err.value), "h0 is complex (complex128)")
+
+
+def test_audit_refuses_complex_weights_and_inputs():
+    with pytest.raises(TypeError) as err:
+        rnnaudit.audit(DiagonalComplex(), torch.randn(5, 2))
+    _refusal(str(err.value), "model: parameter 'lam' is complex (complex128)")
+    with pytest.raises(ValueError) as err:
+        rnnaudit.audit(nn.GRU(2, 3), torch.randn(5, 2, dtype=torch.complex64))
+    _refusal(str(err.value), "inputs is complex (complex64)")
+
+
+def test_monitor_refuses_a_complex_model_and_complex_inputs(tmp_path):
+    with pytest.raises(ValueError) as err:
+        rnnaudit.Monitor(DiagonalComplex(), tmp_path / "a")
+    _refusal(str(err.value), "parameter 'lam' is complex (complex128)")
+    with pytest.raises(ValueError) as err:
+        rnnaudit.Monitor(nn.GRU(2, 3), tmp_path / "b", inputs=torch.randn(5, 2, dtype=torch.complex64))
+    _refusal(str(err.value), "inputs is complex (complex64)")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("case", ["weights", "inputs"])
+def test_the_cli_refuses_complex_weights_and_inputs_in_one_line(case, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    sd = nn.GRU(2, 3).state_dict()
+    if case == "weights":
+        sd["weight_hh_l0"] = sd["weight_hh_l0"].to(torch.complex64)
+    torch.save(sd, "w.pt")
+    torch.save(torch.randn(1, 6, 2, dtype=torch.complex64 if case == "inputs" else torch.float64), "x.pt")
+    for command in (["audit", "--out", "a"], ["heatmap", "--inputs", "x.pt", "--out", "h.png"]):
+        extra = ["--inputs", "x.pt"] if command[0] == "audit" else []
+        assert cli_status([*command, "--weights", "w.pt", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        _refusal(err, "'weight_hh_l0' is complex (complex64)" if case == "weights" else
+                 "inputs file 'x.pt': the tensor is complex (complex64)")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "h.png").exists()
