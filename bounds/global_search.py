@@ -115,7 +115,8 @@ def _start(records: list[CaseRecord], h: int, T: int, device, dtype):
 
 
 def global_search(claim: Claim, profile: Profile, *, seed: int, records: list[CaseRecord],
-                  record: Callable[..., CaseRecord], device="cpu", dtype=torch.float64) -> GlobalRun:
+                  record: Callable[..., CaseRecord], device="cpu", dtype=torch.float64, method: str | None = None,
+                  budget: int | None = None, size: tuple[int, int] | None = None) -> GlobalRun:
     """Differential evolution or CMA-ES over the free parameters of ``claim``'s case at the profile's smallest size
     (the best recorded case there, or at the smallest size recorded).
 
@@ -130,20 +131,26 @@ def global_search(claim: Claim, profile: Profile, *, seed: int, records: list[Ca
             :attr:`GlobalRun.rejected`.
         record: ``(claim, case, origin, method) → CaseRecord``, the check's recorder (measures the case and
             re-checks every assumption).
+        method, budget, size: for comparisons (benchmarks/bench_search.py): ``"differential_evolution"`` or
+            ``"cma"`` whatever the number of free scalars, that many evaluations, and the start's (h, T) instead of
+            the profile's smallest size. None: as above.
 
     Returns:
         :class:`GlobalRun`; nothing is searched (and nothing appended) when the claim is not eligible.
     """
     stream = seed * 1_000_003 + zlib.crc32(f"{claim.id}/global".encode())
-    smallest = claim.cases.sizes[profile.name][0]
+    if method not in (None, "differential_evolution", "cma"):
+        raise ValueError(f"method must be 'differential_evolution' or 'cma', got {method!r}")
+    smallest = claim.cases.sizes[profile.name][0] if size is None else size
     case = _start(records, *smallest, device, dtype)
     if case is None:
         return GlobalRun(0, smallest, profile.restarts * profile.ascent_steps)
     leaves = claim.cases.free(case)
     n = sum(int(t.numel()) for t in leaves)
-    cma_run = n > MAX_FREE_PARAMETERS
-    run = GlobalRun(n, tuple(case.size()), profile.cma_evaluations if cma_run else profile.restarts * profile.ascent_steps,
-                    method="cma" if cma_run else "differential_evolution")
+    cma_run = n > MAX_FREE_PARAMETERS if method is None else method == "cma"
+    if budget is None:
+        budget = profile.cma_evaluations if cma_run else profile.restarts * profile.ascent_steps
+    run = GlobalRun(n, tuple(case.size()), budget, method="cma" if cma_run else "differential_evolution")
     if not 0 < n <= MAX_CMA_PARAMETERS or run.budget <= 0:
         return run
     run.eligible = True

@@ -60,6 +60,11 @@ def test_the_optimiser_finds_what_a_zero_gradient_hides_and_the_report_lists_it(
     page = render_markdown({"rnnaudit_version": "x", "created": "now", "device": "cpu", "dtype": "float64",
                             "seed": 0, "profile": "quick", "claims": [entry]})
     assert "## Search methods that disagree" in page and "| `toy.step` | step | 0.5 | 2 |" in page
+    assert entry["worst_found_by"] == "differential_evolution" and "| step | 2 | differential_evolution |" in page
+    older = {k: v for k, v in entry.items() if k not in ("worst_found_by", "worst_parts_found_by")}
+    page = render_markdown({"rnnaudit_version": "x", "created": "now", "device": "cpu", "dtype": "float64",
+                            "seed": 0, "profile": "quick", "claims": [older]})
+    assert "| step | 2 | – |" in page  # a results.json written before the key renders without it
 
 
 def test_cases_outside_the_assumptions_never_count():
