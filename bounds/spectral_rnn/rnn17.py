@@ -17,8 +17,8 @@ from rnnaudit.cells import SpectralRNN, get_activation
 from rnnaudit.tasks.synthetic import addition_problem
 
 __all__ = ["RNNCase", "ACTIVATIONS_1B", "rnn_states", "spec_norm", "growth", "sample_rnn_case", "rnn_starts",
-           "project_rnn", "free_rnn", "rnn_cases_from_model", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0", "RNN_ASSUMPTIONS",
-           "RNN_SIZES"]
+           "project_rnn", "free_rnn", "rnn_cases_from_model", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0",
+           "RNN_ASSUMPTIONS", "RNN_SIZES"]
 
 
 @dataclass
