@@ -34,7 +34,6 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable
 
-import cma
 import numpy as np
 import torch
 from scipy.optimize import differential_evolution
@@ -206,6 +205,9 @@ def _cma(objective: Callable[[np.ndarray], float], x0: np.ndarray, scale: float,
     """CMA-ES (``cma.CMAEvolutionStrategy``, ask and tell) on ``objective`` from ``x0``, whole generations only,
     while the budget and the clock allow. Its samples come from ``rng`` (option ``randn``), never from numpy's
     global state, so runs are reproducible and leave other code's random streams alone; it writes no log files."""
+    import cma  # here, not at the top: importing cma loads matplotlib and scipy.stats (seconds), which only a claim
+    # with more than 20 free scalars needs
+
     n = x0.size
     opts = {"randn": lambda *shape: rng.standard_normal(shape), "seed": math.nan, "verbose": -9, "verb_log": 0,
             "verb_disp": 0, "tolfun": 0.0, "tolfunhist": 0.0, "tolx": 0.0, "tolstagnation": run.budget + 1,

@@ -6,6 +6,7 @@ worst case, and the report lists the parts where they disagree."""
 import dataclasses
 import math
 
+import numpy as np
 import torch
 
 from rnnaudit.bounds import Assumption, CaseSpace, Claim, Profile, check_claim
@@ -96,7 +97,9 @@ def _sum_beyond(case):
 
 def test_cma_searches_claims_beyond_twenty_free_scalars_within_its_budget_and_records_its_name():
     n = MAX_FREE_PARAMETERS + 20
+    before = np.random.get_state()[1].copy()
     result = check_claim(_toy(_sum_beyond, n=n, claim_id="toy.cma"), WIDE, seed=0)
+    assert np.array_equal(np.random.get_state()[1], before)  # CMA-ES draws from its own generator only
     entry = result.to_json()
     search = entry["search"]
     assert search["optimiser"] == "cma" and search["free_parameters"] == n and search["stopped"] == "budget"
