@@ -153,11 +153,12 @@ class CaseSpace:
             cases only, as for identities).
         project: ``case → None``, moves the free tensors back onto the assumptions in place; by
             default nothing (the free tensors are unconstrained).
-        starts: optional ``(h, T, device, dtype) → list of cases``: structured cases (saturated
-            gates, aligned singular vectors, rank-one and extreme constructions, hypotheses on their
-            boundary) measured at every size of the profile before the random ones, and polished by
-            the ascent like the worst random cases. They carry the constructions that reach a
-            claim's known supremum, which random draws rarely find.
+        starts: optional ``(h, T, device, dtype) → {name: case}`` (or a list of cases, unnamed): structured
+            cases (saturated gates, aligned singular vectors, Hadamard, flat rank-one and extreme
+            constructions, hypotheses on their boundary) measured at every size of the profile before the
+            random ones, and polished by the ascent like the worst random cases. They carry the
+            constructions that reach a claim's known supremum, which random draws rarely find; results.json
+            names the one that found a worst case (``structured:<name>``).
         from_model: ``ModelView → list of cases`` (:class:`rnnaudit.bounds.on_model.ModelView`):
             a trained model as cases of this family, one per input sequence, so the audit can
             evaluate the claims' assumptions and bounds on it; raises :class:`NotApplicable`
@@ -374,6 +375,10 @@ class Profile:
         restarts: adversarial ascent starts per claim.
         ascent_steps: projected Adam steps per start.
         lr: Adam learning rate of the ascent.
+        cma_evaluations: CMA-ES's evaluations per claim (claims with more than 20 free scalars at the smallest
+            size; :mod:`rnnaudit.bounds.global_search`); 0: no CMA-ES.
+        global_seconds: wall-clock limit of the global optimiser per claim (differential evolution or CMA-ES), a
+            guard against a claim whose evaluations are unexpectedly slow; a run it stops says so in results.json.
     """
 
     name: str
@@ -381,11 +386,14 @@ class Profile:
     restarts: int
     ascent_steps: int
     lr: float = 0.05
+    cma_evaluations: int = 0
+    global_seconds: float = 60.0
 
 
 PROFILES = {
-    "quick": Profile("quick", n_random=24, restarts=3, ascent_steps=40),
-    "full": Profile("full", n_random=200, restarts=10, ascent_steps=200),
+    "quick": Profile("quick", n_random=24, restarts=3, ascent_steps=40, cma_evaluations=60, global_seconds=10.0),
+    "full": Profile("full", n_random=200, restarts=10, ascent_steps=200, cma_evaluations=2000,
+                    global_seconds=300.0),
 }
 
 

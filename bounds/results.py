@@ -30,6 +30,9 @@ class CaseRecord:
         vacuous: the claim's vacuity test said so for this case.
         errors: for identity parts, ``{part: (absolute error, ‖truth‖)}``.
         case: the case itself, kept only where a counterexample may need it.
+        method: the search method that found it: ``"random"``, ``"structured:<name>"`` (or ``"structured"`` for
+            an unnamed start), ``"ascent"``, ``"differential_evolution"``, ``"cma"`` or ``"given"``; empty:
+            the origin.
     """
 
     h: int
@@ -41,6 +44,12 @@ class CaseRecord:
     vacuous: bool = False
     errors: dict[str, tuple[float, float]] = field(default_factory=dict)
     case: Any = field(default=None, repr=False)
+    method: str = ""
+
+    @property
+    def found_by(self) -> str:
+        """:attr:`method`, or :attr:`origin` where no method was recorded."""
+        return self.method or self.origin
 
     @property
     def relative_error(self) -> float | None:
@@ -128,12 +137,31 @@ class ClaimResult:
 
     def worst_parts(self) -> dict[str, float]:
         """Worst ratio of each part (e.g. eq. 7 and eq. 8 of one theorem) over all cases."""
-        out: dict[str, float] = {}
+        return {k: v for k, (v, _) in self._worst_parts_found().items()}
+
+    def worst_parts_found_by(self) -> dict[str, str | None]:
+        """The search method (:attr:`CaseRecord.found_by`) of the first case that reached each part's worst
+        ratio; None for a part whose worst ratio is 0 (no case above it)."""
+        return {k: m for k, (_, m) in self._worst_parts_found().items()}
+
+    def _worst_parts_found(self) -> dict[str, tuple[float, str | None]]:
+        out: dict[str, tuple[float, str | None]] = {}
         for r in self.records:
             for k, v in r.parts.items():
-                if not math.isnan(v):
-                    out[k] = max(out.get(k, 0.0), v)
+                if not math.isnan(v) and v > out.get(k, (0.0, None))[0]:
+                    out[k] = (v, r.found_by)
+                elif k not in out and not math.isnan(v):
+                    out[k] = (0.0, None)
         return out
+
+    @property
+    def worst_found_by(self) -> str | None:
+        """The search method of the first case of largest ratio (None when nothing was measured)."""
+        measured = [r for r in self.records if not math.isnan(r.ratio)]
+        if not measured:
+            return None
+        top = max(r.ratio for r in measured)
+        return next(r.found_by for r in measured if r.ratio == top)
 
     def notes_text(self) -> str:
         parts = []
@@ -141,10 +169,10 @@ class ClaimResult:
             parts.append(self.claim.explanation)
         if self.worst_counterexample_case is not None:
             ce = self.worst_counterexample_case
-            parts.append(f"Worst counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.origin}).")
+            parts.append(f"Worst counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.found_by}).")
         if self.counterexample_case is not None:
             ce = self.counterexample_case
-            parts.append(f"Smallest counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.origin}).")
+            parts.append(f"Smallest counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.found_by}).")
         if self.claim.notes:
             parts.append(self.claim.notes)
         parts.extend(self.errors)
@@ -159,6 +187,7 @@ class ClaimResult:
             "counterexample": self.counterexample, "notes": self.notes_text(),
             "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
+            "worst_found_by": self.worst_found_by, "worst_parts_found_by": self.worst_parts_found_by(),
             "worst_counterexample": self.worst_counterexample,
             "readings": [r.to_json() for r in self.readings], **self._evidence(),
             "search": self.search if self.search is not None else {"methods": None},

@@ -5,9 +5,10 @@
 1. draws ``n_random`` cases over the claim's (h, T) grid, adds the claim's structured
    constructions (``cases.starts``) at every size, and measures measured/bound;
 2. runs projected gradient ascent on log(measured/bound) from ``restarts`` starts, projecting
-   back onto the assumptions after every step, and records every iterate; where the case at the
-   smallest size has at most 20 free scalars, also a global optimiser with the same budget
-   (:mod:`rnnaudit.bounds.global_search`), whose cases are recorded and re-checked the same way;
+   back onto the assumptions after every step, and records every iterate; at the smallest size, also a
+   global optimiser (:mod:`rnnaudit.bounds.global_search`: differential evolution with the same budget for at
+   most 20 free scalars, CMA-ES with the profile's ``cma_evaluations`` for more), whose cases are recorded and
+   re-checked the same way; every record names the method that found it (results.json's ``worst_found_by``);
 3. decides whether the printed form fails: the worst ratio exceeds ``1 + tolerance``, or the
    claim's exact (sympy) test gives an exact counterexample (a strict inequality attained with
    equality fails exactly even where floating point cannot tell);
@@ -43,7 +44,7 @@ from rnnaudit.bounds.global_search import global_search, method_summary
 from rnnaudit.bounds.results import CaseRecord, ClaimResult, ReadingResult
 
 __all__ = ["check_claim", "evaluate_cases", "measure_case", "claim_generator", "save_counterexample",
-           "COUNTEREXAMPLE_FORMAT", "headline"]
+           "COUNTEREXAMPLE_FORMAT", "headline", "named_starts"]
 
 #: The ``format`` key of a counterexample file written by :func:`save_counterexample`.
 COUNTEREXAMPLE_FORMAT = "rnnaudit-counterexample-2"
@@ -68,7 +69,7 @@ def measure_case(claim: Claim, case, reading: Reading | None = None) -> tuple[fl
     return float(worst.detach()), parts
 
 
-def _record(claim: Claim, case, origin: str) -> CaseRecord:
+def _record(claim: Claim, case, origin: str, method: str = "") -> CaseRecord:
     h, T = case.size()
     failed = []
     for a in claim.assumptions:
@@ -89,7 +90,7 @@ def _record(claim: Claim, case, origin: str) -> CaseRecord:
         ratio, parts = float("nan"), {"error": float("nan")}
         failed.append(f"measurement failed: {err}")
     vac = bool(claim.vacuous(case)) if claim.vacuous is not None else False
-    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case)
+    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case, method or origin)
 
 
 def _printed_verdict(claim: Claim, records: list[CaseRecord], exact: ExactVerdict | None) -> str:
@@ -156,6 +157,14 @@ def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], dev
         records[best_index].case = case_from_state(claim.cases.case_type, best_state, device, dtype)
 
 
+def named_starts(starts) -> list[tuple[str, object]]:
+    """``(method, case)`` of each structured start a ``CaseSpace.starts`` returned: ``structured:<name>`` for a
+    dict's entries, ``structured`` for a list's (unnamed) cases."""
+    if isinstance(starts, dict):
+        return [(f"structured:{name}", case) for name, case in starts.items()]
+    return [("structured", case) for case in starts]
+
+
 def claim_generator(claim_id: str, seed: int) -> torch.Generator:
     """A torch.Generator seeded from (seed, claim id), so claims are reproducible one by one."""
     return torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(claim_id.encode()))
@@ -193,7 +202,8 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
             progress(1)
     if claim.cases.starts is not None:
         for h, T in sizes:
-            records += [_record(claim, case, "structured") for case in claim.cases.starts(h, T, device, dtype)]
+            records += [_record(claim, case, "structured", name)
+                        for name, case in named_starts(claim.cases.starts(h, T, device, dtype))]
     best_starts = sorted((r for r in records if math.isfinite(r.ratio)), key=lambda r: -r.ratio)
     for r in range(profile.restarts):
         # half the restarts polish the worst random cases, half start afresh at the largest sizes

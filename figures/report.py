@@ -125,9 +125,11 @@ def render_markdown(doc: dict) -> str:
                   + "."]
         lines += _md_readings(c)
         if shown_ratio(c) is not None:
-            lines += ["", "| part | worst ratio |", "|---|---|"]
+            found = c.get("worst_parts_found_by") or {}  # absent from results.json files written before it
+            lines += ["", "| part | worst ratio | found by |", "|---|---|---|"]
             parts = (c.get("worst_parts") or {}).items()
-            lines += [f"| {md_text(part)} | {fmt_number(ratio)} |" for part, ratio in parts]
+            lines += [f"| {md_text(part)} | {fmt_number(ratio)} | {md_text(found.get(part) or '–')} |"
+                      for part, ratio in parts]
             by_T = (c.get("tightness") or {}).get("by_T") or {}
             if by_T:
                 lines += ["", "Worst ratio by T: " + ", ".join(f"T = {md_text(t)}: {fmt_number(v)}"
@@ -156,8 +158,9 @@ def _method_disagreements(claims: list[dict]) -> list[str]:
     if not searched:
         return []
     out = ["", "## Search methods that disagree", "",
-           f"{searched} claims have at most 20 free parameters at their smallest size and were searched by both "
-           f"projected gradient ascent and differential evolution with the same budget; listed: every part where "
+           f"{searched} claims were searched by both projected gradient ascent and a global optimiser at their "
+           f"smallest size (differential evolution with the ascent's budget for at most 20 free parameters, CMA-ES "
+           f"for more); listed: every part where "
            f"the best ratios differ by more than {AGREEMENT_LOG_TOL:g} in log. A larger ratio from the optimiser "
            "means the ascent missed a worse case; a smaller one may be the optimiser's single, smallest size."]
     if not rows:

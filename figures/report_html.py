@@ -214,8 +214,10 @@ def _claim_article(c: dict, by_id: dict) -> str:
     fields.append(_field("Cases", cases))
     parts = c.get("worst_parts") or {}
     if parts and r is not None and len(parts) > 1:
-        fields.append(_field("Worst ratio by part", "; ".join(f"{rich(k)}: {number_html(v)}"
-                                                              for k, v in parts.items())))
+        found = c.get("worst_parts_found_by") or {}  # absent from results.json files written before it
+        fields.append(_field("Worst ratio by part", "; ".join(
+            f"{rich(k)}: {number_html(v)}" + (f" ({esc(str(found[k]))})" if found.get(k) else "")
+            for k, v in parts.items())))
     by_T = (c.get("tightness") or {}).get("by_T") or {}
     if by_T and r is not None:
         fields.append(_field("Worst ratio by T", ", ".join(f"T = {esc(t)}: {number_html(v)}"

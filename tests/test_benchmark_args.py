@@ -29,6 +29,8 @@ CASES = [
     ("bench_monitor", ["--every", "0"]),
     ("bench_pseudospectra", ["--n", "1"]),
     ("bench_pseudospectra", ["--grid", "0"]),
+    ("bench_search", ["--budget", "0"]),
+    ("bench_search", ["--seed", "abc"]),
     ("bench_spectral", ["--batch", "0"]),
     ("bench_spectral", ["--sizes", "8"]),
     ("bench_spectral", ["--device", "tpu"]),

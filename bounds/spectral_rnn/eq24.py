@@ -8,7 +8,8 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
+                                                rnn_cases_from_model, rnn_starts, rnn_states, sample_rnn_case,
+                                                spec_norm)
 
 __all__ = ["eq24"]
 
@@ -26,8 +27,13 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     return {"eq. 24: ‖h^(t)‖ ≤ B‖M‖ t max{‖W‖^{t−1}, 1} (worst t)": worst_pair(norms, bound)}
 
 
+def _starts(h, T, device="cpu", dtype=torch.float64) -> dict[str, RNNCase]:
+    return rnn_starts(h, T, device, dtype, perturb=False)
+
+
 _STATES = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, False),
-                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES, from_model=rnn_cases_from_model)
+                    project=lambda c: project_rnn(c, False), sizes=RNN_SIZES, starts=_starts,
+                    from_model=rnn_cases_from_model)
 
 eq24 = Claim(
     id="spectral_rnn.eq24",

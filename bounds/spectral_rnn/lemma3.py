@@ -13,7 +13,8 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, within, worst_pair
 from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_cases_from_model, rnn_states, sample_rnn_case, spec_norm)
+                                                rnn_cases_from_model, rnn_starts, rnn_states, sample_rnn_case,
+                                                spec_norm)
 
 __all__ = ["lemma3", "PERTURBATION_ASSUMPTIONS"]
 
@@ -72,8 +73,12 @@ def _perturb_assumption(name: str) -> Assumption:
 
 PERTURBATION_ASSUMPTIONS = tuple(_perturb_assumption(k) for k in ("W", "M", "Y"))
 
+def _starts(h, T, device="cpu", dtype=torch.float64) -> dict[str, RNNCase]:
+    return rnn_starts(h, T, device, dtype, perturb=True)
+
+
 _PERTURBED = CaseSpace(case_type=RNNCase, sample=_sample, free=lambda c: free_rnn(c, True),
-                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES,
+                       project=lambda c: project_rnn(c, True), sizes=RNN_SIZES, starts=_starts,
                        from_model=lambda view: rnn_cases_from_model(view, perturb=True))
 
 lemma3 = Claim(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import scipy.linalg
 import torch
 from torch import Tensor
 
@@ -15,9 +16,9 @@ from rnnaudit.bounds.spectral_rnn.cases import F64, draw, gauss, randint, to_cas
 from rnnaudit.cells import SpectralRNN, get_activation
 from rnnaudit.tasks.synthetic import addition_problem
 
-__all__ = ["RNNCase", "ACTIVATIONS_1B", "rnn_states", "spec_norm", "growth", "sample_rnn_case", "project_rnn",
-           "free_rnn", "rnn_cases_from_model", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0", "RNN_ASSUMPTIONS",
-           "RNN_SIZES"]
+__all__ = ["RNNCase", "ACTIVATIONS_1B", "rnn_states", "spec_norm", "growth", "sample_rnn_case", "rnn_starts",
+           "project_rnn", "free_rnn", "rnn_cases_from_model", "A_X_BOUND", "A_ACT", "A_NO_BIAS", "A_H0",
+           "RNN_ASSUMPTIONS", "RNN_SIZES"]
 
 
 @dataclass
@@ -153,6 +154,39 @@ def sample_rnn_case(gen, h, T, device, dtype, *, perturb: bool) -> RNNCase:
     B = float(torch.linalg.vector_norm(x, dim=-1).max())
     conv = lambda X: to_case(X, device, dtype)  # noqa: E731
     return RNNCase(conv(W), conv(M), conv(Y), conv(dW), conv(dM), conv(dY), conv(x), B, activation)
+
+
+def rnn_starts(h: int, T: int, device="cpu", dtype=F64, *, perturb: bool) -> dict[str, RNNCase]:
+    """Structured cases of eq. 17 by name, φ the identity, M = a bᵀ flat rank-one (a = 1/√h, b = e₀ ∈ ℝ²), x_t = b
+    at every t (B = 1, along M's top right singular vector), Y = e₀ aᵀ (n_y = 2, its top right singular vector a):
+
+    - ``aligned``: W = I, so h_t = t a, every singular vector aligned; perturbations (``perturb``): δW = δM = 0 and
+      δY = Y/T on its boundary ‖δY‖ = ‖Y‖/T. The output bound of Lemma 3 is attained: ‖δY h_T‖ = ‖δY‖T‖M‖B, its
+      right side's last term, every other term 0.
+    - ``boundary``: W = I and every perturbation on its boundary, δX = X/T (aligned with X).
+    - ``flat_rank_one``: W = 1 1ᵀ/h (‖W‖ = 1, flat rank-one, W a = a), δX = X/T.
+    - ``hadamard`` (h a power of two): W = H/√h, the normalised Hadamard matrix (``scipy.linalg.hadamard``;
+      orthogonal, flat entries), δX = X/T.
+
+    Without ``perturb`` every δ is 0 (eq. 24's cases)."""
+    a = torch.full((h,), 1 / math.sqrt(h), dtype=F64)
+    b = torch.tensor([1.0, 0.0], dtype=F64)
+    M, x = torch.outer(a, b), b.expand(1, T, 2).clone()
+    Y = torch.zeros(2, h, dtype=F64)
+    Y[0] = a
+    recurrences = {"aligned": torch.eye(h, dtype=F64), "boundary": torch.eye(h, dtype=F64),
+                   "flat_rank_one": torch.full((h, h), 1 / h, dtype=F64)}
+    if h & (h - 1) == 0:
+        recurrences["hadamard"] = torch.as_tensor(scipy.linalg.hadamard(h), dtype=F64) / math.sqrt(h)
+    conv = lambda X: to_case(X, device, dtype)  # noqa: E731
+    out = {}
+    for name, W in recurrences.items():
+        scale = 1 / T if perturb else 0.0
+        dW, dM, dY = scale * W, scale * M, scale * Y
+        if name == "aligned":
+            dW, dM = torch.zeros_like(W), torch.zeros_like(M)
+        out[name] = RNNCase(conv(W), conv(M), conv(Y), conv(dW), conv(dM), conv(dY), conv(x), 1.0, "identity")
+    return out
 
 
 def project_rnn(case: RNNCase, perturbations: bool) -> None:

@@ -25,8 +25,9 @@ def run(args) -> int:
         # the exact (sympy) verdict in words that cannot be mistaken for the claim's own verdict
         exact = {"proved": "  (proved exactly)", "violated": "  (exact counterexample)"}.get(
             r.exact.verdict, "") if r.exact is not None else ""
+        found = "" if worst is None or r.worst_found_by is None else f" ({r.worst_found_by})"
         print(f"{r.claim.id:<{width}}  {verdict(r.verdict, 12)}  worst ratio "
-              f"{'–' if worst is None else f'{worst:.4g}'}{exact}")
+              f"{'–' if worst is None else f'{worst:.4g}'}{found}{exact}")
         for rd in r.readings:
             ratio = "–" if rd.worst_ratio is None else f"{rd.worst_ratio:.4g}"
             print(f"{'':<{width}}    reading {rd.reading.name}: {verdict(rd.verdict)} (worst ratio {ratio})")

@@ -111,8 +111,8 @@ def test_strict_levels_fail_on_false_by_default_and_on_misprinted_when_asked(mon
     from types import SimpleNamespace
 
     def fake(verdicts):
-        results = [SimpleNamespace(claim=SimpleNamespace(id=f"p.c{i}"), verdict=v, worst_ratio=1.0, exact=None,
-                                   readings=[]) for i, v in enumerate(verdicts)]
+        results = [SimpleNamespace(claim=SimpleNamespace(id=f"p.c{i}"), verdict=v, worst_ratio=1.0,
+                                   worst_found_by="random", exact=None, readings=[]) for i, v in enumerate(verdicts)]
         return lambda *a, **k: SimpleNamespace(results=results, skipped_papers=[])
 
     for verdicts, bare, misprinted in ((["holds", "misprinted"], 0, 1), (["holds", "false"], 1, 1),

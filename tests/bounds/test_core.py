@@ -152,6 +152,19 @@ def test_structured_starts_are_measured_at_every_size_and_can_carry_the_worst_ca
     assert [(r.h, r.T) for r in structured] == [(1, 1), (2, 1)] and result.worst_ratio == pytest.approx(0.9)
 
 
+def test_results_name_the_structured_start_that_found_the_worst_case_of_the_claim_and_of_each_part():
+    def starts(h, T, device, dtype):
+        return {"corner": ToyCase(torch.tensor(0.9 * h, dtype=dtype), torch.tensor(float(h), dtype=dtype), h, T)}
+    claim = toy_claim(constant(0.1, 1.0), sizes=((1, 1), (2, 1)))
+    claim = dataclasses.replace(claim, cases=dataclasses.replace(claim.cases, starts=starts))
+    entry = check_claim(claim, ONE).to_json()
+    assert entry["worst_ratio"] == pytest.approx(0.9) and entry["worst_found_by"] == "structured:corner"
+    assert set(entry["worst_parts_found_by"].values()) == {"structured:corner"}
+    low = dataclasses.replace(claim, cases=dataclasses.replace(claim.cases, starts=lambda *a: {
+        "low": ToyCase(torch.tensor(0.0, dtype=F64), torch.tensor(1.0, dtype=F64), 1, 1)}))
+    assert check_claim(low, ONE).to_json()["worst_found_by"] == "random"
+
+
 def test_identities_report_the_relative_error_of_the_formula():
     """error/tolerance says only that the formula fails; the relative error says by how much."""
     def evaluate(case):
