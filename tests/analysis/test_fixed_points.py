@@ -250,3 +250,57 @@ def test_bad_options_are_one_value_error_naming_the_argument(kwargs, message):
 def test_a_model_in_float32_is_refused_by_the_engine_with_the_dtype_named():
     with pytest.raises(ValueError, match="dtype"):
         find_fixed_points(nn.RNN(1, 2, batch_first=True), _inputs())
+
+
+def _winner_take_all(seed: int, N: int = 4) -> nn.RNN:
+    """h ↦ relu(W h + b), W = −2(11ᵀ − I) + 0.1·noise, b = 1 + 0.1·noise: mutual inhibition."""
+    g = torch.Generator().manual_seed(seed)
+    rnn = nn.RNN(2, N, nonlinearity="relu", batch_first=True, dtype=F64)
+    with torch.no_grad():
+        rnn.weight_hh_l0.copy_(-2 * (torch.ones(N, N) - torch.eye(N)) + 0.1 * torch.randn(N, N, generator=g))
+        rnn.bias_ih_l0.copy_(1 + 0.1 * torch.randn(N, generator=g))
+        rnn.bias_hh_l0.zero_()
+    return rnn
+
+
+def _relu_fixed_points(W: torch.Tensor, b: torch.Tensor) -> list[torch.Tensor]:
+    """Every fixed point of h ↦ relu(W h + b) with a non-degenerate active set, by enumeration: for each set A of
+    active units, h_A = (I − W_AA)⁻¹ b_A must be > 0 and every inactive unit's pre-activation (W h + b)_i < 0."""
+    N = W.shape[0]
+    out = []
+    for mask in range(1 << N):
+        A = [i for i in range(N) if mask >> i & 1]
+        h = torch.zeros(N, dtype=F64)
+        if A:
+            h[A] = torch.linalg.solve(torch.eye(len(A), dtype=F64) - W[A][:, A], b[A])
+        pre = W @ h + b
+        if all(h[i] > 0 for i in A) and all(pre[i] < 0 for i in range(N) if i not in A):
+            out.append(h)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_relu_winner_take_all_has_every_enumerated_fixed_point_and_no_other(seed):
+    """A piecewise-linear map whose fixed points are known exactly by enumerating the active sets (here
+    2^4 − 1 = 15: winners, and the saddles between them; each point's stability is that of W on its active set).
+    With starts spread widely (noise 1,
+    the scale of the visited states) the search finds all of them, each to rounding, and nothing else; with the
+    default 1% noise it finds a subset (starts near the data's own states reach the points near the data)."""
+    rnn = _winner_take_all(seed)
+    W, b = rnn.weight_hh_l0.detach(), (rnn.bias_ih_l0 + rnn.bias_hh_l0).detach()
+    exact = _relu_fixed_points(W, b)
+    assert len(exact) == 15
+    x = torch.randn(16, 60, 2, generator=torch.Generator().manual_seed(seed), dtype=F64)
+    fp = find_fixed_points(rnn, x, n_starts=256, seed=seed, noise=1.0)
+    assert len(fp) == 15 and all(fp.is_fixed)
+    for h in exact:
+        assert float((fp.points - h).norm(dim=1).min()) <= 1e-13
+    for i in range(len(fp)):  # J = diag(active) W: the eigenvalues of W_AA and zeros
+        A = (W @ fp.points[i] + b > 0).nonzero().squeeze(1)  # the active set, by pre-activation
+        lam = torch.linalg.eigvals(W[A][:, A]).abs()
+        assert fp.stability[i] == ("stable" if bool((lam < 1).all()) else "unstable")
+        assert int(fp.n_unstable[i]) == int((lam > 1).sum())
+    assert "stable" in fp.stability and "unstable" in fp.stability
+    near = find_fixed_points(rnn, x, n_starts=256, seed=seed)
+    assert 1 <= len(near) <= 15
+    assert all(float((torch.stack(exact) - h).norm(dim=1).min()) <= 1e-13 for h in near.points)
