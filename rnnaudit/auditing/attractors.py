@@ -15,7 +15,7 @@ __all__ = ["fixed_points", "fixed_point_sections", "AUDIT_STARTS", "AUDIT_ITERAT
 #: AUDIT_STARTS·(AUDIT_ITERATIONS + a few Newton steps) evaluations of one batched step and its gradient, and
 #: AUDIT_STARTS Jacobians and eigensolves of S × S); ``rnnaudit.fixed_points`` defaults to more.
 AUDIT_STARTS = 16
-AUDIT_ITERATIONS = 100
+AUDIT_ITERATIONS = 50
 
 
 def fixed_points(model, x: Tensor, input="zero", *, n_starts: int = 64, seed: int = 0, **options) -> FixedPoints:

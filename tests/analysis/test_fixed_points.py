@@ -104,8 +104,8 @@ def test_a_rotation_has_complex_eigenvalues_rho_e_to_the_plus_minus_i_theta(rho)
     at0 = [i for i in range(len(fp)) if float(fp.points[i].norm()) <= 1e-12]
     assert len(at0) == 1 and bool(fp.is_fixed[at0[0]])
     lam = fp.eigenvalues[at0[0]]
-    assert _same_spectrum(lam, torch.tensor([rho * complex(math.cos(theta), math.sin(theta)),
-                                             rho * complex(math.cos(theta), -math.sin(theta))], dtype=torch.complex128), 64 * U)
+    pair = [rho * complex(math.cos(theta), math.sin(theta)), rho * complex(math.cos(theta), -math.sin(theta))]
+    assert _same_spectrum(lam, torch.tensor(pair, dtype=torch.complex128), 64 * U)
     assert sorted(float(a) for a in lam.angle()) == pytest.approx([-theta, theta], abs=1e-14)
     assert fp.stability[at0[0]] == ("stable" if rho < 1 else "unstable")
     assert int(fp.n_unstable[at0[0]]) == (0 if rho < 1 else 2)
