@@ -116,7 +116,7 @@ class FixedPoints:
 
     @property
     def kinds(self) -> list[str]:
-        """"fixed" or "slow" for each point."""
+        """Each point's kind, "fixed" or "slow" (from ``is_fixed``)."""
         return ["fixed" if bool(f) else "slow" for f in self.is_fixed]
 
     def to_json(self, max_points: int = 8, max_modes: int = 3) -> dict:
