@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis.grid_maps import default_memory_limit
 from rnnaudit.analysis.jacobian import _jacobians_at, _sequences
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
@@ -65,6 +66,9 @@ EIGENVALUE_FACTOR = 8.0
 SLOW_FRACTION = 1e-2
 #: Noise added to each start, as a fraction of the per-unit standard deviation of the visited states.
 START_NOISE = 1e-2
+
+#: S × S float64 arrays held per point at the peak (J, J − I, the eigensolver's and the SVD's working copies)
+JACOBIAN_COPIES = 4
 
 _STATUS = ("stable", "unstable", "marginal")
 
@@ -304,7 +308,8 @@ def find_fixed_points(cell, x: Tensor, input="zero", *, n_starts: int = 64, seed
 
     Raises:
         ValueError: x of the wrong shape or dtype (as :func:`rnnaudit.analysis.step_jacobians`), a bad ``input``,
-            a bad option, or a trajectory that is not finite.
+            a bad option, a trajectory that is not finite, or Jacobians at ``n_starts`` points whose memory
+            (:data:`JACOBIAN_COPIES`·n_starts·S²·8 bytes) is above :func:`rnnaudit.analysis.default_memory_limit`.
     """
     cell = wrap(cell)
     x = _sequences(cell, x, single=False)
@@ -318,6 +323,12 @@ def find_fixed_points(cell, x: Tensor, input="zero", *, n_starts: int = 64, seed
             raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} 0, got {value!r}")
     B, T, n = x.shape
     S = cell.hidden_size
+    # the n_starts Jacobians (S × S, float64) are held at once, with J − I and the eigensolver's copies beside them
+    need = JACOBIAN_COPIES * n_starts * S * S * 8
+    if need > default_memory_limit(x.device):
+        raise ValueError(f"n_starts = {n_starts}: the Jacobians at {n_starts} points of a state of width S = {S} need "
+                         f"about {need / 2 ** 30:.3g} GiB, above the memory limit of "
+                         f"{default_memory_limit(x.device) / 2 ** 30:.3g} GiB; use fewer starts")
     xstar = constant_input(x, input, n).to(x.dtype)
     start = cell.initial_state(x, None if h0 is None else h0[None].expand(B, -1))
     with torch.no_grad():

@@ -304,3 +304,12 @@ def test_a_relu_winner_take_all_has_every_enumerated_fixed_point_and_no_other(se
     near = find_fixed_points(rnn, x, n_starts=256, seed=seed)
     assert 1 <= len(near) <= 15
     assert all(float((torch.stack(exact) - h).norm(dim=1).min()) <= 1e-13 for h in near.points)
+
+
+def test_starts_whose_jacobians_do_not_fit_in_memory_are_refused_before_any_work(monkeypatch):
+    import rnnaudit.analysis.fixed_points as engine
+
+    monkeypatch.setattr(engine, "default_memory_limit", lambda device=None: engine.JACOBIAN_COPIES * 8 * 100)  # S = 1: 100 starts fit
+    with pytest.raises(ValueError, match="n_starts = 101: .* use fewer starts"):
+        find_fixed_points(_scalar_rnn(0.5), _inputs(), n_starts=101)
+    assert len(find_fixed_points(_scalar_rnn(0.5), _inputs(), n_starts=100)) == 1
