@@ -1,7 +1,7 @@
 """Probes that measure cells: Jacobian maps, gradient norms, capacity, spectra, pseudospectra, the
-spectral probes by role of every recurrent matrix, the Lyapunov spectrum and the Neumann monitor
-(uses ``rnnaudit.cells`` only). Every cell argument also takes a model :func:`rnnaudit.cells.wrap`
-accepts."""
+spectral probes by role of every recurrent matrix, the Lyapunov spectrum, fixed and slow points and the
+Neumann monitor (uses ``rnnaudit.cells`` only). Every cell argument also takes a model
+:func:`rnnaudit.cells.wrap` accepts."""
 
 from rnnaudit.analysis.gradients import euclidean_norm, gradient_norms, max_norm, parameter_gradients
 from rnnaudit.analysis.capacity import RademacherEstimate, capacity_records, cell_rademacher, sgornn_rademacher_bound
@@ -10,6 +10,7 @@ from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMa
                                         naive_hidden_jacobian_maps, pair_jacobian, step_jacobians)
 from rnnaudit.analysis.grid_maps import (DEFAULT_RESOLUTION, CostEstimate, default_memory_limit, estimate_cost,
                                          gemm_seconds, grid_steps, state_block, stated_error_ratio)
+from rnnaudit.analysis.fixed_points import FixedPoints, find_fixed_points
 from rnnaudit.analysis.lyapunov import LyapunovSpectrum, lyapunov_spectrum
 from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
 from rnnaudit.analysis.pseudospectra import (KreissEstimate, PseudospectrumGrid, TransientGrowth, kreiss_constant,
@@ -19,7 +20,7 @@ from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenv
                                        numerical_radius, numerical_range, orthogonality_distance, schur_departure,
                                        singular_values, spectral_summary)
 
-__all__ = ["gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum",
+__all__ = ["FixedPoints", "find_fixed_points", "gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum",
            "RecurrentMatrixProbes", "recurrent_matrix_probes",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",

@@ -108,6 +108,49 @@ def _diagnostics_markdown(latest: dict) -> list[str]:
     return lines + [""]
 
 
+# ------------------------------------------------------------------ fixed points (rnnaudit.auditing.attractors)
+
+_FP_COLUMNS = ("part", "state", "starts", "fixed: stable / unstable / marginal", "slow points",
+               "slowest stable mode: eigenvalue modulus (τ, steps)",
+               "most unstable mode: eigenvalue modulus (unstable directions)")
+
+
+def _fixed_point_rows(latest: dict) -> list[list[str]]:
+    """One row per searched map: counts, the slowest stable mode and the most unstable one."""
+    rows = []
+    for f in latest.get("fixed_points") or []:
+        slow, worst = f.get("slowest_stable_mode"), f.get("most_unstable_mode")
+        rows.append([f["part"], str(f["state_size"]), f"{f['n_starts']} ({f['discarded']} discarded)",
+                     f"{f['fixed']}: {f['stable']} / {f['unstable']} / {f['marginal']}", str(f["slow"]),
+                     "–" if slow is None else f"{fmt_number(slow['modulus'])} ({fmt_number(slow['tau'])})",
+                     "–" if worst is None else f"{fmt_number(worst['modulus'])} ({worst['unstable_directions']})"])
+    return rows
+
+
+_FP_TEXT = ("Fixed points and slow points of the step map h ↦ F(x*, h) under the data's mean input x* (Sussillo & "
+            "Barak 2013), searched from states the data visit; a point is fixed when ‖F(h) − h‖ is at rounding level, "
+            "slow when it is above that but under 1% of the data's own speed. Stable: every eigenvalue λ of ∂F/∂h "
+            "inside the unit circle; a mode decays by a factor e in τ = −1/log(modulus of λ) steps.")
+
+
+def _fixed_points_markdown(latest: dict) -> list[str]:
+    rows = _fixed_point_rows(latest)
+    if not rows:
+        return []
+    return (["## Fixed points", "", _FP_TEXT, "", "| " + " | ".join(_FP_COLUMNS) + " |",
+             "|---|---:|---:|---:|---:|---:|---:|"] + ["| " + " | ".join(md_text(v) for v in r) + " |" for r in rows] + [""])
+
+
+def _fixed_points_html(latest: dict) -> str:
+    rows = _fixed_point_rows(latest)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{esc(h)}</th>" for h in _FP_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{esc(str(v))}</td>" for v in r) + "</tr>" for r in rows)
+    return (f"<section id='fixed-points'><h2>Fixed points</h2><p class='muted'>{esc(_FP_TEXT)}</p><div "
+            f"class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></section>")
+
+
 def _notes_markdown(latest: dict) -> list[str]:
     notes = latest.get("notes") or []
     if not notes:
@@ -215,7 +258,7 @@ def render_audit_markdown(doc: dict) -> str:
     if latest.get("bounds_not_measured"):
         why = str(latest["bounds_not_measured"])
         lines += ["", f"**{md_text(why[:1].upper() + why[1:])}.**"]
-    lines += [""] + _diagnostics_markdown(latest) + _notes_markdown(latest)
+    lines += [""] + _diagnostics_markdown(latest) + _fixed_points_markdown(latest) + _notes_markdown(latest)
     lines += ["", "Assumptions are evaluated on the trained parameters; bounds are measured on sequences of the run's "
               "own task, with any bias absorbed into W as sgornn.md eq. 5 allows. A bound measured where its "
               "assumptions fail is not a guarantee of the theorem.", "",
@@ -268,7 +311,7 @@ def _diagnostics_html(latest: dict) -> str:
     out = ["<section id='diagnostics'><h2>Diagnostics (every model, per layer)</h2>"]
     if rows:
         head = "".join(f"<th>{esc(h)}</th>" for h in _diag_columns(latest))
-        body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in r) + "</tr>" for r in rows)
+        body = "".join("<tr>" + "".join(f"<td>{esc(str(v))}</td>" for v in r) + "</tr>" for r in rows)
         out.append(f"<div class='table-wrap'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     if notes:
         out.append("<h3>Where an assumption fails</h3><ul>" + "".join(f"<li>{esc(n['line'])}</li>" for n in notes)
@@ -296,6 +339,8 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
     toc += ["<li><a href='#summary'>Summary</a></li>"]
     if latest.get("diagnostics") or latest.get("notes"):
         toc.append("<li><a href='#diagnostics'>Diagnostics</a></li>")
+    if latest.get("fixed_points"):
+        toc.append("<li><a href='#fixed-points'>Fixed points</a></li>")
     toc.append("<li><a href='#applies'>Claims that apply</a></li>")
     if other:
         toc.append("<li><a href='#not-applicable'>Claims that do not apply</a></li>")
@@ -329,6 +374,7 @@ def render_audit_html(doc: dict, out_dir: str | os.PathLike) -> str:
              "into W as sgornn.md eq. 5 allows. A bound measured where its assumptions fail is not a guarantee of the "
              "theorem.</p></section>",
              _diagnostics_html(latest),
+             _fixed_points_html(latest),
              "<section id='applies'><h2>Claims that apply to this model</h2><div class='table-wrap'><table><thead><tr>"
              "<th>claim</th><th>reading</th><th>bound on the model</th><th>assumptions</th></tr></thead>"
              f"<tbody>{rows}</tbody></table></div></section>"]

@@ -8,6 +8,7 @@ The public API, importable from here without loading matplotlib (names resolve o
 - probes: :func:`hidden_jacobian_maps`, :func:`input_jacobian_maps`, :func:`pseudospectrum`,
   :func:`spectral_summary`, :func:`transient_growth`, :func:`kreiss_constant`,
   :func:`lyapunov_spectrum`, :func:`recurrent_matrix_probes`, ...;
+- fixed points and slow points of any model under a constant input, with their stability: :func:`fixed_points`;
 - any model as a cell the probes accept: :func:`wrap` (``torch.nn.RNN``/``GRU``/``LSTM``, their
   ``*Cell``, parametrized or geotorch weights, or any step function);
 - the user's own training loop: :class:`Monitor` records what :func:`rnnaudit.training.train` records
@@ -34,7 +35,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 __all__ = ["__version__", "check", "check_claim", "claim_by_id", "all_claims", "PROFILES", "audit", "audit_checkpoint",
            "audit_run", "Monitor", "hidden_jacobian_maps", "input_jacobian_maps", "pseudospectrum", "spectral_summary",
-           "transient_growth", "kreiss_constant", "lyapunov_spectrum", "recurrent_matrix_probes", "wrap", "cells",
+           "transient_growth", "kreiss_constant", "lyapunov_spectrum", "recurrent_matrix_probes", "fixed_points", "wrap", "cells",
            "analysis", "bounds", "figures", "training", "tasks"]
 
 #: public name → module that defines it; imported on first access (PEP 562), so that
@@ -43,7 +44,7 @@ _LAZY = {
     "check": "rnnaudit.checking",
     "check_claim": "rnnaudit.bounds", "claim_by_id": "rnnaudit.bounds", "all_claims": "rnnaudit.bounds",
     "PROFILES": "rnnaudit.bounds",
-    "audit": "rnnaudit.auditing", "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
+    "audit": "rnnaudit.auditing", "fixed_points": "rnnaudit.auditing", "audit_checkpoint": "rnnaudit.auditing", "audit_run": "rnnaudit.auditing",
     "hidden_jacobian_maps": "rnnaudit.analysis", "input_jacobian_maps": "rnnaudit.analysis",
     "pseudospectrum": "rnnaudit.analysis", "spectral_summary": "rnnaudit.analysis",
     "transient_growth": "rnnaudit.analysis", "kreiss_constant": "rnnaudit.analysis",

@@ -191,7 +191,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         trained_dtype: the dtype the parameters were trained in (default: the model's own), which
             sets the slack of the assumption predicates (float32 training: :data:`rnnaudit.bounds.FLOAT32_TRAINED`).
         measure_bounds: also measure every applicable bound on the inputs.
-        diagnostics: also measure the diagnostics (contractivity, memory horizon, top-3 Lyapunov exponents).
+        diagnostics: also measure the diagnostics (contractivity, memory horizon, top-3 Lyapunov exponents) and
+            search the fixed points and slow points under the data's mean input
+            (:func:`rnnaudit.auditing.attractors.fixed_point_sections`).
         loss_fn, targets: with both, also ‖∂L/∂h_0‖ for L = loss_fn(output, targets), ``output`` the
             torch module's own output (its layout, batch_first as the module says) for ``nn.RNN``/``GRU``/
             ``LSTM``, the h sequence (m, T, H) for a ``*Cell``, the packed states (m, T, S) otherwise.
@@ -203,7 +205,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         something, ‖WᵀW − I‖₂ per recurrent matrix), "claims": [per claim: id, applies, reason, reading,
         assumptions (name, holds, detail), verdict, worst_ratio; "part" for a bidirectional module, whose
         claims are put to each layer and direction], "diagnostics": [per layer and direction: part, state,
-        and :meth:`rnnaudit.analysis.diagnostics.StateDiagnostics.to_json`], "initial_state_gradient":
+        and :meth:`rnnaudit.analysis.diagnostics.StateDiagnostics.to_json`], "fixed_points": [per searched map: part
+        ("all layers" for a stack, one entry per direction of a bidirectional module), and
+        :meth:`rnnaudit.analysis.fixed_points.FixedPoints.to_json`], "initial_state_gradient":
         {"norm", "per_part"} (with loss_fn), "notes": [one line per claim whose assumption fails: what the
         diagnostics measure instead, and the standard remedy]}.
 
@@ -285,9 +289,11 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     result = {"model": summary, "claims": claims}
     if diagnostics:
         from rnnaudit.analysis.diagnostics import state_diagnostics
+        from rnnaudit.auditing.attractors import fixed_point_sections
 
         result["diagnostics"] = [{"part": p.label, "state": p.state, **state_diagnostics(p.cell, p.inputs).to_json()}
                                  for p in parts]
+        result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
     if loss_fn is not None:
         result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
     result["notes"] = assumption_notes(result)

@@ -33,12 +33,14 @@ def _audit(path, measure_bounds: bool, *, step: int | None = None, allow_large: 
            "claims": audit_model(view, measure_bounds=measure_bounds)}
     if measure_bounds:  # the measured checkpoint (the latest of a run) gets the diagnostics every model gets
         from rnnaudit.analysis.diagnostics import state_diagnostics
+        from rnnaudit.auditing.attractors import fixed_point_sections
         from rnnaudit.auditing.notes import assumption_notes
         from rnnaudit.cells.copying import probe_copy
 
         cell = probe_copy(model.cell)
         doc["diagnostics"] = [{"part": "state", "state": f"state ({cell.hidden_size})",
                                **state_diagnostics(cell, view.inputs.double()).to_json()}]
+        doc["fixed_points"] = fixed_point_sections(cell, view.inputs.double())
         doc["notes"] = assumption_notes(doc)
     return doc, view
 

@@ -4,7 +4,7 @@
     rnnaudit reproduce COUNTEREXAMPLE.pt
     rnnaudit train [--preset NAME] [--cell C] [--task T] [--T N] ... [--out DIR] [--resume|--overwrite]
     rnnaudit audit SOURCE | --model MODULE:FACTORY --weights FILE | --arch rnn|gru|lstm --weights FILE
-    rnnaudit heatmap|spectrum|lyapunov SOURCE | --model ... | --arch ... [--out FILE]
+    rnnaudit heatmap|spectrum|lyapunov|fixed-points SOURCE | --model ... | --arch ... [--out FILE]
     rnnaudit sweep SPEC.json|.toml [--executor inline|local|slurm]
     rnnaudit compare RUN_DIR [RUN_DIR ...] [--key grad/W/max] [--out FILE]
 
@@ -29,10 +29,10 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_INTERNAL = 0, 1, 2, 130
 
 #: command → module in rnnaudit.cli with a ``run(args) -> int``.
 COMMANDS = {"check": "check", "reproduce": "reproduce", "train": "train", "audit": "audit", "heatmap": "plots",
-            "spectrum": "plots", "lyapunov": "plots", "compare": "plots", "sweep": "sweep"}
+            "spectrum": "plots", "lyapunov": "plots", "fixed-points": "plots", "compare": "plots", "sweep": "sweep"}
 
 #: commands whose --out is one figure file
-FIGURE_COMMANDS = ("heatmap", "spectrum", "lyapunov", "compare")
+FIGURE_COMMANDS = ("heatmap", "spectrum", "lyapunov", "fixed-points", "compare")
 
 
 def _one_line(err: BaseException) -> str:

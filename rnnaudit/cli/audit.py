@@ -50,6 +50,11 @@ def run(args) -> int:
         from rnnaudit.auditing.notes import measured_text
 
         print(f"diagnostics, {d['part']} [{d['state']}]: {measured_text(d)}")
+    for f in doc["latest"].get("fixed_points") or []:
+        worst = f.get("most_unstable_mode")
+        print(f"fixed points, {f['part']} (mean input, {f['n_starts']} starts): {f['fixed']} fixed ({f['stable']} "
+              f"stable, {f['unstable']} unstable, {f['marginal']} marginal), {f['slow']} slow"
+              + ("" if worst is None else f"; largest |λ| = {worst['modulus']:.4g} at an unstable point"))
     for n in doc["latest"].get("notes") or []:
         if n["remedy"]:
             print(f"remedy for {n['claim']}{_part(n)}: "

@@ -149,7 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name, summary, default in (("heatmap", "draw the ‖∂h_t/∂h_s‖₂ map of a model", "heatmap.png"),
                                    ("spectrum", "eigenvalues, ε-pseudospectra and singular values of each recurrent "
                                                 "matrix, one row each in one figure", "spectrum.png"),
-                                   ("lyapunov", "the Lyapunov spectrum along a trajectory", "lyapunov.png")):
+                                   ("lyapunov", "the Lyapunov spectrum along a trajectory", "lyapunov.png"),
+                                   ("fixed-points", "fixed points and slow points under a constant input, and the "
+                                                    "eigenvalues of the Jacobian at each on the unit circle",
+                                    "fixed-points.png")):
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
         _model_source(p, inputs=name != "spectrum")
         p.add_argument("--out", type=figure_file, default=Path(default),
@@ -190,6 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":
             p.add_argument("--k", type=count, help="how many exponents (default: all)")
+        if name == "fixed-points":
+            p.add_argument("--input", choices=("zero", "mean"), default="zero",
+                           help="the constant input x*: zero, or the mean of the inputs (default: zero)")
+            p.add_argument("--starts", type=count, default=64,
+                           help="starts of the search, drawn from the states the inputs visit (default: 64)")
 
     sw = sub.add_parser("sweep", parents=[common], help="run every point of a run-spec grid", epilog=EPILOG)
     sw.add_argument("spec", type=Path, help="sweep spec .json or .toml (see rnnaudit/training/sweep.py)")

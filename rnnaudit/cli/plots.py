@@ -1,4 +1,4 @@
-"""``rnnaudit heatmap``, ``spectrum``, ``lyapunov`` and ``compare``: one figure each."""
+"""``rnnaudit heatmap``, ``spectrum``, ``lyapunov``, ``fixed-points`` and ``compare``: one figure each."""
 
 from __future__ import annotations
 
@@ -50,6 +50,9 @@ def _layer(args, src):
     module is one layer: its cell has that layer alone)."""
     return None if src.part is not None else args.layer
 
+
+#: Task sequences whose visited states seed ``rnnaudit fixed-points`` when no --inputs file is given.
+FIXED_POINT_SEQUENCES = 8
 
 #: Predicted seconds above which ``--method auto`` takes the randomized sketch, where that is cheaper.
 AUTO_SKETCH_SECONDS = 300.0
@@ -178,6 +181,23 @@ def _lyapunov(args, src):
     return plot_lyapunov(spectrum, title=mpl_text(src.label))
 
 
+def _fixed_points(args, src):
+    from rnnaudit.analysis.fixed_points import find_fixed_points
+    from rnnaudit.figures.escaping import mpl_text
+    from rnnaudit.figures.fixed_points import plot_fixed_points
+
+    with torch.enable_grad():
+        fp = find_fixed_points(src.cell, src.x, args.input, n_starts=args.starts, seed=args.seed or 0)
+    fixed = int(fp.is_fixed.sum())
+    print(f"{src.label}: {fixed} fixed point(s) and {len(fp) - fixed} slow point(s) under the {args.input} input, from "
+          f"{fp.n_starts} starts on {src.x.shape[0]} sequence(s) ({fp.discarded} ended faster than {fp.slow_tol:.3g})")
+    for i in range(len(fp)):
+        top = fp.eigenvalues[i, 0]
+        print(f"  {fp.kinds[i]} point {i + 1}: {fp.stability[i]}, {int(fp.n_unstable[i])} unstable direction(s), "
+              f"max |λ| = {float(top.abs()):.6g}, ‖F(h) − h‖ = {float(fp.speed[i]):.3g}")
+    return plot_fixed_points(fp, title=mpl_text(src.label))
+
+
 def _compare(args):
     from rnnaudit.figures.trajectory import plot_comparison
     from rnnaudit.training import read_trajectory
@@ -211,14 +231,17 @@ def run(args) -> int:
     if args.command == "compare":
         fig = _compare(args)
     else:
-        src = source_of(args, with_inputs=args.command != "spectrum")
+        # the fixed-point search starts from the states of every sequence; the other figures read the first
+        src = source_of(args, FIXED_POINT_SEQUENCES if args.command == "fixed-points" else 1,
+                        with_inputs=args.command != "spectrum")
         if src.cell is None:
             from rnnaudit.untrusted import InputError
 
             raise InputError(f"{src.label}: a bidirectional module is two recurrences: pass --direction forward or "
                              "--direction reverse (`rnnaudit audit` reports both)")
         with torch.no_grad():
-            fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov}[args.command](args, src)
+            fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov,
+                   "fixed-points": _fixed_points}[args.command](args, src)
     data = figure_data(fig)
     save_figure(fig, args.out)
     print(f"wrote {args.out}" + (f" and its data {data_path(args.out, data)}" if data is not None else ""))
