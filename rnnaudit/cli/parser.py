@@ -187,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="one direction of a bidirectional torch module (the reverse one on reversed time: its "
                             "step 1 reads the last input); of several layers, "
                             + {"heatmap": "that of --layer", "spectrum": "every layer's matrices",
-                               "lyapunov": "the last layer's"}[name]
+                               "lyapunov": "the last layer's", "fixed-points": "the last layer's"}[name]
                             + " (default: none; needed for a bidirectional module)")
         if name == "spectrum":
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
