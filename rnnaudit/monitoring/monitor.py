@@ -483,12 +483,12 @@ class Monitor:
     @contextlib.contextmanager
     def _writing(self, what: str):
         """One clear OSError, naming the file and the run directory, for a write that fails (a full disk:
-        torch.save reports it as a RuntimeError from its zip writer)."""
+        torch.save reports it as a RuntimeError from its zip writer, worded by torch's C++ code and not always
+        naming a write, e.g. "[enforce fail at inline_container.cc:672] unexpected pos 128 vs 0" after an earlier
+        ENOSPC). The block holds file writes only, so every RuntimeError in it is one."""
         try:
             yield
         except (OSError, RuntimeError) as err:
-            if isinstance(err, RuntimeError) and "write" not in str(err).lower():
-                raise
             reason = getattr(err, "strerror", None) or str(err).strip().splitlines()[0][:200]
             raise OSError(getattr(err, "errno", None) or errno.EIO,
                           f"Monitor: cannot write {what} in {self.run_dir} ({reason}); the records and checkpoints "

@@ -351,3 +351,90 @@ def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
                 for suffix in (".csv", ".npz")}
     allowed = outputs | {f".{name}.lock" for name in outputs}
     assert written <= allowed, (name, written)
+
+
+# ----------------------------------------------------------------------------------------------
+# dtypes, layouts and devices the probes cannot compute with
+# ----------------------------------------------------------------------------------------------
+
+_ODD_TENSORS = {
+    "float8": (lambda t: t.to(torch.float8_e4m3fn), "float8_e4m3fn"),
+    "sparse": (lambda t: t.to_sparse() if t.dim() == 2 else t, "sparse_coo"),
+    "meta": (lambda t: t.to("meta"), "meta device"),
+}
+
+
+def _odd_state_dict(kind: str) -> dict:
+    torch.manual_seed(0)
+    convert = _ODD_TENSORS[kind][0]
+    return {k: convert(v.detach().clone()) for k, v in torch.nn.RNN(2, 4, batch_first=True).state_dict().items()}
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if line]
+    assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in err, err[-600:]
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind,suffix", [(k, ".pt") for k in _ODD_TENSORS] + [("float8", ".safetensors")])
+@pytest.mark.parametrize("command", ["spectrum", "heatmap"])
+def test_float8_sparse_and_meta_weights_files_get_one_line_naming_the_tensor(tmp_path, capsys, command, kind, suffix):
+    """float8, sparse and meta tensors ended in "internal error" (isfinite/ne not implemented, item() of a meta
+    tensor); now one line naming the tensor and its dtype or layout, exit 2. Control: the same weights in float32
+    draw the figure."""
+    sd = _odd_state_dict(kind)
+    path = tmp_path / f"w{suffix}"
+    if suffix == ".safetensors":  # the format holds dense tensors with values only: float8 is its odd case
+        from safetensors.torch import save_file
+
+        save_file({k: v.contiguous() for k, v in sd.items()}, str(path))
+    else:
+        torch.save(sd, path)
+    x = tmp_path / "x.pt"
+    torch.save(torch.randn(6, 2, dtype=torch.float64), x)
+    inputs = ["--inputs", str(x)] if command == "heatmap" else []
+    argv = [command, "--weights", str(path), *inputs, "--out", str(tmp_path / "f.png")]
+    assert cli_status(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "weight_" in line or "bias_" in line, line
+    assert _ODD_TENSORS[kind][1] in line, line
+    good = tmp_path / "good.pt"
+    torch.save({k: v.to(torch.float32) for k, v in _odd_state_dict("float8").items()}, good)
+    assert cli_status([command, "--weights", str(good), *inputs, "--out", str(tmp_path / "g.png")]) == 0
+
+
+@pytest.mark.parametrize("kind", list(_ODD_TENSORS))
+def test_a_monitor_checkpoint_with_float8_sparse_or_meta_weights_is_one_line(tmp_path, capsys, kind):
+    from rnnaudit import Monitor
+
+    rnn = torch.nn.RNN(2, 4, batch_first=True)
+    run = tmp_path / "run"
+    with Monitor(rnn, run, every=1, inputs=torch.randn(1, 6, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run), "--out", str(tmp_path / "ok.png")]) == 0  # control
+    capsys.readouterr()
+    ckpt = next((run / "checkpoints").glob("step_*.pt"))
+    payload = torch.load(ckpt, weights_only=True)
+    convert = _ODD_TENSORS[kind][0]
+    for key in ("state_dict", "plain_state_dict"):
+        if isinstance(payload.get(key), dict):
+            payload[key] = {k: convert(v) for k, v in payload[key].items()}
+    torch.save(payload, ckpt)
+    for command in ("spectrum", "heatmap"):
+        assert cli_status([command, str(run), "--out", str(tmp_path / f"{command}.png")]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert "weight_" in line and _ODD_TENSORS[kind][1] in line, line
+
+
+@pytest.mark.parametrize("kind", ["float8", "sparse"])
+def test_wrap_refuses_a_module_in_float8_or_sparse_naming_the_parameter(kind):
+    from rnnaudit import wrap
+
+    rnn = torch.nn.RNN(2, 4, batch_first=True)
+    if kind == "float8":
+        rnn = rnn.to(torch.float8_e4m3fn)
+    else:
+        rnn.weight_hh_l0 = torch.nn.Parameter(rnn.weight_hh_l0.detach().to_sparse())
+    with pytest.raises(ValueError, match=rf"'weight_\w+_l0' is .*{_ODD_TENSORS[kind][1]}"):
+        wrap(rnn)
+    assert wrap(torch.nn.RNN(2, 4)).hidden_size == 4  # control

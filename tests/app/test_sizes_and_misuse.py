@@ -420,3 +420,30 @@ def test_a_model_on_the_meta_device_is_one_value_error_everywhere(tmp_path):
         call(cpu)
         if name == "Monitor":
             assert (tmp_path / "run" / "run.json").exists()
+
+
+def test_close_after_a_full_disk_names_the_file_whatever_torch_writer_says(tmp_path, monkeypatch):
+    """The disk fills: record() fails with ENOSPC, and torch's zip writer, asked again at close(), reports
+    "unexpected pos 128 vs 0" (a RuntimeError that never says "write"). Both are one OSError naming the file."""
+    import rnnaudit.monitoring.monitor as monitor_module
+
+    rnn = nn.GRU(2, 3, batch_first=True)
+    mon = Monitor(rnn, tmp_path / "run", every=1, tensorboard=False)
+    mon.record(0)
+    calls = []
+
+    def full(obj, f, *args, **kwargs):
+        calls.append(f)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 128 vs 0")
+
+    monkeypatch.setattr(monitor_module.torch, "save", full)
+    with pytest.raises(OSError, match=r"cannot write checkpoints/step_00000010.pt .*No space left"):
+        mon.record(10)
+    with torch.no_grad():
+        rnn.weight_hh_l0.add_(1.0)
+    with pytest.raises(OSError, match=r"cannot write checkpoints/step_00000011.pt .*unexpected pos 128") as info:
+        mon.close()
+    assert type(info.value) is OSError and str(tmp_path / "run") in str(info.value)
+    assert mon.closed and not list((tmp_path / "run").rglob("*.tmp"))
