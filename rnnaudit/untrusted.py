@@ -33,6 +33,12 @@ class InputError(ValueError):
     """A file or argument that cannot be used, with a message that names it and says what was expected."""
 
 
+def _path(path) -> Path:
+    """A Path from a str, an os.PathLike or bytes (a file name that is not UTF-8, as ``os.listdir(b".")`` gives it:
+    decoded with the filesystem's surrogate escapes, so the same bytes reach the system again)."""
+    return Path(os.fsdecode(path) if isinstance(path, bytes) else path)
+
+
 def require_file(path: str | os.PathLike, what: str) -> Path:
     """``path`` as a Path if it is an existing, readable regular file.
 
@@ -40,7 +46,7 @@ def require_file(path: str | os.PathLike, what: str) -> Path:
         InputError: missing, a directory, not a regular file (a device such as /dev/zero, a FIFO), unreadable,
             or a name the filesystem rejects.
     """
-    p = Path(path)
+    p = _path(path)
     kind = what if what.endswith("file") else f"{what} file"
     try:
         if not p.exists():
@@ -62,7 +68,7 @@ def require_dir(path: str | os.PathLike, what: str) -> Path:
     Raises:
         InputError: missing or not a directory.
     """
-    p = Path(path)
+    p = _path(path)
     try:
         if not p.is_dir():
             raise InputError(f"{p}: no such {what} directory" if not p.exists()

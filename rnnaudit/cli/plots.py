@@ -139,15 +139,18 @@ def _compare(args):
     from rnnaudit.figures.trajectory import plot_comparison
     from rnnaudit.training import read_trajectory
 
-    runs = {str(p): read_trajectory(p) for p in args.runs}
+    from rnnaudit.provenance import command_text
+
+    # labels as valid text: a directory name that is not UTF-8 (lone surrogates) cannot be drawn
+    runs = {command_text(p): read_trajectory(p) for p in args.runs}
     return plot_comparison(runs, args.key, baselines=_baselines(args.runs) if "loss" in args.key else None)
 
 
 def _baselines(run_dirs) -> dict[str, float]:
     """label → the loss of the task's trivial predictor at the run's T (from its run.json)."""
     from rnnaudit.training.runs import read_run_config
+    from rnnaudit.provenance import command_text
     from rnnaudit.training.task_specs import TASK_SPECS
-
     from rnnaudit.untrusted import InputError
 
     out = {}
@@ -158,7 +161,7 @@ def _baselines(run_dirs) -> dict[str, float]:
             continue
         value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
         if value is not None and math.isfinite(value):
-            out[str(p)] = float(value)
+            out[command_text(p)] = float(value)
     return out
 
 

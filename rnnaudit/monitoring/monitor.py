@@ -148,7 +148,9 @@ class Monitor:
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module (the recurrent module), got {type(model).__name__}")
         if not isinstance(run_dir, (str, os.PathLike)):
-            raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
+            raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}"
+                            + (" (a bytes name: pass os.fsdecode(name), which keeps one that is not UTF-8)"
+                               if isinstance(run_dir, bytes) else ""))
         self.every = _positive_int("every", every)
         self.T = _positive_int("T", T, allow_none=True)
         self.summary_every = self._multiple("summary_every", summary_every, 100)

@@ -438,3 +438,54 @@ def test_wrap_refuses_a_module_in_float8_or_sparse_naming_the_parameter(kind):
     with pytest.raises(ValueError, match=rf"'weight_\w+_l0' is .*{_ODD_TENSORS[kind][1]}"):
         wrap(rnn)
     assert wrap(torch.nn.RNN(2, 4)).hidden_size == 4  # control
+
+
+# ----------------------------------------------------------------------------------------------
+# file names that are not UTF-8
+# ----------------------------------------------------------------------------------------------
+
+def _not_utf8(tmp_path: Path, name: bytes) -> str:
+    """A path whose last part is the bytes ``name`` (not UTF-8), as Python receives it from argv (PEP 383)."""
+    return os.path.join(str(tmp_path), os.fsdecode(name))
+
+
+def test_file_names_that_are_not_utf8_are_read_and_written(tmp_path, monkeypatch, capsys):
+    """A weights file, a figure, an audit directory and a run directory named with the byte 0xff: the command
+    line ended in "'utf-8' codec can't encode character" (the figure's metadata, a title). Now each command works,
+    and the metadata keeps the byte as an escape."""
+    from PIL import Image
+
+    from rnnaudit.training import TrainConfig, train
+
+    torch.manual_seed(0)
+    weights = _not_utf8(tmp_path, b"w\xff.pt")
+    torch.save(torch.nn.RNN(2, 4, batch_first=True).state_dict(), weights)
+    x = tmp_path / "x.pt"
+    torch.save(torch.randn(6, 2, dtype=torch.float64), x)
+    run = _not_utf8(tmp_path, b"run\xff")
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    figure = _not_utf8(tmp_path, b"s\xff.png")
+    commands = [["spectrum", "--weights", weights, "--out", figure],
+                ["heatmap", "--weights", weights, "--inputs", str(x), "--out", _not_utf8(tmp_path, b"h\xff.pdf")],
+                ["audit", "--weights", weights, "--inputs", str(x), "--out", _not_utf8(tmp_path, b"a\xff")],
+                ["audit", run, "--out", _not_utf8(tmp_path, b"b\xff")],
+                ["compare", run, "--out", _not_utf8(tmp_path, b"c\xff.svg")]]
+    for argv in commands:
+        monkeypatch.setattr(sys, "argv", ["rnnaudit", *argv])
+        assert cli_status(argv) == 0, (argv, capsys.readouterr().err[-400:])
+    assert "\\xff" in Image.open(figure).text["command"]
+    assert os.path.exists(_not_utf8(tmp_path, b"b\xff")) and os.path.exists(_not_utf8(tmp_path, b"c\xff.svg"))
+
+
+def test_bytes_paths_are_read_or_refused_naming_the_argument(tmp_path):
+    from rnnaudit import Monitor, audit_run
+    from rnnaudit.user_models import load_state_dict_file
+
+    name = os.fsencode(str(tmp_path)) + b"/w\xff.pt"
+    torch.save(torch.nn.RNN(2, 4).state_dict(), os.fsdecode(name))
+    assert set(load_state_dict_file(name)) == set(torch.nn.RNN(2, 4).state_dict())
+    with pytest.raises(TypeError, match=r"run_dir must be a path .*os\.fsdecode"):
+        Monitor(torch.nn.GRU(2, 3), os.fsencode(str(tmp_path)) + b"/m\xff", tensorboard=False)
+    with pytest.raises(TypeError, match=r"run_dir must be a path .*os\.fsdecode"):
+        audit_run(os.fsencode(str(tmp_path)))
