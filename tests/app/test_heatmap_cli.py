@@ -79,3 +79,23 @@ def test_every_figure_names_its_block(block, layer, label):
         assert "4-point grid" in fig.axes[0].get_title() and "rtol 0.001" in fig.axes[0].get_title()
     sketch = plot_jacobian_heatmaps(model, x, grid=4, block=block, layer=layer, method="sketch")
     assert "confidence" in sketch.axes[0].get_title() or "exact" in sketch.axes[0].get_title()
+
+
+def test_an_input_map_of_one_step_is_drawn_as_one_cell(tmp_path, capsys):
+    """At T = 1 the input map has one grid step, whose cell edges were taken from a neighbour it does not have
+    (IndexError, an internal error). Now the one cell is drawn, holding ‖∂h_1/∂x_1‖₂."""
+    import numpy as np
+
+    torch.manual_seed(0)
+    rnn = torch.nn.RNN(3, 4, batch_first=True).double()
+    torch.save(rnn.state_dict(), tmp_path / "w.pt")
+    x = torch.randn(1, 3, dtype=torch.float64)
+    torch.save(x, tmp_path / "x.pt")
+    out = tmp_path / "k.png"
+    argv = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt"), "--kind", "input",
+            "--out", str(out)]
+    assert cli_status(argv) == 0, capsys.readouterr().err
+    jac = torch.autograd.functional.jacobian(lambda xx: rnn(xx[None])[0][0, -1], x)  # (h, 1, n)
+    exact = float(torch.linalg.matrix_norm(jac[:, 0], ord=2))
+    values = [a for a in np.load(out.with_suffix(".npz")).values() if a.dtype.kind == "f" and a.size == 1]
+    assert values and any(abs(float(v.ravel()[0]) - exact) <= 1e-3 * exact for v in values), (values, exact)
