@@ -164,6 +164,28 @@ def read_jsonl_records(path: str | os.PathLike, what: str) -> list[dict]:
     return out
 
 
+def _require_torch_format(p: Path, what: str) -> None:
+    """A file torch.save wrote: a zip archive, or (the legacy format) a pickle of protocol 2 or higher, whose first
+    byte is the PROTO opcode 0x80. Anything else (a JSON or text file given by mistake) is named for what it is,
+    not described as holding Python objects.
+
+    Raises:
+        InputError: neither (names the file and shows its first bytes).
+    """
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(64)
+    except OSError as err:
+        raise InputError(f"{p}: cannot read the {what}: {err.strerror or err}") from None
+    if head.startswith(b"PK") or head.startswith(b"\x80"):
+        return
+    text = head.lstrip()
+    kind = ("JSON text" if text[:1] in (b"{", b"[") else "text" if text and all(32 <= b < 127 or b in b"\t\r\n"
+                                                                                 for b in text) else "some other file")
+    raise InputError(f"{p}: the {what} is not a torch file ({kind}, starting {head[:24]!r}); torch.save writes a "
+                     "zip archive")
+
+
 def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "cpu", allow_large: bool = False):
     """``torch.load(path, weights_only=True)`` with one clear error for everything that can go wrong.
 
@@ -185,6 +207,7 @@ def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "
     p = require_file(path, what)
     if p.stat().st_size == 0:
         raise InputError(f"{p}: the {what} is empty")
+    _require_torch_format(p, what)
     try:
         with warnings.catch_warnings():  # torch warns about old pickle protocols: noise for a refused or read file
             warnings.simplefilter("ignore")
