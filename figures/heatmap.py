@@ -125,6 +125,9 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
     data = {label: m.spectral.detach().cpu().numpy() for label, m in panels.items()}
     data.update({f"{label} (steps)": m.steps.detach().cpu().numpy() for label, m in panels.items()
                  if m.steps is not None})
+    certified = [m.rtol for m in panels.values() if m.factor is None]
+    if certified:  # the stated relative error of every certified value (a randomized sketch states its factor)
+        data["rtol"] = np.asarray(max(certified), dtype=np.float64)
     attach_data(fig, data)
     if progress is not None:
         progress(1)

@@ -12,6 +12,7 @@ Pickles are refused, never executed: :func:`load_torch_file` reads with
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -39,6 +40,19 @@ def _path(path) -> Path:
     return Path(os.fsdecode(path) if isinstance(path, bytes) else path)
 
 
+def _broken_link(p: Path) -> str:
+    """Why the symbolic link ``p`` leads nowhere: a loop of links, or a missing target (named)."""
+    try:
+        p.resolve(strict=True)
+    except RuntimeError:  # Python < 3.13 reports a loop so
+        return "a symlink loop"
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"a symlink to {os.readlink(p)!r}, which does not exist"
+    return "a symlink that does not resolve"
+
+
 def require_file(path: str | os.PathLike, what: str) -> Path:
     """``path`` as a Path if it is an existing, readable regular file.
 
@@ -50,6 +64,8 @@ def require_file(path: str | os.PathLike, what: str) -> Path:
     kind = what if what.endswith("file") else f"{what} file"
     try:
         if not p.exists():
+            if p.is_symlink():  # exists() follows links: a dangling link or a loop is not "no such file"
+                raise InputError(f"{p}: cannot resolve the {what}: {_broken_link(p)}")
             raise InputError(f"{p}: no such {what}")
         if p.is_dir():
             raise InputError(f"{p}: is a directory, expected a {kind}")

@@ -147,7 +147,14 @@ def _compare(args):
 
 
 def _baselines(run_dirs) -> dict[str, float]:
-    """label → the loss of the task's trivial predictor at the run's T (from its run.json)."""
+    """label → the loss of the task's trivial predictor at the run's T (from its run.json).
+
+    Raises:
+        InputError: a run.json whose task is unknown, or whose T and task_kwargs the task's baseline cannot take
+            (names the file and the field).
+    """
+    from pathlib import Path
+
     from rnnaudit.training.runs import read_run_config
     from rnnaudit.provenance import command_text
     from rnnaudit.training.task_specs import TASK_SPECS
@@ -159,8 +166,15 @@ def _baselines(run_dirs) -> dict[str, float]:
             config = read_run_config(p)
         except InputError:  # a trajectory without its run.json: plotted without a baseline
             continue
-        value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
-        if value is not None and math.isfinite(value):
+        where = Path(p) / "run.json"
+        if not isinstance(config.task, str) or config.task not in TASK_SPECS:
+            raise InputError(f"{where}: field 'task' is {str(config.task)[:60]!r}, not one of {sorted(TASK_SPECS)}")
+        try:
+            value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
+        except (TypeError, ValueError, KeyError, ZeroDivisionError, OverflowError) as err:
+            raise InputError(f"{where}: fields 'T' and 'task_kwargs' do not fit the task {config.task!r}: "
+                             f"{' '.join(str(err).split())[:200]}") from None
+        if isinstance(value, (int, float)) and math.isfinite(value):
             out[command_text(p)] = float(value)
     return out
 

@@ -47,7 +47,8 @@ from rnnaudit.monitoring.probes import (RADIUS_EVERY_RECORD_MAX, gate_record, gr
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
 from rnnaudit.limits import check_tensor_sizes
-from rnnaudit.outputs import RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
+from rnnaudit.outputs import (RUN_MARKER, DirectoryLock, check_output_location, remove_own_files,
+                              remove_stale_temporaries)
 from rnnaudit.provenance import provenance
 from rnnaudit.tensorboard_log import TENSORBOARD_DIR, event_writer, write_scalars
 
@@ -132,7 +133,8 @@ class Monitor:
             of the wrong width, not finite or above the size limits (:mod:`rnnaudit.limits`), a loss_fn
             that fails on the inputs, a factory whose model does not take the state_dict, a directory
             that holds a run (or, with ``overwrite``, files rnnaudit did not write), a run_dir that is a
-            file or cannot be created.
+            file or cannot be created, or a missing run_dir whose parent is missing outside the current
+            directory (the command line's ``--out`` rule, :func:`rnnaudit.outputs.check_output_location`).
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
         ImportError: ``tensorboard=True`` without tensorboard.
     """
@@ -205,6 +207,8 @@ class Monitor:
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise ValueError(f"run_dir must be a directory (created when missing), but {self.run_dir} is a file")
         created = not self.run_dir.exists()
+        if created:  # the command line's --out rule: missing directories only under the current directory
+            check_output_location(self.run_dir, "run_dir")
         try:  # the lock lives inside run_dir, so a read-only parent of an existing run_dir is no obstacle
             self._lock = DirectoryLock(self.run_dir, inside=True).__enter__()
         except OSError as err:

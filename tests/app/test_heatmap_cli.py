@@ -99,3 +99,23 @@ def test_an_input_map_of_one_step_is_drawn_as_one_cell(tmp_path, capsys):
     exact = float(torch.linalg.matrix_norm(jac[:, 0], ord=2))
     values = [a for a in np.load(out.with_suffix(".npz")).values() if a.dtype.kind == "f" and a.size == 1]
     assert values and any(abs(float(v.ravel()[0]) - exact) <= 1e-3 * exact for v in values), (values, exact)
+
+
+def test_an_rtol_below_the_float64_floor_is_refused_and_the_npz_records_rtol(tmp_path, capsys):
+    """--rtol 1e-300 was accepted silently (no float64 norm is certified below a few roundoffs); it is refused
+    naming the floor. The heatmap's data file records the rtol its values are certified to."""
+    import numpy as np
+
+    from rnnaudit.cli.argtypes import RTOL_FLOOR
+
+    torch.manual_seed(0)
+    torch.save(torch.nn.RNN(3, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    torch.save(torch.randn(6, 3, dtype=torch.float64), tmp_path / "x.pt")
+    base = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt")]
+    assert cli_status([*base, "--rtol", "1e-300", "--out", str(tmp_path / "a.png")]) == 2
+    err = capsys.readouterr().err
+    assert "--rtol" in err and f"{RTOL_FLOOR:.3g}" in err and err.count("\n") == 1, err
+    assert cli_status([*base, "--rtol", "1e-6", "--out", str(tmp_path / "b.png")]) == 0
+    assert float(np.load(tmp_path / "b.npz")["rtol"]) == 1e-6
+    assert cli_status([*base, "--out", str(tmp_path / "c.png")]) == 0
+    assert float(np.load(tmp_path / "c.npz")["rtol"]) == 1e-3

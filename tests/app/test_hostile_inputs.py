@@ -489,3 +489,35 @@ def test_bytes_paths_are_read_or_refused_naming_the_argument(tmp_path):
         Monitor(torch.nn.GRU(2, 3), os.fsencode(str(tmp_path)) + b"/m\xff", tensorboard=False)
     with pytest.raises(TypeError, match=r"run_dir must be a path .*os\.fsdecode"):
         audit_run(os.fsencode(str(tmp_path)))
+
+
+def test_a_symlink_loop_or_dangling_link_is_named_as_such_not_missing(tmp_path, capsys):
+    """A symlink loop given as --inputs read "no such inputs file"; it now says "symlink loop", and a link to a
+    missing file names its target. Control: a missing plain file is still "no such"."""
+    torch.save(torch.nn.RNN(2, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone.pt")
+    for inputs, needle in (("a", "cannot resolve the inputs file: a symlink loop"),
+                           ("dangling", "gone.pt', which does not exist"), ("missing.pt", "no such inputs file")):
+        argv = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / inputs), "--out",
+                str(tmp_path / "h.png")]
+        assert cli_status(argv) == 2
+        assert needle in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("edit,needle", [({"task": "nosuch"}, "field 'task' is 'nosuch'"),
+                                         ({"task_kwargs": 5}, "fields 'T' and 'task_kwargs' do not fit")])
+def test_compare_on_a_damaged_run_json_names_the_file(tmp_path, capsys, edit, needle):
+    """compare on a run.json with an unknown task ended in an internal error naming only the key ("KeyError:
+    'nosuch'"); now one line naming the file and the field. Control: the undamaged run compares."""
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    assert cli_status(["compare", str(run), "--out", str(tmp_path / "ok.png")]) == 0
+    capsys.readouterr()
+    info = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**info, **edit}))
+    assert cli_status(["compare", str(run), "--out", str(tmp_path / "c.png")]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"{run / 'run.json'}: " in line and needle in line, line

@@ -421,7 +421,7 @@ def test_a_run_dir_that_is_a_file_or_cannot_be_made_is_named(tmp_path):
     (tmp_path / "file").write_text("mine")
     with pytest.raises(ValueError, match="^run_dir must be a directory .* is a file$"):
         Monitor(rnn, tmp_path / "file")
-    with pytest.raises(ValueError, match="^run_dir .* cannot be created"):
+    with pytest.raises(ValueError, match="^run_dir .*file is not a directory"):
         Monitor(rnn, tmp_path / "file" / "run")
     assert (tmp_path / "file").read_text() == "mine"
 
@@ -607,3 +607,19 @@ def test_a_vanishing_initial_state_gradient_is_measured_not_zero():
     x = torch.zeros(1, 200, 2, dtype=torch.float64)
     for value in (initial_state_gradient_fused(module, x, loss_fn), initial_state_gradient(wrap(module), x, loss_fn)):
         assert value == pytest.approx(5e-200, rel=1e-12, abs=0)
+
+
+def test_a_run_dir_with_missing_parents_is_made_only_under_the_current_directory(tmp_path, monkeypatch):
+    """Monitor(model, "/elsewhere/a/b") created every missing parent; the command line's --out rule applies now:
+    missing directories only under the current directory, elsewhere the parent must exist."""
+    rnn, _ = _gru()
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(work)
+    with pytest.raises(ValueError, match=r"^run_dir .*elsewhere/a/b.*"):
+        Monitor(rnn, elsewhere / "a" / "b", tensorboard=False)
+    assert not (elsewhere / "a").exists()
+    Monitor(rnn, "runs/a/b", tensorboard=False).close()  # under the current directory: made
+    Monitor(rnn, elsewhere / "c", tensorboard=False).close()  # an existing parent elsewhere: made
+    assert (work / "runs" / "a" / "b" / "run.json").is_file() and (elsewhere / "c" / "run.json").is_file()
