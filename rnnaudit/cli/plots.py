@@ -89,8 +89,11 @@ def _heatmap(args, src):
 
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
 
+    from rnnaudit.cli.budget import check_budget
+
     rtol, grid, method, est = heatmap_plan(args, src)
     print(f"estimate: {est.describe()}")
+    check_budget("heatmap", est.seconds, args.max_minutes)
     # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
     # model, corrected by the rate measured as the bar advances
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,

@@ -119,3 +119,23 @@ def test_an_rtol_below_the_float64_floor_is_refused_and_the_npz_records_rtol(tmp
     assert float(np.load(tmp_path / "b.npz")["rtol"]) == 1e-6
     assert cli_status([*base, "--out", str(tmp_path / "c.png")]) == 0
     assert float(np.load(tmp_path / "c.npz")["rtol"]) == 1e-3
+
+
+def test_a_heatmap_over_its_time_budget_is_refused_after_printing_its_estimate(tmp_path, capsys):
+    """A heatmap at the largest allowed T ran for minutes with no bound; the estimate it prints (calibrated by rates
+    measured now) is now checked against --max-minutes (default 10) before the work starts. A budget below any
+    estimate refuses in one line naming the flag, writing nothing; a generous one draws the figure."""
+    from rnnaudit.cli.budget import DEFAULT_MAX_MINUTES
+
+    assert DEFAULT_MAX_MINUTES == 10.0
+    torch.manual_seed(0)
+    torch.save(torch.nn.RNN(3, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    torch.save(torch.randn(30, 3, dtype=torch.float64), tmp_path / "x.pt")
+    base = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt")]
+    assert cli_status([*base, "--max-minutes", "1e-9", "--out", str(tmp_path / "a.png")]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("estimate: ") and "about" in out
+    assert err.count("\n") == 1 and "above the budget of 1e-09 minutes; pass --max-minutes" in err, err
+    assert not (tmp_path / "a.png").exists()
+    assert cli_status([*base, "--max-minutes", "60", "--out", str(tmp_path / "b.png")]) == 0
+    assert (tmp_path / "b.png").exists()
