@@ -297,6 +297,11 @@ def push_seconds(cell, *, dtype=torch.float64, device=None, repeats: int = 2) ->
     return best * h / d
 
 
+#: The largest T or batch :func:`estimate_cost` takes: 2**53, above which float64 (its seconds, its GEMM units)
+#: no longer holds every integer, and grid steps would overflow int64 tensors well before.
+MAX_ESTIMATED_COUNT = 2 ** 53
+
+
 def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, cols=None, batch: int = 1,
                   norms=("spectral",), dtype=torch.float64, device=None, memory_limit: int | None = None,
                   calibrate: bool = False, method: str = "products") -> CostEstimate:
@@ -321,23 +326,33 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         memory_limit: bytes; None: :func:`default_memory_limit`.
         calibrate: time one GEMM unit and one forward-mode step now (:func:`gemm_seconds`,
             :func:`push_seconds`), count the step at its measured cost in GEMM units, and fill ``seconds``.
-        method: ``"products"`` (the certified engine, on a grid or every pair) or ``"sketch"`` (needs a grid).
+        method: ``"products"`` (the certified engine, on a grid or every pair), ``"auto"`` (the map functions'
+            default, which chooses among that engine's exact paths: estimated as ``"products"``) or ``"sketch"``
+            (needs a grid).
 
     Returns:
         :class:`CostEstimate`.
 
     Raises:
-        ValueError: naming the argument: T or batch not a positive int, unknown kind, a bad grid.
+        ValueError: naming the argument: T or batch not a positive int or above 2**53, unknown kind or method,
+            a dtype that is not floating, a bad grid.
     """
     from rnnaudit.cells.adapters import wrap
 
     for name, v in (("T", T), ("batch", batch)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
+        if v > MAX_ESTIMATED_COUNT:
+            raise ValueError(f"{name} = {v:.3g} is above 2**53, the largest count whose cost this estimate "
+                             "represents exactly (and far beyond any map that can be computed)")
     if kind not in ("hidden", "input"):
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating torch dtype (the map's, float64 by default), got {dtype!r}")
+    if method == "auto":  # the map functions' default: it chooses among the certified engine's exact paths
+        method = "products"
     if method not in ("products", "sketch") or (method == "sketch" and grid is None):
-        raise ValueError(f"method must be 'products' or, with a grid, 'sketch', got {method!r}")
+        raise ValueError(f"method must be 'auto', 'products' or, with a grid, 'sketch', got {method!r}")
     cell = wrap(cell)
     h, n = cell.hidden_size, cell.input_size
     q = n if kind == "input" else (h if cols is None else len(cols))

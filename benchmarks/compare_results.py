@@ -9,7 +9,8 @@ except the worst ratios of claims measured from wall-clock timings (``--timing``
 same way, by name. Claims present in one file only are listed. ``--paper`` compares only those papers' claims.
 A file of ``format_version`` 1 (no key) wrote ``violated`` where version 2 writes ``false`` or ``misprinted``:
 against a version-2 file those count as the same verdict, and the renamings are counted on their own line.
-Exit status 0 when nothing differs, 1 otherwise (each difference printed on one line).
+Exit status 0 when nothing differs, 1 otherwise (each difference printed on one line); 2 for a file that cannot
+be read or is not a results.json (one line naming the file and what is wrong).
 """
 
 from __future__ import annotations
@@ -73,6 +74,35 @@ def compare(before: dict, after: dict, timing: set[str], papers: set[str] | None
     return out
 
 
+def check_document(doc) -> None:
+    """The shape :func:`compare` reads: an object with a ``claims`` list of objects, each with a string ``id`` and
+    ``paper`` and, when present, a list of ``readings`` objects with a string ``name``; an integer
+    ``format_version`` when present.
+
+    Raises:
+        ValueError: the first thing missing or of the wrong kind, named by its place in the document.
+    """
+    if not isinstance(doc, dict):
+        raise ValueError(f"expected a JSON object, got {type(doc).__name__}")
+    version = doc.get("format_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ValueError(f"format_version must be an integer, got {version!r:.60}")
+    claims = doc.get("claims")
+    if not isinstance(claims, list):
+        raise ValueError(f"'claims' must be a list of claim objects, got {type(claims).__name__}")
+    for i, claim in enumerate(claims):
+        if not isinstance(claim, dict):
+            raise ValueError(f"claims[{i}] must be an object, got {type(claim).__name__}")
+        for key in ("id", "paper"):
+            if not isinstance(claim.get(key), str):
+                raise ValueError(f"claims[{i}] needs a string {key!r}, got {claim.get(key)!r:.60}")
+        readings = claim.get("readings")
+        if readings is not None and not (isinstance(readings, list) and all(
+                isinstance(r, dict) and isinstance(r.get("name"), str) for r in readings)):
+            raise ValueError(f"claims[{i}] ({claim['id']}): 'readings' must be a list of objects with a string "
+                             "'name'")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("before", type=Path)
@@ -84,9 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     docs = []
     for path in (args.before, args.after):
         try:
-            docs.append(json.loads(path.read_text()))
-        except (OSError, ValueError) as err:
-            parser.exit(2, f"compare_results: {path}: {err}\n")
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            check_document(doc)
+        except (OSError, ValueError, RecursionError) as err:  # a damaged file: one line naming it, exit 2
+            parser.exit(2, f"compare_results: {path}: {' '.join(str(err).split())[:300] or type(err).__name__}\n")
+        docs.append(doc)
     diffs = compare(*docs, set(args.timing), None if args.paper is None else set(args.paper))
     for line in diffs:
         print(line)

@@ -110,6 +110,22 @@ def claim_by_id(claim_id: str) -> Claim:
     raise ValueError(f"unknown claim id {claim_id!r}; known: {', '.join(c.id for c in all_claims())}")
 
 
+def _check_sequence_field(case, where: str) -> None:
+    """A case's input sequence ``x``, where it has one beside a ``cell``, of shape (batch, T, n) with batch, T ≥ 1 and
+    n the cell's input width: a tampered file's x of another shape failed deep inside the measurement (or its size).
+
+    Raises:
+        InputError: naming the field, the expected and the found shape.
+    """
+    x, cell = getattr(case, "x", None), getattr(case, "cell", None)
+    n = getattr(cell, "input_size", None)
+    if not isinstance(x, torch.Tensor) or not isinstance(n, int):  # cases of raw weights keep x (T, n) or (S, n)
+        return
+    if x.dim() != 3 or x.shape[0] < 1 or x.shape[1] < 1 or x.shape[2] != n:
+        raise InputError(f"{where}: field 'x' must have shape (batch, T, {n}) with batch, T >= 1, got "
+                         f"{tuple(x.shape)}")
+
+
 def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float64,
                         allow_large: bool = False) -> tuple[str, Any, float]:
     """Reload a counterexample file written by :func:`rnnaudit.bounds.search.save_counterexample`:
@@ -146,6 +162,11 @@ def load_counterexample(path: str | Path, *, device: str | torch.device = "cpu",
     except (ValueError, TypeError, KeyError, RuntimeError) as err:
         why = " ".join(str(err).split())[:300]
         raise InputError(f"{path}: the saved case does not fit {claim.id}: {why}") from None
-    h, T = case.size()
+    _check_sequence_field(case, f"{path}: the saved case of {claim.id}")
+    try:
+        h, T = case.size()
+    except (IndexError, AttributeError, TypeError, ValueError) as err:
+        raise InputError(f"{path}: the saved case of {claim.id} has no size (h, T): "
+                         f"{' '.join(str(err).split())[:200]}") from None
     check_sizes(f"{path}", allow_large=allow_large, T=T, hidden=h, elements=h * T)
     return claim.id, case, float(payload["ratio"])

@@ -137,3 +137,41 @@ def check_parameters_finite(module: torch.nn.Module, role_of=None) -> None:
             role = role_of(name, t) if role_of is not None else None
             label = f"{kind} {name!r}" + (f" (role {role!r})" if role is not None and role != name else "")
             require_finite(label, t)
+
+
+#: The floating dtypes a model may hold: the probes convert them to float64 exactly. float8 and the like have
+#: no arithmetic in torch for most operations (``isfinite``, ``matmul``), so they are refused, never converted
+#: silently.
+PROBE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def unsupported_tensor(tensor: Tensor) -> str | None:
+    """Why the probes cannot read ``tensor`` (its device, layout or dtype, with the conversion that keeps every
+    value), or None when they can. Integer and bool tensors pass (buffers such as step counters); complex tensors
+    pass too, for the complex refusal of the caller to word.
+
+    Returns:
+        e.g. ``"torch.float8_e4m3fn, a dtype the probes do not compute in (...)"``, or None.
+    """
+    if tensor.is_meta:
+        return "on the meta device (a shape without values, nothing to measure)"
+    if tensor.layout != torch.strided:
+        return (f"a {str(tensor.layout).removeprefix('torch.')} tensor; the probes need dense tensors: "
+                "convert it with .to_dense()")
+    if tensor.is_quantized:
+        return f"quantized ({tensor.dtype}); the probes need real floating tensors: convert it with .dequantize()"
+    if tensor.is_floating_point() and tensor.dtype not in PROBE_DTYPES:
+        return (f"{tensor.dtype}, a dtype the probes do not compute in (float16, bfloat16, float32, float64); "
+                "convert it with .to(torch.float32), which keeps every value")
+    return None
+
+
+def first_unsupported(named) -> tuple[str, str] | None:
+    """(name, reason) of the first tensor of ``named`` (pairs name → tensor) the probes cannot read
+    (:func:`unsupported_tensor`), or None."""
+    for name, t in named:
+        if isinstance(t, Tensor):
+            why = unsupported_tensor(t)
+            if why is not None:
+                return str(name), why
+    return None

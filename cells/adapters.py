@@ -47,7 +47,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
-from rnnaudit.cells._validate import check_state_memory, complex_refusal
+from rnnaudit.cells._validate import check_state_memory, complex_refusal, first_unsupported
 from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES", "meta_tensor_name", "complex_tensor_name"]
@@ -545,8 +545,9 @@ def complex_tensor_name(module: nn.Module) -> tuple[str, torch.dtype] | None:
 
 
 def _require_values(module) -> None:
-    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`) or are complex
-    (:func:`complex_tensor_name`)."""
+    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`), are complex
+    (:func:`complex_tensor_name`), or that the probes cannot compute with: float8 or quantized dtypes, sparse
+    layouts (:func:`cells._validate.unsupported_tensor`)."""
     if not isinstance(module, nn.Module):
         return
     odd = complex_tensor_name(module)
@@ -556,6 +557,9 @@ def _require_values(module) -> None:
     if meta is not None:
         raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
                          "CPU, or call .to_empty(device='cpu') and load its weights")
+    bad = first_unsupported([*module.named_parameters(), *module.named_buffers()])
+    if bad is not None:  # float8 or sparse weights fail deep inside torch at the first probe
+        raise ValueError(f"the model's tensor {bad[0]!r} is {bad[1]}")
 
 
 def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
@@ -603,8 +607,9 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
             anything but a torch RNN/GRU/LSTM or out of range, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
             memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
             not summing to ``state_size``, protocol arguments given for a torch module, a module on the meta
-            device (shapes without values), or complex parameters, buffers or ``dtype`` (complex states are not
-            yet supported; :func:`cells._validate.complex_refusal`).
+            device (shapes without values), complex parameters, buffers or ``dtype`` (complex states are not
+            yet supported; :func:`cells._validate.complex_refusal`), or a parameter or buffer in a dtype or
+            layout the probes cannot compute with (float8, quantized, sparse; the message names the tensor).
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)

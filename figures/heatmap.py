@@ -138,6 +138,10 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
         labels[f"jacobian_norm{suffix}"] = f"{label}; [i, j] at {row} = {row}{suffix}[i], {col} = {col}{suffix}[j]"
         labels[f"{row}{suffix}"] = "target step t (rows)" if kind == "hidden" else "state step τ (rows)"
         labels[f"{col}{suffix}"] = "source step s (columns)" if kind == "hidden" else "input step t (columns)"
+    certified = [m.rtol for m in panels.values() if m.factor is None]
+    if certified:  # the stated relative error of every certified value (a randomized sketch states its factor)
+        data["rtol"] = np.asarray(max(certified), dtype=np.float64)
+        labels["rtol"] = "relative error bound of every certified value"
     attach_data(fig, data, labels=labels)
     if progress is not None:
         progress(1)
@@ -201,7 +205,10 @@ def plot_jacobian_heatmap(norms: Tensor | np.ndarray, *, title: str = "", log: b
         if g.ndim != 1 or g.size != data.shape[0] or (np.diff(g) <= 0).any():
             raise ValueError(f"steps must be {data.shape[0]} increasing grid steps, got {g.tolist()}")
         mid = (g[1:] + g[:-1]) / 2
-        edges = np.concatenate([[g[0] - (mid[0] - g[0])], mid, [g[-1] + (g[-1] - mid[-1])]])
+        if mid.size:
+            edges = np.concatenate([[g[0] - (mid[0] - g[0])], mid, [g[-1] + (g[-1] - mid[-1])]])
+        else:  # one grid step (an input map of T = 1): a cell one step wide around it
+            edges = np.array([g[0] - 0.5, g[0] + 0.5])
         image = ax.pcolormesh(edges, edges, shown, cmap=SEQUENTIAL_CMAP, norm=norm, **scale)
         ax.set_xlim(edges[0], edges[-1])
         ax.set_ylim(edges[-1], edges[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import platform
 import shlex
 import subprocess
@@ -14,7 +15,7 @@ from contextvars import ContextVar
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["provenance", "rnnaudit_version", "git_commit", "figure_provenance", "recorded_seed"]
+__all__ = ["command_text", "provenance", "rnnaudit_version", "git_commit", "figure_provenance", "recorded_seed"]
 
 _SEED: ContextVar[int | None] = ContextVar("rnnaudit_seed", default=None)
 
@@ -62,6 +63,14 @@ def _version(package: str) -> str | None:
         return None
 
 
+def command_text(arg) -> str:
+    """A command-line argument as valid Unicode text: a file name that is not UTF-8 reaches Python as lone
+    surrogates (PEP 383), which no UTF-8 writer accepts (PNG text chunks, JSON written as UTF-8); its bytes
+    are kept, the undecodable ones as ``\\xff`` escapes."""
+    return os.fsencode(str(arg)).decode("utf-8", "backslashreplace") if isinstance(arg, (str, os.PathLike)) \
+        else str(arg)
+
+
 def provenance(*, seed: int | None = None, argv: list[str] | None = None) -> dict:
     """Versions (Python, torch, numpy, scipy, rnnaudit), the git commit when run from a checkout, the
     platform, CPU and GPU names, the full command line and the seed, as a JSON-able dict."""
@@ -72,7 +81,7 @@ def provenance(*, seed: int | None = None, argv: list[str] | None = None) -> dic
         "rnnaudit": rnnaudit_version(), "git_commit": git_commit(), "python": platform.python_version(),
         "torch": str(torch.__version__), "numpy": _version("numpy"), "scipy": _version("scipy"),
         "platform": platform.platform(), "cpu": _cpu_name(), "cpu_threads": torch.get_num_threads(), "gpu": gpu,
-        "command": list(sys.argv if argv is None else argv), "seed": seed,
+        "command": [command_text(a) for a in (sys.argv if argv is None else argv)], "seed": seed,
     }
 
 
@@ -92,5 +101,5 @@ def figure_provenance(*, seed: int | None = None, argv: list[str] | None = None)
     one :func:`recorded_seed` set, else "none"); every value a str."""
     seed = _SEED.get() if seed is None else seed
     return {"rnnaudit": rnnaudit_version(), "commit": git_commit() or "none",
-            "command": shlex.join(str(a) for a in (sys.argv if argv is None else argv)),
+            "command": shlex.join(command_text(a) for a in (sys.argv if argv is None else argv)),
             "seed": "none" if seed is None else str(seed)}

@@ -12,6 +12,7 @@ Pickles are refused, never executed: :func:`load_torch_file` reads with
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -46,6 +47,25 @@ def control_character(text) -> str | None:
     return next((ch for ch in str(text) if unicodedata.category(ch) in _UNPRINTED), None)
 
 
+def _path(path) -> Path:
+    """A Path from a str, an os.PathLike or bytes (a file name that is not UTF-8, as ``os.listdir(b".")`` gives it:
+    decoded with the filesystem's surrogate escapes, so the same bytes reach the system again)."""
+    return Path(os.fsdecode(path) if isinstance(path, bytes) else path)
+
+
+def _broken_link(p: Path) -> str:
+    """Why the symbolic link ``p`` leads nowhere: a loop of links, or a missing target (named)."""
+    try:
+        p.resolve(strict=True)
+    except RuntimeError:  # Python < 3.13 reports a loop so
+        return "a symlink loop"
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a symlink loop"
+        return f"a symlink to {os.readlink(p)!r}, which does not exist"
+    return "a symlink that does not resolve"
+
+
 def require_file(path: str | os.PathLike, what: str) -> Path:
     """``path`` as a Path if it is an existing, readable regular file.
 
@@ -53,10 +73,12 @@ def require_file(path: str | os.PathLike, what: str) -> Path:
         InputError: missing, a directory, not a regular file (a device such as /dev/zero, a FIFO), unreadable,
             or a name the filesystem rejects.
     """
-    p = Path(path)
+    p = _path(path)
     kind = what if what.endswith("file") else f"{what} file"
     try:
         if not p.exists():
+            if p.is_symlink():  # exists() follows links: a dangling link or a loop is not "no such file"
+                raise InputError(f"{p}: cannot resolve the {what}: {_broken_link(p)}")
             raise InputError(f"{p}: no such {what}")
         if p.is_dir():
             raise InputError(f"{p}: is a directory, expected a {kind}")
@@ -75,7 +97,7 @@ def require_dir(path: str | os.PathLike, what: str) -> Path:
     Raises:
         InputError: missing or not a directory.
     """
-    p = Path(path)
+    p = _path(path)
     try:
         if not p.is_dir():
             raise InputError(f"{p}: no such {what} directory" if not p.exists()
@@ -171,6 +193,28 @@ def read_jsonl_records(path: str | os.PathLike, what: str) -> list[dict]:
     return out
 
 
+def _require_torch_format(p: Path, what: str) -> None:
+    """A file torch.save wrote: a zip archive, or (the legacy format) a pickle of protocol 2 or higher, whose first
+    byte is the PROTO opcode 0x80. Anything else (a JSON or text file given by mistake) is named for what it is,
+    not described as holding Python objects.
+
+    Raises:
+        InputError: neither (names the file and shows its first bytes).
+    """
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(64)
+    except OSError as err:
+        raise InputError(f"{p}: cannot read the {what}: {err.strerror or err}") from None
+    if head.startswith(b"PK") or head.startswith(b"\x80"):
+        return
+    text = head.lstrip()
+    kind = ("JSON text" if text[:1] in (b"{", b"[") else "text" if text and all(32 <= b < 127 or b in b"\t\r\n"
+                                                                                 for b in text) else "some other file")
+    raise InputError(f"{p}: the {what} is not a torch file ({kind}, starting {head[:24]!r}); torch.save writes a "
+                     "zip archive")
+
+
 def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "cpu", allow_large: bool = False):
     """``torch.load(path, weights_only=True)`` with one clear error for everything that can go wrong.
 
@@ -192,6 +236,7 @@ def load_torch_file(path: str | os.PathLike, what: str, *, map_location: str = "
     p = require_file(path, what)
     if p.stat().st_size == 0:
         raise InputError(f"{p}: the {what} is empty")
+    _require_torch_format(p, what)
     try:
         with warnings.catch_warnings():  # torch warns about old pickle protocols: noise for a refused or read file
             warnings.simplefilter("ignore")

@@ -17,7 +17,7 @@ import sys
 import torch
 from torch import Tensor, nn
 
-from rnnaudit.cells._validate import complex_refusal
+from rnnaudit.cells._validate import complex_refusal, first_unsupported, unsupported_tensor
 from rnnaudit.limits import check_sizes
 from rnnaudit.untrusted import load_torch_file
 
@@ -150,8 +150,9 @@ def load_state_dict_file(path, *, allow_large: bool = False) -> dict[str, Tensor
 
     Raises:
         ValueError: the file missing, unreadable (garbage, truncated), holding objects other than
-            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, complex, or with
-            NaN/Inf entries; the message names the file.
+            tensors (a pickled module, a malicious payload), not a non-empty dict of tensors, complex, a tensor
+            in a dtype or layout the probes cannot compute with (float8, sparse, meta: named with its dtype),
+            or with NaN/Inf entries; the message names the file.
         rnnaudit.limits.TooLargeError: sizes above the limits (``allow_large`` lifts them).
     """
     return load_checkpoint_file(path, allow_large=allow_large)[0]
@@ -176,6 +177,9 @@ def load_checkpoint_file(path, *, allow_large: bool = False) -> tuple[dict[str, 
     if bad:
         raise ValueError(f"weights file {str(path)!r} is not a state_dict: entries {bad[:5]} are not tensors "
                          "named by strings")
+    bad = first_unsupported(data.items())
+    if bad is not None:  # float8, sparse or meta tensors fail deep inside torch (isfinite) otherwise
+        raise ValueError(f"weights file {str(path)!r}: tensor {bad[0]!r} is {bad[1]}")
     odd = [k for k, v in data.items() if v.is_complex()]
     if odd:
         raise ValueError(f"weights file {str(path)!r}: {complex_refusal(repr(odd[0]), data[odd[0]].dtype)}")
@@ -353,6 +357,9 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64, al
                          f"got a {type(x).__name__}")
     if x.is_complex():
         raise ValueError(f"{where}: {complex_refusal('the tensor', x.dtype)}")
+    why = unsupported_tensor(x)
+    if why is not None:
+        raise ValueError(f"{where}: its tensor is {why}")
     if not x.is_floating_point():
         raise ValueError(f"{where} must hold a floating-point tensor, got dtype {x.dtype}")
     if x.dim() not in (2, 3):

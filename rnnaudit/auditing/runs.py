@@ -77,7 +77,9 @@ def _check_arguments(path, name: str, factory, allow_large=False) -> None:
     if not isinstance(allow_large, bool):  # a truthy string would lift every limit
         raise TypeError(f"allow_large must be True or False, got {type(allow_large).__name__} {allow_large!r}")
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}"
+                        + (" (a bytes name: pass os.fsdecode(name), which keeps one that is not UTF-8)"
+                           if isinstance(path, bytes) else ""))
     if factory is not None and not isinstance(factory, str):
         raise TypeError(f"factory must be an import string 'package.module:function', got {type(factory).__name__}")
 

@@ -58,9 +58,21 @@ def _check_out_location(args) -> None:
             raise ValueError(f"--out {args.out}: is a directory, expected a figure file")
 
 
+def _printable_stdout() -> None:
+    """Print a file name that is not UTF-8 (lone surrogates, PEP 383) with its odd bytes escaped, as stderr
+    does, instead of failing on the "wrote" line after the work is done (stdout is strict in a UTF-8 locale)."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None and getattr(sys.stdout, "errors", None) == "strict":
+        try:
+            reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # a stream that cannot change: leave it
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rnnaudit`` console script; returns the exit status (argparse's own errors,
     --help and --version exit through SystemExit, with status 2 and 0)."""
+    _printable_stdout()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -4,6 +4,7 @@ ends in argparse's one-line error and exit status 2. Light: no torch (``rnnaudit
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from rnnaudit import names
@@ -71,11 +72,20 @@ def learning_rate(text: str) -> float:
     return value
 
 
+#: The finest --rtol: 16·u with u = 2⁻⁵² the float64 unit roundoff. A spectral norm computed in float64 carries a
+#: rounding error of a small multiple of u (an SVD's backward error is O(u)·‖A‖, and a product of two factors adds
+#: about 2u), so a tolerance below it certifies nothing: 1e-300 was accepted and silently meant rounding.
+RTOL_FLOOR = 16 * sys.float_info.epsilon
+
+
 def rtol(text: str) -> float:
-    """A relative tolerance in the open interval (0, 1)."""
+    """A relative tolerance in [:data:`RTOL_FLOOR`, 1)."""
     value = positive_float(text)
     if value >= 1:
         raise argparse.ArgumentTypeError(f"expected a relative tolerance in (0, 1), got {text}")
+    if value < RTOL_FLOOR:
+        raise argparse.ArgumentTypeError(f"{text} is below {RTOL_FLOOR:.3g} (16 float64 roundoffs), the finest "
+                                         "relative tolerance float64 norms can be certified to")
     return value
 
 

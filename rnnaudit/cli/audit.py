@@ -116,13 +116,15 @@ def _audit(args) -> tuple[dict, dict | None]:
         return doc, None
     if args.weights is not None or args.inputs is not None:
         raise InputError("--weights and --inputs go with --model or --arch, not with SOURCE")
+    from rnnaudit.provenance import command_text
+
     path = Path(args.source)
     if path.is_dir() and args.step is None:
         doc = audit_run(path, allow_large=args.allow_large, factory=args.model)
-        doc["source"] = str(path)
+        doc["source"] = command_text(path)  # valid text for the figure's title and the report
         return doc, read_trajectory(path)
     doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
-           "source": str(path)}
+           "source": command_text(path)}
     return doc, None
 
 

@@ -158,6 +158,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--out", type=figure_file, default=Path(default),
                        help=f"figure file, .png, .pdf or .svg (default: {default})")
         if name == "heatmap":
+            p.add_argument("--max-minutes", type=positive_float, default=None,
+                           help="refuse a job whose estimate (printed before it starts, from rates measured on this "
+                                "machine) exceeds this many minutes (default: 10)")
+        if name == "heatmap":
             p.add_argument("--kind", choices=("hidden", "input"), default="hidden",
                            help="‖∂h_t/∂h_s‖₂ (hidden) or ‖∂h_τ/∂x_t‖₂ (input, as enrnn.md Fig. 4–5) (default: hidden)")
             p.add_argument("--linear", action="store_true", help="linear colour scale (default: log)")

@@ -106,8 +106,11 @@ def _heatmap(args, src):
     from rnnaudit.figures.escaping import mpl_text
     from rnnaudit.figures.heatmap import plot_jacobian_heatmaps
 
+    from rnnaudit.cli.budget import check_budget
+
     rtol, grid, method, est = heatmap_plan(args, src)
     print(f"estimate: {est.describe()}")
+    check_budget("heatmap", est.seconds, args.max_minutes)
     # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
     # model, corrected by the rate measured as the bar advances
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
@@ -202,15 +205,25 @@ def _compare(args):
     from rnnaudit.figures.trajectory import plot_comparison
     from rnnaudit.training import read_trajectory
 
-    runs = {str(p): read_trajectory(p) for p in args.runs}
+    from rnnaudit.provenance import command_text
+
+    # labels as valid text: a directory name that is not UTF-8 (lone surrogates) cannot be drawn
+    runs = {command_text(p): read_trajectory(p) for p in args.runs}
     return plot_comparison(runs, args.key, baselines=_baselines(args.runs) if "loss" in args.key else None)
 
 
 def _baselines(run_dirs) -> dict[str, float]:
-    """label → the loss of the task's trivial predictor at the run's T (from its run.json)."""
-    from rnnaudit.training.runs import read_run_config
-    from rnnaudit.training.task_specs import TASK_SPECS
+    """label → the loss of the task's trivial predictor at the run's T (from its run.json).
 
+    Raises:
+        InputError: a run.json whose task is unknown, or whose T and task_kwargs the task's baseline cannot take
+            (names the file and the field).
+    """
+    from pathlib import Path
+
+    from rnnaudit.training.runs import read_run_config
+    from rnnaudit.provenance import command_text
+    from rnnaudit.training.task_specs import TASK_SPECS
     from rnnaudit.untrusted import InputError
 
     out = {}
@@ -219,9 +232,16 @@ def _baselines(run_dirs) -> dict[str, float]:
             config = read_run_config(p)
         except InputError:  # a trajectory without its run.json: plotted without a baseline
             continue
-        value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
-        if value is not None and math.isfinite(value):
-            out[str(p)] = float(value)
+        where = Path(p) / "run.json"
+        if not isinstance(config.task, str) or config.task not in TASK_SPECS:
+            raise InputError(f"{where}: field 'task' is {str(config.task)[:60]!r}, not one of {sorted(TASK_SPECS)}")
+        try:
+            value = TASK_SPECS[config.task].baseline(config.T, **config.task_kwargs)
+        except (TypeError, ValueError, KeyError, ZeroDivisionError, OverflowError) as err:
+            raise InputError(f"{where}: fields 'T' and 'task_kwargs' do not fit the task {config.task!r}: "
+                             f"{' '.join(str(err).split())[:200]}") from None
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            out[command_text(p)] = float(value)
     return out
 
 

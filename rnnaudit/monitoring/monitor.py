@@ -47,7 +47,8 @@ from rnnaudit.monitoring.probes import (RADIUS_EVERY_RECORD_MAX, gate_record, gr
 from rnnaudit.monitoring.runs import (CHECKPOINT_FORMAT, MONITOR_FILES, RUN_FORMAT, build_torch_module, describe_model,
                                       plain_weights)
 from rnnaudit.limits import check_tensor_sizes
-from rnnaudit.outputs import RUN_MARKER, DirectoryLock, remove_own_files, remove_stale_temporaries
+from rnnaudit.outputs import (RUN_MARKER, DirectoryLock, check_output_location, remove_own_files,
+                              remove_stale_temporaries)
 from rnnaudit.provenance import provenance
 from rnnaudit.tensorboard_log import TENSORBOARD_DIR, event_writer, write_scalars
 
@@ -131,8 +132,10 @@ class Monitor:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
             of the wrong width, not finite or above the size limits (:mod:`rnnaudit.limits`), a loss_fn
             that fails on the inputs, a factory whose model does not take the state_dict, a directory
-            that holds a run (or, with ``overwrite``, files rnnaudit did not write), a run_dir that is a
-            file or cannot be created.
+            that holds a run with a checkpoint (one stopped before its first checkpoint is started again, with
+            a RuntimeWarning; with ``overwrite``, files rnnaudit did not write are refused), a run_dir that is a
+            file or cannot be created, or a missing run_dir whose parent is missing outside the current
+            directory (the command line's ``--out`` rule, :func:`rnnaudit.outputs.check_output_location`).
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
         ImportError: ``tensorboard=True`` without tensorboard.
     """
@@ -148,7 +151,9 @@ class Monitor:
         if not isinstance(model, nn.Module):
             raise TypeError(f"model must be a torch.nn.Module (the recurrent module), got {type(model).__name__}")
         if not isinstance(run_dir, (str, os.PathLike)):
-            raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
+            raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}"
+                            + (" (a bytes name: pass os.fsdecode(name), which keeps one that is not UTF-8)"
+                               if isinstance(run_dir, bytes) else ""))
         self.every = _positive_int("every", every)
         self.T = _positive_int("T", T, allow_none=True)
         self.summary_every = self._multiple("summary_every", summary_every, 100)
@@ -211,6 +216,8 @@ class Monitor:
         if self.run_dir.exists() and not self.run_dir.is_dir():
             raise ValueError(f"run_dir must be a directory (created when missing), but {self.run_dir} is a file")
         created = not self.run_dir.exists()
+        if created:  # the command line's --out rule: missing directories only under the current directory
+            check_output_location(self.run_dir, "run_dir")
         try:  # the lock lives inside run_dir, so a read-only parent of an existing run_dir is no obstacle
             self._lock = DirectoryLock(self.run_dir, inside=True).__enter__()
         except OSError as err:
@@ -306,9 +313,13 @@ class Monitor:
     def _start(self, overwrite: bool, tensorboard: bool | None) -> None:
         run_dir = self.run_dir
         if (run_dir / "run.json").exists() or (run_dir / "trajectory.jsonl").exists():
-            if not overwrite:
+            never_checkpointed = not any((run_dir / "checkpoints").glob("step_*.pt"))
+            if not overwrite and not never_checkpointed:
                 raise ValueError(f"run_dir {run_dir} already holds a run; pass overwrite=True to start it again, or "
                                  "choose another directory")
+            if not overwrite:  # killed before its first checkpoint: nothing to resume from, nothing of value lost
+                warnings.warn(f"run_dir {run_dir} holds a run stopped before its first checkpoint; starting it again "
+                              "from scratch", RuntimeWarning, stacklevel=3)
             remove_own_files(run_dir, MONITOR_FILES, what="overwrite")
         remove_stale_temporaries(run_dir)  # left by a process killed mid-write; we hold the lock
         self._wrote: list[Path] = []
@@ -495,12 +506,12 @@ class Monitor:
     @contextlib.contextmanager
     def _writing(self, what: str):
         """One clear OSError, naming the file and the run directory, for a write that fails (a full disk:
-        torch.save reports it as a RuntimeError from its zip writer)."""
+        torch.save reports it as a RuntimeError from its zip writer, worded by torch's C++ code and not always
+        naming a write, e.g. "[enforce fail at inline_container.cc:672] unexpected pos 128 vs 0" after an earlier
+        ENOSPC). The block holds file writes only, so every RuntimeError in it is one."""
         try:
             yield
         except (OSError, RuntimeError) as err:
-            if isinstance(err, RuntimeError) and "write" not in str(err).lower():
-                raise
             reason = getattr(err, "strerror", None) or str(err).strip().splitlines()[0][:200]
             raise OSError(getattr(err, "errno", None) or errno.EIO,
                           f"Monitor: cannot write {what} in {self.run_dir} ({reason}); the records and checkpoints "

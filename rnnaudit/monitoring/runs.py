@@ -39,6 +39,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils import parametrize
 
+from rnnaudit.cells._validate import unsupported_tensor
 from rnnaudit.limits import TooLargeError
 from rnnaudit.untrusted import InputError, load_torch_file, read_json_file, require_inside
 
@@ -264,6 +265,9 @@ def _check_weights(weights, where: str, *, required: bool) -> None:
     for name, tensor in weights.items():
         if not isinstance(name, str) or not isinstance(tensor, Tensor):
             raise InputError(f"{where}: entry {str(name)[:80]!r} is not a named tensor")
+        why = unsupported_tensor(tensor)
+        if why is not None:  # float8, sparse or meta tensors fail deep inside torch (isfinite) otherwise
+            raise InputError(f"{where}: {name!r} is {why}")
         if tensor.is_complex():  # integer buffers (a step counter) are fine; complex weights are not real
             from rnnaudit.cells._validate import complex_refusal
 

@@ -206,7 +206,9 @@ def read_trajectory(run_dir: str | os.PathLike) -> dict[str, np.ndarray]:
             object, or a value that is not a number (names the file, line and key).
     """
     if not isinstance(run_dir, (str, os.PathLike)):
-        raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}")
+        raise TypeError(f"run_dir must be a path (str or os.PathLike), got {type(run_dir).__name__}"
+                        + (" (a bytes name: pass os.fsdecode(name), which keeps one that is not UTF-8)"
+                           if isinstance(run_dir, bytes) else ""))
     path = require_inside(Path(run_dir) / "trajectory.jsonl", run_dir, "trajectory")
     if not path.is_file():
         raise InputError(f"{run_dir} has no trajectory.jsonl; is it an rnnaudit run directory?")

@@ -47,7 +47,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
 __all__ = ["DEFAULT_TIME_MIN", "MAX_RUNS", "SLURM_FIELDS", "expand", "load_spec", "run_sweep", "slurm_parameters",
-           "slurm_states", "submit_sweep", "wait_for_jobs", "script_path", "slurm_job_name"]
+           "slurm_states", "submit_sweep", "wait_for_jobs", "script_path", "slurm_job_name", "MAX_SQUEUE_FAILURES"]
 
 #: Largest grid a spec may expand to (a typo such as a 10⁶-long list should fail fast, not queue jobs).
 MAX_RUNS = 10_000
@@ -448,6 +448,14 @@ def _submit(ex, executor: str, todo: list) -> list:
         except submitit.core.utils.FailedJobError as err:
             message = " ".join(str(err).split()) or " ".join(stderr.getvalue().split())
             raise ValueError(f"sbatch refused the sweep's jobs: {message}") from None
+        except submitit.core.utils.FailedSubmissionError as err:  # no "job <id>" in what sbatch printed
+            said = re.search(r'sbatch output "(.*)"\nJob instance', str(err), re.DOTALL)
+            raise ValueError(f"sbatch's reply names no job id, so the jobs cannot be followed; sbatch printed: "
+                             f"\"{_printable((said.group(1) if said else str(err)).strip())}\" (check with squeue --me whether "
+                             "jobs were queued)") from None
+        except UnicodeDecodeError:  # submitit decodes sbatch's reply as UTF-8
+            raise ValueError("sbatch's reply is not UTF-8 text, so the jobs cannot be followed (check with "
+                             "squeue --me whether jobs were queued)") from None
     return jobs
 
 
@@ -476,8 +484,19 @@ def _outcome(job, run: str, state: str) -> dict:
         return {**entry, "failed": lines[-1].strip() if lines else type(err).__name__, "log": log}
 
 
+#: Consecutive failed ``squeue`` calls after which :func:`wait_for_jobs` gives up (a controller down for good, a
+#: broken squeue): at the polling intervals' cap of 30 s, about five minutes without an answer.
+MAX_SQUEUE_FAILURES = 10
+
+
+def _printable(text: str, limit: int = 200) -> str:
+    """``text`` from another program, for one line: control characters escaped, cut at ``limit`` characters."""
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return shown if len(shown) <= limit else shown[:limit] + " …"
+
+
 def wait_for_jobs(jobs: list, runs: list[str], executor: str, *, on_state=None, poll_s: float = 1.0,
-                  max_poll_s: float = 30.0) -> list[dict]:
+                  max_poll_s: float = 30.0, max_failures: int = MAX_SQUEUE_FAILURES) -> list[dict]:
     """Poll until every job has ended; report each change of state; return each run's outcome.
 
     Args:
@@ -486,6 +505,12 @@ def wait_for_jobs(jobs: list, runs: list[str], executor: str, *, on_state=None, 
             from squeue, see :func:`slurm_states`; submitit's for local jobs).
         poll_s: shortest polling interval in seconds; the interval is a tenth of the time waited so far, up to
             ``max_poll_s``, so that a long sweep asks the controller about twice a minute.
+        max_failures: consecutive failed ``squeue`` calls after which the wait gives up (a single failure is asked
+            again at the next poll).
+
+    Raises:
+        OSError: ``squeue`` failed ``max_failures`` times in a row; names the jobs still unfinished (they stay
+            submitted) and squeue's last message.
 
     Returns:
         per run, in order: its summary with ``job_id``, or ``{"run", "job_id", "failed", "log"}`` for a job that
@@ -494,12 +519,20 @@ def wait_for_jobs(jobs: list, runs: list[str], executor: str, *, on_state=None, 
     last: dict[str, str] = {}
     ended: dict[str, str] = {}
     started = time.monotonic()
+    failures = 0
     while len(ended) < len(jobs):
         if executor == "slurm":
             try:
                 listed = slurm_states()
-            except (OSError, subprocess.SubprocessError):
+                failures = 0
+            except (OSError, subprocess.SubprocessError) as err:
                 listed = None  # the controller did not answer this time: ask again at the next poll
+                failures += 1
+                if failures >= max_failures:
+                    waiting = [job.job_id for job in jobs if job.job_id not in ended]
+                    shown = ", ".join(waiting[:20]) + (f" and {len(waiting) - 20} more" if len(waiting) > 20 else "")
+                    raise OSError(f"squeue failed {failures} times in a row ({_printable(str(err))}); gave up waiting "
+                                  f"on job(s) {shown}, which stay submitted (see them with squeue --me)") from None
         for job, run in zip(jobs, runs):
             if job.job_id in ended:
                 continue

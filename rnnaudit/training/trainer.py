@@ -27,6 +27,7 @@ import fnmatch
 import math
 import os
 import re
+import warnings
 from dataclasses import asdict
 from pathlib import Path
 
@@ -219,6 +220,8 @@ def _prepare(config: TrainConfig, run_dir: Path, resume: bool, provenance: dict)
     has_checkpoint = (run_dir / "checkpoints" / "latest.txt").is_file()
     if not has_checkpoint:
         _truncate_trajectory(run_dir, 0)  # killed before its first checkpoint: start again from step 0
+        warnings.warn(f"--resume: {run_dir} has no checkpoint yet (stopped before the first); starting the run "
+                      "from step 0", RuntimeWarning, stacklevel=2)
     return has_checkpoint
 
 

@@ -182,3 +182,20 @@ def test_progress_adds_up_to_the_estimate(method):
     est = estimate_cost(m, 40, grid=9, rows=rows, cols=rows, method=method)
     assert sum(done) == pytest.approx(est.work, rel=1e-9) and est.work == est.gemms  # uncalibrated: equal
     assert est.method == ("grid" if method == "products" else "sketch") and est.ratio < 1
+
+
+def test_estimate_cost_refuses_astronomical_T_and_integer_dtypes_naming_the_argument_and_takes_auto():
+    """T = 10**100 raised OverflowError (grid steps as an int64 tensor), an int64 dtype TypeError (torch.finfo), and
+    method="auto", the map functions' own default, ValueError. Control: T = 2**53 on a grid is estimated, and
+    "auto" is the certified products' estimate."""
+    m = torch.nn.RNN(2, 4).double()
+    for grid in (None, 64):
+        with pytest.raises(ValueError, match=r"^T = 1e\+100 is above 2\*\*53"):
+            estimate_cost(m, 10 ** 100, grid=grid)
+    with pytest.raises(ValueError, match="^batch = "):
+        estimate_cost(m, 10, batch=2 ** 60)
+    with pytest.raises(ValueError, match=r"^dtype must be a floating torch dtype .*int64"):
+        estimate_cost(m, 10, dtype=torch.int64)
+    assert estimate_cost(m, 2 ** 53, grid=64).gemms > 1e15
+    assert estimate_cost(m, 40, grid=9, method="auto") == estimate_cost(m, 40, grid=9, method="products")
+    assert estimate_cost(m, 40, method="auto") == estimate_cost(m, 40)

@@ -79,3 +79,63 @@ def test_every_figure_names_its_block(block, layer, label):
         assert "4-point grid" in fig.axes[0].get_title() and "rtol 0.001" in fig.axes[0].get_title()
     sketch = plot_jacobian_heatmaps(model, x, grid=4, block=block, layer=layer, method="sketch")
     assert "confidence" in sketch.axes[0].get_title() or "exact" in sketch.axes[0].get_title()
+
+
+def test_an_input_map_of_one_step_is_drawn_as_one_cell(tmp_path, capsys):
+    """At T = 1 the input map has one grid step, whose cell edges were taken from a neighbour it does not have
+    (IndexError, an internal error). Now the one cell is drawn, holding ‖∂h_1/∂x_1‖₂."""
+    import numpy as np
+
+    torch.manual_seed(0)
+    rnn = torch.nn.RNN(3, 4, batch_first=True).double()
+    torch.save(rnn.state_dict(), tmp_path / "w.pt")
+    x = torch.randn(1, 3, dtype=torch.float64)
+    torch.save(x, tmp_path / "x.pt")
+    out = tmp_path / "k.png"
+    argv = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt"), "--kind", "input",
+            "--out", str(out)]
+    assert cli_status(argv) == 0, capsys.readouterr().err
+    jac = torch.autograd.functional.jacobian(lambda xx: rnn(xx[None])[0][0, -1], x)  # (h, 1, n)
+    exact = float(torch.linalg.matrix_norm(jac[:, 0], ord=2))
+    values = [a for a in np.load(out.with_suffix(".npz")).values() if a.dtype.kind == "f" and a.size == 1]
+    assert values and any(abs(float(v.ravel()[0]) - exact) <= 1e-3 * exact for v in values), (values, exact)
+
+
+def test_an_rtol_below_the_float64_floor_is_refused_and_the_npz_records_rtol(tmp_path, capsys):
+    """--rtol 1e-300 was accepted silently (no float64 norm is certified below a few roundoffs); it is refused
+    naming the floor. The heatmap's data file records the rtol its values are certified to."""
+    import numpy as np
+
+    from rnnaudit.cli.argtypes import RTOL_FLOOR
+
+    torch.manual_seed(0)
+    torch.save(torch.nn.RNN(3, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    torch.save(torch.randn(6, 3, dtype=torch.float64), tmp_path / "x.pt")
+    base = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt")]
+    assert cli_status([*base, "--rtol", "1e-300", "--out", str(tmp_path / "a.png")]) == 2
+    err = capsys.readouterr().err
+    assert "--rtol" in err and f"{RTOL_FLOOR:.3g}" in err and err.count("\n") == 1, err
+    assert cli_status([*base, "--rtol", "1e-6", "--out", str(tmp_path / "b.png")]) == 0
+    assert float(np.load(tmp_path / "b.npz")["rtol"]) == 1e-6
+    assert cli_status([*base, "--out", str(tmp_path / "c.png")]) == 0
+    assert float(np.load(tmp_path / "c.npz")["rtol"]) == 1e-3
+
+
+def test_a_heatmap_over_its_time_budget_is_refused_after_printing_its_estimate(tmp_path, capsys):
+    """A heatmap at the largest allowed T ran for minutes with no bound; the estimate it prints (calibrated by rates
+    measured now) is now checked against --max-minutes (default 10) before the work starts. A budget below any
+    estimate refuses in one line naming the flag, writing nothing; a generous one draws the figure."""
+    from rnnaudit.cli.budget import DEFAULT_MAX_MINUTES
+
+    assert DEFAULT_MAX_MINUTES == 10.0
+    torch.manual_seed(0)
+    torch.save(torch.nn.RNN(3, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    torch.save(torch.randn(30, 3, dtype=torch.float64), tmp_path / "x.pt")
+    base = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / "x.pt")]
+    assert cli_status([*base, "--max-minutes", "1e-9", "--out", str(tmp_path / "a.png")]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("estimate: ") and "about" in out
+    assert err.count("\n") == 1 and "above the budget of 1e-09 minutes; pass --max-minutes" in err, err
+    assert not (tmp_path / "a.png").exists()
+    assert cli_status([*base, "--max-minutes", "60", "--out", str(tmp_path / "b.png")]) == 0
+    assert (tmp_path / "b.png").exists()

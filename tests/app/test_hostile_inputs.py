@@ -351,3 +351,173 @@ def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
                 for suffix in (".csv", ".npz")}
     allowed = outputs | {f".{name}.lock" for name in outputs}
     assert written <= allowed, (name, written)
+
+
+# ----------------------------------------------------------------------------------------------
+# dtypes, layouts and devices the probes cannot compute with
+# ----------------------------------------------------------------------------------------------
+
+_ODD_TENSORS = {
+    "float8": (lambda t: t.to(torch.float8_e4m3fn), "float8_e4m3fn"),
+    "sparse": (lambda t: t.to_sparse() if t.dim() == 2 else t, "sparse_coo"),
+    "meta": (lambda t: t.to("meta"), "meta device"),
+}
+
+
+def _odd_state_dict(kind: str) -> dict:
+    torch.manual_seed(0)
+    convert = _ODD_TENSORS[kind][0]
+    return {k: convert(v.detach().clone()) for k, v in torch.nn.RNN(2, 4, batch_first=True).state_dict().items()}
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.strip().splitlines() if line]
+    assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in err, err[-600:]
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind,suffix", [(k, ".pt") for k in _ODD_TENSORS] + [("float8", ".safetensors")])
+@pytest.mark.parametrize("command", ["spectrum", "heatmap"])
+def test_float8_sparse_and_meta_weights_files_get_one_line_naming_the_tensor(tmp_path, capsys, command, kind, suffix):
+    """float8, sparse and meta tensors ended in "internal error" (isfinite/ne not implemented, item() of a meta
+    tensor); now one line naming the tensor and its dtype or layout, exit 2. Control: the same weights in float32
+    draw the figure."""
+    sd = _odd_state_dict(kind)
+    path = tmp_path / f"w{suffix}"
+    if suffix == ".safetensors":  # the format holds dense tensors with values only: float8 is its odd case
+        from safetensors.torch import save_file
+
+        save_file({k: v.contiguous() for k, v in sd.items()}, str(path))
+    else:
+        torch.save(sd, path)
+    x = tmp_path / "x.pt"
+    torch.save(torch.randn(6, 2, dtype=torch.float64), x)
+    inputs = ["--inputs", str(x)] if command == "heatmap" else []
+    argv = [command, "--weights", str(path), *inputs, "--out", str(tmp_path / "f.png")]
+    assert cli_status(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "weight_" in line or "bias_" in line, line
+    assert _ODD_TENSORS[kind][1] in line, line
+    good = tmp_path / "good.pt"
+    torch.save({k: v.to(torch.float32) for k, v in _odd_state_dict("float8").items()}, good)
+    assert cli_status([command, "--weights", str(good), *inputs, "--out", str(tmp_path / "g.png")]) == 0
+
+
+@pytest.mark.parametrize("kind", list(_ODD_TENSORS))
+def test_a_monitor_checkpoint_with_float8_sparse_or_meta_weights_is_one_line(tmp_path, capsys, kind):
+    from rnnaudit import Monitor
+
+    rnn = torch.nn.RNN(2, 4, batch_first=True)
+    run = tmp_path / "run"
+    with Monitor(rnn, run, every=1, inputs=torch.randn(1, 6, 2), tensorboard=False) as mon:
+        mon.record(0)
+    assert cli_status(["spectrum", str(run), "--out", str(tmp_path / "ok.png")]) == 0  # control
+    capsys.readouterr()
+    ckpt = next((run / "checkpoints").glob("step_*.pt"))
+    payload = torch.load(ckpt, weights_only=True)
+    convert = _ODD_TENSORS[kind][0]
+    for key in ("state_dict", "plain_state_dict"):
+        if isinstance(payload.get(key), dict):
+            payload[key] = {k: convert(v) for k, v in payload[key].items()}
+    torch.save(payload, ckpt)
+    for command in ("spectrum", "heatmap"):
+        assert cli_status([command, str(run), "--out", str(tmp_path / f"{command}.png")]) == 2
+        line = _one_error_line(capsys.readouterr().err)
+        assert "weight_" in line and _ODD_TENSORS[kind][1] in line, line
+
+
+@pytest.mark.parametrize("kind", ["float8", "sparse"])
+def test_wrap_refuses_a_module_in_float8_or_sparse_naming_the_parameter(kind):
+    from rnnaudit import wrap
+
+    rnn = torch.nn.RNN(2, 4, batch_first=True)
+    if kind == "float8":
+        rnn = rnn.to(torch.float8_e4m3fn)
+    else:
+        rnn.weight_hh_l0 = torch.nn.Parameter(rnn.weight_hh_l0.detach().to_sparse())
+    with pytest.raises(ValueError, match=rf"'weight_\w+_l0' is .*{_ODD_TENSORS[kind][1]}"):
+        wrap(rnn)
+    assert wrap(torch.nn.RNN(2, 4)).hidden_size == 4  # control
+
+
+# ----------------------------------------------------------------------------------------------
+# file names that are not UTF-8
+# ----------------------------------------------------------------------------------------------
+
+def _not_utf8(tmp_path: Path, name: bytes) -> str:
+    """A path whose last part is the bytes ``name`` (not UTF-8), as Python receives it from argv (PEP 383)."""
+    return os.path.join(str(tmp_path), os.fsdecode(name))
+
+
+def test_file_names_that_are_not_utf8_are_read_and_written(tmp_path, monkeypatch, capsys):
+    """A weights file, a figure, an audit directory and a run directory named with the byte 0xff: the command
+    line ended in "'utf-8' codec can't encode character" (the figure's metadata, a title). Now each command works,
+    and the metadata keeps the byte as an escape."""
+    from PIL import Image
+
+    from rnnaudit.training import TrainConfig, train
+
+    torch.manual_seed(0)
+    weights = _not_utf8(tmp_path, b"w\xff.pt")
+    torch.save(torch.nn.RNN(2, 4, batch_first=True).state_dict(), weights)
+    x = tmp_path / "x.pt"
+    torch.save(torch.randn(6, 2, dtype=torch.float64), x)
+    run = _not_utf8(tmp_path, b"run\xff")
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    figure = _not_utf8(tmp_path, b"s\xff.png")
+    commands = [["spectrum", "--weights", weights, "--out", figure],
+                ["heatmap", "--weights", weights, "--inputs", str(x), "--out", _not_utf8(tmp_path, b"h\xff.pdf")],
+                ["audit", "--weights", weights, "--inputs", str(x), "--out", _not_utf8(tmp_path, b"a\xff")],
+                ["audit", run, "--out", _not_utf8(tmp_path, b"b\xff")],
+                ["compare", run, "--out", _not_utf8(tmp_path, b"c\xff.svg")]]
+    for argv in commands:
+        monkeypatch.setattr(sys, "argv", ["rnnaudit", *argv])
+        assert cli_status(argv) == 0, (argv, capsys.readouterr().err[-400:])
+    assert "\\xff" in Image.open(figure).text["command"]
+    assert os.path.exists(_not_utf8(tmp_path, b"b\xff")) and os.path.exists(_not_utf8(tmp_path, b"c\xff.svg"))
+
+
+def test_bytes_paths_are_read_or_refused_naming_the_argument(tmp_path):
+    from rnnaudit import Monitor, audit_run
+    from rnnaudit.user_models import load_state_dict_file
+
+    name = os.fsencode(str(tmp_path)) + b"/w\xff.pt"
+    torch.save(torch.nn.RNN(2, 4).state_dict(), os.fsdecode(name))
+    assert set(load_state_dict_file(name)) == set(torch.nn.RNN(2, 4).state_dict())
+    with pytest.raises(TypeError, match=r"run_dir must be a path .*os\.fsdecode"):
+        Monitor(torch.nn.GRU(2, 3), os.fsencode(str(tmp_path)) + b"/m\xff", tensorboard=False)
+    with pytest.raises(TypeError, match=r"run_dir must be a path .*os\.fsdecode"):
+        audit_run(os.fsencode(str(tmp_path)))
+
+
+def test_a_symlink_loop_or_dangling_link_is_named_as_such_not_missing(tmp_path, capsys):
+    """A symlink loop given as --inputs read "no such inputs file"; it now says "symlink loop", and a link to a
+    missing file names its target. Control: a missing plain file is still "no such"."""
+    torch.save(torch.nn.RNN(2, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone.pt")
+    for inputs, needle in (("a", "cannot resolve the inputs file: a symlink loop"),
+                           ("dangling", "gone.pt', which does not exist"), ("missing.pt", "no such inputs file")):
+        argv = ["heatmap", "--weights", str(tmp_path / "w.pt"), "--inputs", str(tmp_path / inputs), "--out",
+                str(tmp_path / "h.png")]
+        assert cli_status(argv) == 2
+        assert needle in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("edit,needle", [({"task": "nosuch"}, "field 'task' is 'nosuch'"),
+                                         ({"task_kwargs": 5}, "fields 'T' and 'task_kwargs' do not fit")])
+def test_compare_on_a_damaged_run_json_names_the_file(tmp_path, capsys, edit, needle):
+    """compare on a run.json with an unknown task ended in an internal error naming only the key ("KeyError:
+    'nosuch'"); now one line naming the file and the field. Control: the undamaged run compares."""
+    run = tmp_path / "run"
+    train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,
+                      val_batches=1), run, progress=False)
+    assert cli_status(["compare", str(run), "--out", str(tmp_path / "ok.png")]) == 0
+    capsys.readouterr()
+    info = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**info, **edit}))
+    assert cli_status(["compare", str(run), "--out", str(tmp_path / "c.png")]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"{run / 'run.json'}: " in line and needle in line, line

@@ -421,7 +421,7 @@ def test_a_run_dir_that_is_a_file_or_cannot_be_made_is_named(tmp_path):
     (tmp_path / "file").write_text("mine")
     with pytest.raises(ValueError, match="^run_dir must be a directory .* is a file$"):
         Monitor(rnn, tmp_path / "file")
-    with pytest.raises(ValueError, match="^run_dir .* cannot be created"):
+    with pytest.raises(ValueError, match="^run_dir .*file is not a directory"):
         Monitor(rnn, tmp_path / "file" / "run")
     assert (tmp_path / "file").read_text() == "mine"
 
@@ -616,3 +616,19 @@ def test_a_bidirectional_model_or_one_direction_of_it_is_refused_pointing_to_the
     with pytest.raises(ValueError, match=r"wrap_kwargs: \['direction'\] pick one recurrence"):
         Monitor(nn.GRU(2, 3), tmp_path / "b", wrap_kwargs={"direction": "forward"})
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_run_dir_with_missing_parents_is_made_only_under_the_current_directory(tmp_path, monkeypatch):
+    """Monitor(model, "/elsewhere/a/b") created every missing parent; the command line's --out rule applies now:
+    missing directories only under the current directory, elsewhere the parent must exist."""
+    rnn, _ = _gru()
+    work, elsewhere = tmp_path / "work", tmp_path / "elsewhere"
+    work.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(work)
+    with pytest.raises(ValueError, match=r"^run_dir .*elsewhere/a/b.*"):
+        Monitor(rnn, elsewhere / "a" / "b", tensorboard=False)
+    assert not (elsewhere / "a").exists()
+    Monitor(rnn, "runs/a/b", tensorboard=False).close()  # under the current directory: made
+    Monitor(rnn, elsewhere / "c", tensorboard=False).close()  # an existing parent elsewhere: made
+    assert (work / "runs" / "a" / "b" / "run.json").is_file() and (elsewhere / "c" / "run.json").is_file()

@@ -420,3 +420,63 @@ def test_a_model_on_the_meta_device_is_one_value_error_everywhere(tmp_path):
         call(cpu)
         if name == "Monitor":
             assert (tmp_path / "run" / "run.json").exists()
+
+
+def test_close_after_a_full_disk_names_the_file_whatever_torch_writer_says(tmp_path, monkeypatch):
+    """The disk fills: record() fails with ENOSPC, and torch's zip writer, asked again at close(), reports
+    "unexpected pos 128 vs 0" (a RuntimeError that never says "write"). Both are one OSError naming the file."""
+    import rnnaudit.monitoring.monitor as monitor_module
+
+    rnn = nn.GRU(2, 3, batch_first=True)
+    mon = Monitor(rnn, tmp_path / "run", every=1, tensorboard=False)
+    mon.record(0)
+    calls = []
+
+    def full(obj, f, *args, **kwargs):
+        calls.append(f)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 128 vs 0")
+
+    monkeypatch.setattr(monitor_module.torch, "save", full)
+    with pytest.raises(OSError, match=r"cannot write checkpoints/step_00000010.pt .*No space left"):
+        mon.record(10)
+    with torch.no_grad():
+        rnn.weight_hh_l0.add_(1.0)
+    with pytest.raises(OSError, match=r"cannot write checkpoints/step_00000011.pt .*unexpected pos 128") as info:
+        mon.close()
+    assert type(info.value) is OSError and str(tmp_path / "run") in str(info.value)
+    assert mon.closed and not list((tmp_path / "run").rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("shape", [(7,), (), (7, 2), (1, 7, 3), (0, 7, 2), (1, 0, 2), (1, 1, 7, 2)])
+def test_a_counterexample_whose_x_has_the_wrong_shape_is_one_line_naming_the_field(tmp_path, capsys, shape):
+    """x of shape (7,) or () ended in exit 70 (IndexError in the case's size); other shapes in a message from
+    deep inside torch. Now one line naming the field, the expected and the found shape, exit 2. Control: the
+    untampered file reproduces."""
+    from rnnaudit.bounds import Profile, check_claim
+    from rnnaudit.bounds.sgornn import eq31
+
+    result = check_claim(eq31, Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=tmp_path / "ce")
+    assert cli_status(["reproduce", result.counterexample]) == 0
+    payload = torch.load(result.counterexample, weights_only=True)
+    n = payload["case"]["x"].shape[-1]
+    payload["case"]["x"] = torch.zeros(shape, dtype=torch.float64)
+    torch.save(payload, tmp_path / "bad.pt")
+    capsys.readouterr()
+    assert cli_status(["reproduce", str(tmp_path / "bad.pt")]) == 2
+    _one_line_error(capsys, "bad.pt", f"field 'x' must have shape (batch, T, {n})", f"got {shape}")
+
+
+def test_a_json_file_given_as_a_torch_file_is_named_for_what_it_is(tmp_path, capsys):
+    """A JSON file given to reproduce was described as holding "Python objects other than tensors"; it is no
+    torch file at all. Control: a real pickle of an object is still refused as such."""
+    import argparse
+    import pickle
+
+    (tmp_path / "results.json").write_text('{"claims": []}')
+    assert cli_status(["reproduce", str(tmp_path / "results.json")]) == 2
+    _one_line_error(capsys, "results.json", "not a torch file (JSON text")
+    (tmp_path / "object.pt").write_bytes(pickle.dumps(argparse.Namespace(a=1)))
+    assert cli_status(["reproduce", str(tmp_path / "object.pt")]) == 2
+    _one_line_error(capsys, "object.pt", "Python objects other than tensors")

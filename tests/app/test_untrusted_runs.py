@@ -603,3 +603,32 @@ def test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, capsy
     assert cli_status(["audit", str(run_dir), "--out", str(tmp_path / "audit")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "run.json" in err and needle in err, err
+
+
+def test_a_monitor_run_stopped_before_its_first_checkpoint_starts_again_saying_so(tmp_path):
+    """A Monitor killed after writing run.json and before its first checkpoint left a directory that only
+    overwrite=True could reuse; it now starts again from scratch with a RuntimeWarning. Control: a run with a
+    checkpoint is still refused without overwrite."""
+    run = tmp_path / "run"
+    x = torch.randn(1, 5, 2)
+    Monitor(nn.GRU(2, 3, batch_first=True), run, every=1, inputs=x, tensorboard=False)._release()  # killed here
+    assert (run / "run.json").is_file() and not list(run.rglob("step_*.pt"))
+    rnn = nn.GRU(2, 3, batch_first=True)
+    with pytest.warns(RuntimeWarning, match="stopped before its first checkpoint; starting it again from scratch"):
+        mon = Monitor(rnn, run, every=1, inputs=x, tensorboard=False)
+    with mon:
+        mon.record(0)
+    assert list((run / "checkpoints").glob("step_*.pt"))
+    with pytest.raises(ValueError, match="already holds a run"):
+        Monitor(rnn, run, every=1, tensorboard=False)
+
+
+def test_train_resume_without_a_checkpoint_says_it_starts_from_step_0(tmp_path):
+    config = TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=2,
+                         val_batches=1)
+    run = tmp_path / "run"
+    train(config, run, progress=False)
+    for p in (run / "checkpoints").iterdir():
+        p.unlink()
+    with pytest.warns(RuntimeWarning, match="no checkpoint yet .* starting the run from step 0"):
+        assert train(config, run, resume=True, progress=False)["steps"] == 2

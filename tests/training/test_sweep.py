@@ -227,3 +227,57 @@ def test_a_sweep_out_that_cannot_be_written_names_the_field(tmp_path, out, needl
     assert not (tmp_path / "nonexistent").exists()
     spec.write_text(json.dumps({"out": str(tmp_path / "runs"), "grid": {"T": [5]}}))
     assert load_spec(spec)["out"] == str(tmp_path / "runs")
+
+
+def test_waiting_gives_up_after_consecutive_squeue_failures_naming_the_jobs(tmp_path, monkeypatch):
+    """A squeue that always fails made --wait poll forever; now the wait gives up after MAX_SQUEUE_FAILURES
+    consecutive failures, naming the job ids. Control: failures that alternate with answers never add up."""
+    import time
+    from types import SimpleNamespace
+
+    from rnnaudit.training import sweep
+
+    calls = []
+
+    def failing():
+        calls.append(1)
+        raise OSError("squeue failed: slurm_load_jobs error: Unable to contact slurm controller")
+
+    monkeypatch.setattr(sweep, "slurm_states", failing)
+    polls = iter(range(200))  # a wait that never ends fails here (StopIteration) instead of hanging
+    monkeypatch.setattr(sweep, "time", SimpleNamespace(sleep=lambda s: next(polls), monotonic=time.monotonic))
+    jobs = [SimpleNamespace(job_id="41_0"), SimpleNamespace(job_id="41_1")]
+    with pytest.raises(OSError, match=r"squeue failed 10 times in a row .*Unable to contact.*41_0, 41_1"):
+        sweep.wait_for_jobs(jobs, ["a", "b"], "slurm")
+    assert len(calls) == sweep.MAX_SQUEUE_FAILURES
+    answers = iter([{"41_0": "RUNNING"} if i % 2 else None for i in range(40)] + [{}])
+
+    def flaky():
+        answer = next(answers)
+        if answer is None:
+            raise OSError("squeue failed: timeout")
+        return answer
+
+    monkeypatch.setattr(sweep, "slurm_states", flaky)
+    monkeypatch.setattr(sweep, "_outcome", lambda job, run, state: {"run": run, "state": state})
+    assert [o["state"] for o in sweep.wait_for_jobs(jobs, ["a", "b"], "slurm")] == [sweep.GONE, sweep.GONE]
+
+
+def test_an_sbatch_reply_without_a_job_id_is_one_line_quoting_it(tmp_path, capsys, monkeypatch):
+    """submitit cannot find "job <id>" in what sbatch printed: it was an internal error; now one line that quotes
+    the reply with its control characters escaped, exit status 2."""
+    pytest.importorskip("submitit")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "sbatch").write_text("#!/bin/sh\nprintf 'Submitted \\033[31mbatch\\n maybe later\\n'\n")
+    for name in ("srun", "squeue"):
+        (bin_dir / name).write_text("#!/bin/sh\nexit 0\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(_spec(tmp_path, cell=["sgornn"])))
+    assert cli_status(["sweep", str(path), "--executor", "slurm", "--folder", str(tmp_path / "logs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error" not in err, err
+    assert "names no job id" in err and "Submitted \\x1b[31mbatch\\n maybe later" in err, err
