@@ -102,7 +102,8 @@ def polynomial_bound(W: Tensor, T: int, rho: float | None = None) -> Tensor:
     n = A.shape[0]
     r = float(numpy.abs(numpy.diag(S)).max()) if rho is None else rho
     nu = float(numpy.linalg.norm(numpy.triu(S, 1), 2)) if n > 1 else 0.0
-    out = [sum(math.comb(t, j) * r ** (t - j) * nu ** j for j in range(min(t, n - 1) + 1)) for t in range(1, T + 1)]
+    out = [sum(math.comb(t, j) * r ** (t - j) * nu ** j for j in range(min(t, n - 1) + 1))
+           for t in range(1, T + 1)]
     return torch.tensor(out, dtype=torch.float64, device=W.device)
 
 
