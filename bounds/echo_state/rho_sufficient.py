@@ -18,9 +18,11 @@ at least min(‖x₀‖ − r₀, ‖f(x₀)‖ − ‖W‖₂r₀) apart for ev
 
 Smallest counterexamples (h = 2; h = 1 cannot fail, |w| < 1 makes tanh(w·) a contraction), with exact rational
 eigenvalues: W = [[0.3, −1.5], [0.2, 1.4]] (eigenvalues 0.9 and 0.8) has the stable fixed points
-±(0.7552, −0.5056); W = [[0.2, −2.2], [0.4, −1.7]] (eigenvalues −0.6, −0.9) a stable period-2 orbit;
-W = [[1.3, −3.8], [0.9, −2.4]] (eigenvalues −0.5, −0.6: ρ = 0.6) a period-2 orbit; W = [[2.1, −0.6], [3.9, −0.9]]
-(ρ = √0.45 = 0.671) two nonzero fixed points. All are non-normal (‖W‖₂ from 2.05 to 4.6): σ_max(W) > 1, so
+±(0.7552, −0.5056) and the unstable ones ±(0.5038, −0.2688); W = [[0.2, −2.2], [0.4, −1.7]] (eigenvalues −0.6,
+−0.9) a stable period-2 orbit; W = [[1.3, −3.8], [0.9, −2.4]] (eigenvalues −0.5, −0.6: ρ = 0.6) a period-2 orbit;
+W = [[2.1, −0.6], [3.9, −0.9]] (ρ = √0.45 = 0.671) four nonzero fixed points, the stable ±(0.7930, 0.9764) and the
+unstable ±(0.4974, 0.8311) (spectral radii of the Jacobian diag(tanh'(Wx))W: 0.921 and 1.046 for the first
+matrix, 0.727 and 1.216 for the fourth). All are non-normal (‖W‖₂ from 2.05 to 4.8): σ_max(W) > 1, so
 echo_state.sufficient's hypothesis fails, as it must.
 """
 
@@ -46,10 +48,10 @@ EVAL_ROUNDING = 1e-14
 
 #: The structured starts: (W, x(0) near the second solution), each with exact rational eigenvalues of modulus < 1.
 COUNTEREXAMPLES = (
-    (((0.3, -1.5), (0.2, 1.4)), (0.75, -0.5)),      # eigenvalues 0.9, 0.8: fixed points ±(0.7552, −0.5056)
+    (((0.3, -1.5), (0.2, 1.4)), (0.75, -0.5)),      # eigenvalues 0.9, 0.8: stable fixed points ±(0.7552, −0.5056)
     (((0.2, -2.2), (0.4, -1.7)), (-0.81, -0.59)),   # eigenvalues −0.6, −0.9: a period-2 orbit
     (((1.3, -3.8), (0.9, -2.4)), (-0.9, -0.7)),     # eigenvalues −0.5, −0.6: a period-2 orbit
-    (((2.1, -0.6), (3.9, -0.9)), (0.79, 0.98)),     # ρ = √0.45: two nonzero fixed points
+    (((2.1, -0.6), (3.9, -0.9)), (0.79, 0.98)),     # ρ = √0.45: stable fixed points ±(0.7930, 0.9764)
 )
 
 
@@ -168,8 +170,9 @@ rho_sufficient = Claim(
     cases=CaseSpace(case_type=ReservoirCase, sample=sample_reservoir, starts=_starts,
                     sizes={"quick": [(1, 200), (2, 200)], "full": [(1, 200), (2, 200), (5, 400)]}),
     explanation="False (Yildiz et al. 2012's point): ρ(W) < 1 makes the zero state stable, not unique. A non-normal W "
-                "with ρ(W) = 0.9 (W = [[0.3, −1.5], [0.2, 1.4]], eigenvalues 0.9 and 0.8) has two more stable fixed "
-                "points ±(0.7552, −0.5056), so trajectories of the zero input from (0.75, −0.5) and from 0 stay 0.91 "
+                "with ρ(W) = 0.9 (W = [[0.3, −1.5], [0.2, 1.4]], eigenvalues 0.9 and 0.8) has four more fixed points: "
+                "the stable ±(0.7552, −0.5056) and the unstable ±(0.5038, −0.2688), so trajectories of the zero input "
+                "from (0.75, −0.5) and from 0 stay 0.91 "
                 "apart for ever; W = [[1.3, −3.8], [0.9, −2.4]] (ρ = 0.6) has a period-2 orbit. The ESP needs more "
                 "than the spectrum: σ_max(W) < 1 suffices (echo_state.sufficient).",
     notes="The eigenvalues of the four counterexamples are exact (rational: 0.9 and 0.8; −0.6 and −0.9; −0.5 and −0.6; "

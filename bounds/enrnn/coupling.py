@@ -9,8 +9,7 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from torch import Tensor
 
-from rnnaudit.bounds.core import (Assumption, CaseSpace, Claim, Reading, Supremum, assumption_tolerances, within,
-                                  worst_pair)
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, assumption_tolerances, within
 from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          finish_case, new_cell, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, spectral_radius
@@ -99,27 +98,6 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     }
 
 
-#: Powers k = 1..POWERS of W compared with those of its uncoupled blocks (the reading on ‖W^k‖₂).
-POWERS = 32
-
-
-def _measure_powers(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
-    """‖W^k‖₂ against max(‖(W^(L))^k‖₂, ‖(W^(S))^k‖₂), the norm of the k-th power of W without its coupling block,
-    worst over k = 1..POWERS; the allowance is k products' rounding, POWERS·n·u relative."""
-    with torch.no_grad():
-        W = recurrent_matrix(case)
-        q = W.shape[0] - case.cell.short_size
-        uncoupled = W.clone()
-        uncoupled[:q, q:] = 0
-        m, b = [], []
-        P, Q = torch.eye(W.shape[0], dtype=W.dtype), torch.eye(W.shape[0], dtype=W.dtype)
-        for _ in range(POWERS):
-            P, Q = W @ P, uncoupled @ Q
-            m.append(torch.linalg.matrix_norm(P, ord=2))
-            b.append(torch.linalg.matrix_norm(Q, ord=2) * (1 + POWERS * W.shape[0] * _U))
-    return {"‖W^k‖₂ ≤ max(‖(W^(L))^k‖₂, ‖(W^(S))^k‖₂), k ≤ 32": worst_pair(torch.stack(m), torch.stack(b))}
-
-
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ENRNNCase]:
     """The extreme case at every size: W^(L) = I (Θ = 0, no negative ones), T = 2I latched with ε = 0 so W^(S) = I,
     and W^(C) = 5·(all ones): W is defective with every eigenvalue 1 (ρ(W) = 1, the supremum of the last part)."""
@@ -155,19 +133,17 @@ coupling = Claim(
                 "a coupling from h^(L) to h^(S) (which the paper rightly excludes) moves the eigenvalues.",
     notes="Cases include W^(C) 30× Glorot, q = 0, the latched rule with ρ(T) < 1, and W^(S) sharing its dominant "
           "eigenvalue with W^(L) (ε = 0), where W is defective. 'Does not alter the spectral properties' is read as "
-          "the eigenvalues (what the sentence derives), and that holds. The other reading, the norms of the powers "
-          "of W (the transient amplification that Sec. 2's fifth paragraph ties to the pseudospectrum), is false "
-          "(the reading below): W^(C) does change ‖W^k‖₂; with W^(L) orthogonal, ‖W‖₂ > 1 for any W^(C) ≠ 0, "
-          "and with a shared eigenvalue on the unit circle W has a Jordan block and ‖W^k‖₂ grows linearly in k "
-          "(the structured start: ‖W^32‖₂ ≈ 5·32 against 1 uncoupled). With ε = 0 (Sec. 5) ρ(W^(S)) = 1 exactly, "
+          "the eigenvalues (what the sentence derives), and that holds. The coupling does change the norms of W's "
+          "powers: with W^(L) orthogonal, ‖W‖₂ > 1 for any W^(C) ≠ 0, and with a shared eigenvalue on the unit "
+          "circle W has a Jordan block and ‖W^k‖₂ grows linearly in k (the structured start, W^(L) = W^(S) = I and "
+          "W^(C) = 5·(all ones): ‖W^32‖₂ = 5·32·√(qp) + O(1), 160 at h = 2 and 1280 times the uncoupled powers' "
+          "norm 1 at h = 16). Decision: that transient growth is not counted as an error of the paper: Sec. 2 "
+          "contrasts 'asymptotic (long-term) decay as determined by the spectrum' with 'transient amplification "
+          "(short-term increase) as determined by the pseudo spectrum' and presents the latter as the benefit of a "
+          "non-normal W, Sec. 2 also says the eigenvalues, not the singular values, set the dynamics, and the "
+          "'desired spectral properties' of the next sentence are ρ ≤ 1; so 'spectral properties' means the "
+          "eigenvalues, and ‖W^k‖₂ is no reading of it. With ε = 0 (Sec. 5) ρ(W^(S)) = 1 exactly, "
           "not < 1 (enrnn.normalisation, false).",
-    readings=(Reading(
-        "'spectral properties' read as the norms of W's powers",
-        "the coupling W^(C) does not alter the growth of W's powers: ‖W^k‖₂ ≤ max(‖(W^(L))^k‖₂, ‖(W^(S))^k‖₂)",
-        "Sec. 2, fifth paragraph: the dynamics show 'transient amplification as determined by the pseudospectrum' "
-        "as well as decay set by the spectrum, so the paper's spectral properties include ‖W^k‖, not only the "
-        "eigenvalues",
-        _measure_powers),),
     supremum=Supremum(1.0, "ρ(W) = max(ρ(W^(L)), ρ(W^(S))) = 1 whenever q ≥ 1 (W^(L) orthogonal): every case with a "
                            "long-term block reaches it (the structured start: defective W, every eigenvalue 1)",
                       at=(2, 1), part="ρ(W) ≤ 1"),

@@ -13,7 +13,7 @@ from rnnaudit.bounds.spectral_rnn.cases import A_F64, F64, MATRIX_SIZES, Spectra
 from rnnaudit.bounds.spectral_rnn.reflectors import RECON_C, U64
 from rnnaudit.cells import SpectralRNN
 
-__all__ = ["eq7", "A_R_NONNEG", "A_RANGE_NONNEG"]
+__all__ = ["eq7", "A_R_NONNEG", "A_RANGE_NONNEG", "A_SIGMA_STAR_NONNEG"]
 
 
 def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
@@ -33,10 +33,12 @@ def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
     return SpectralCellCase(cell.to(device=device, dtype=dtype))
 
 
-def _sample_any(gen, h, T, device, dtype) -> SpectralCellCase:
-    """As the claim's sampler, with σ* ∈ [−1, 1] and r ∈ [0, 2] (no σ* ≥ r), σ̂ saturated at ±40 in half the cases."""
+def _sample_nonneg(gen, h, T, device, dtype) -> SpectralCellCase:
+    """The reading's cases: σ* ∈ [0, 1] (σ* = 0 in a quarter of the cases) and r ∈ [0, 2], so r > σ* (a range
+    [σ* − r, σ* + r] that reaches below 0) in most; σ̂ saturated at ±40 in half the cases."""
     n = h
-    sigma_star, r = -1 + 2 * draw(gen), 2 * draw(gen)
+    sigma_star = 0.0 if draw(gen) < 0.25 else draw(gen)
+    r = 2 * draw(gen)
     cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
                        generator=gen, dtype=F64)
     with torch.no_grad():
@@ -70,10 +72,25 @@ def _measure(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor]]:
     }
 
 
+def _measure_reading(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor]]:
+    """The printed parts, with the lower ends moved across as σ* ≤ σ_min + r (+ the same slack): with r > σ* both
+    σ* − r and σ_min may be negative, and a ratio of two negatives says nothing; with σ* ≥ 0 and σ_i ≥ σ* − r ≥ −r
+    both sides of the moved form are ≥ 0, and it is tight (ratio 1) where σ̂ saturates at −∞."""
+    parts = _measure(case)
+    cell = case.cell
+    (_, s_bound), (_, w_bound) = parts.pop("σ* − r ≤ σ_i (eq. 7)"), parts.pop("σ* − r ≤ σ_min(W)")
+    star = t64(cell.sigma_star, cell.sigma)
+    parts["σ* − r ≤ σ_i (eq. 7), as σ* ≤ σ_i + r"] = (star, s_bound + cell.r)
+    parts["σ* − r ≤ σ_min(W), as σ* ≤ σ_min(W) + r"] = (star, w_bound + cell.r)
+    return parts
+
+
 A_R_NONNEG = Assumption("r ≥ 0", lambda c: (c.cell.r >= 0, f"r = {c.cell.r}"))
 A_RANGE_NONNEG = Assumption("σ* ≥ r (the range [σ* − r, σ* + r] is non-negative, as with σ* = 1, r ≪ 1)",
                             lambda c: (c.cell.sigma_star >= c.cell.r,
                                        f"σ* = {c.cell.sigma_star:.6g}, r = {c.cell.r:.6g}"))
+A_SIGMA_STAR_NONNEG = Assumption("σ* ≥ 0 (a singular radius centred at a non-negative value, as σ* = 1)",
+                                 lambda c: (c.cell.sigma_star >= 0, f"σ* = {c.cell.sigma_star:.6g}"))
 
 def _from_model(view) -> list[SpectralCellCase]:
     """A Spectral-RNN model's own cell (float64 copy): eq. 7 is about its parameters alone."""
@@ -101,18 +118,24 @@ eq7 = Claim(
                            "values are the |σ_i|: the sampler's saturated σ̂ = ±40 reach both ends up to rounding",
                       at=(2, 1), part="σ_i ≤ σ* + r (eq. 7)"),
     explanation="Would mean σ leaves [σ* − r, σ* + r] or W's singular values are not |σ_i|. The hypothesis σ* ≥ r "
-                "is rnnaudit's: without it (the reading below, false) the interval contains negative σ_i, and "
-                "for σ* < 0 their magnitudes exceed σ* + r (e.g. σ* = −1: ‖W‖₂ up to 1 + r > σ* + r).",
+                "is rnnaudit's and stronger than needed: σ* ≥ 0 is necessary and sufficient for the singular values "
+                "|σ_i| to stay in [σ* − r, σ* + r] (the reading below, which holds), since |σ_i| ≤ max(σ* + r, r − σ*) "
+                "and the lower end σ* − r ≤ |σ_i| holds for every σ*. For σ* < 0 the magnitudes exceed σ* + r "
+                "(σ* = −0.2, r = 0.5: ‖W‖₂ = 0.7 = 2.33 (σ* + r)), but a negative σ* is no fair reading of the "
+                "paper, which centres the singular values at σ* = 1.",
     notes="Tight: the sampler's saturated σ̂ = ±40 reach both ends (ratio 1 up to rounding), so no adversarial "
-          "ascent is run (the range parts depend on σ̂ only, in closed form). Sec. 4 writes 'σ̂_i is updated from "
-          "u_i, v_i via SGD'; "
-          "σ̂ is its own parameter (Algorithm 1's ∂L/∂σ̂). Decision: that sentence is not counted as an error: the "
-          "update of σ̂ by SGD goes through ∂L/∂σ̂, and u_i, v_i are the reflectors updated beside it.",
+          "ascent is run (the range parts depend on σ̂ only, in closed form). σ* ≥ r is rnnaudit's assumption for "
+          "the printed form (a range [σ* − r, σ* + r] of non-negative values, as with σ* = 1, r < 1); the reading "
+          "drops it for σ* ≥ 0 and holds, e.g. at σ* = 0.3, r = 0.8 and σ* = 0, r = 0.5. Sec. 4 writes 'σ̂_i is "
+          "updated from u_i, v_i via SGD'; σ̂ is its own parameter (Algorithm 1's ∂L/∂σ̂). Decision: that sentence "
+          "is not counted as an error: the update of σ̂ by SGD goes through ∂L/∂σ̂, and u_i, v_i are the reflectors "
+          "updated beside it.",
     readings=(Reading(
-        "σ* and r unrestricted (no σ* ≥ r)",
-        "For any σ* and r ≥ 0: σ_i ∈ [σ* − r, σ* + r], so W's singular values lie in [σ* − r, σ* + r]",
-        "Sec. 4 introduces σ* and r as hyperparameters and states no sign condition (its experiments use σ* = 1, "
-        "r < 1, where σ* ≥ r holds)",
-        _measure, cases=CaseSpace(case_type=SpectralCellCase, sample=_sample_any, sizes=MATRIX_SIZES),
-        assumptions=(A_R_NONNEG, A_F64)),),
+        "σ* ≥ 0 and r ≥ 0 (no σ* ≥ r)",
+        "For σ* ≥ 0 and r ≥ 0: σ_i ∈ [σ* − r, σ* + r], so W's singular values lie in [σ* − r, σ* + r]",
+        "Sec. 4 introduces σ* and r as hyperparameters, the centre and radius of the singular values, and states no "
+        "condition between them (its experiments use σ* = 1, r < 1); a centre σ* < 0 would put the singular values "
+        "about a negative number, which the text never considers",
+        _measure_reading, cases=CaseSpace(case_type=SpectralCellCase, sample=_sample_nonneg, sizes=MATRIX_SIZES),
+        assumptions=(A_R_NONNEG, A_SIGMA_STAR_NONNEG, A_F64)),),
 )

@@ -46,12 +46,14 @@ def _measure(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
 
 def _measure_printed(case: MatrixCase) -> dict[str, tuple[Tensor, Tensor]]:
     """The reading's parts, and the printed second case's index: M^{m,n}_{n−m+1, 1} needs the reflectors
-    H^m_k for k = n − m + 1, …, m, and for m > n the m − n of them with k ≤ 0 do not exist (measured: how many,
-    bound 0)."""
+    H^m_k for k = n − m + 1, …, m. H^m_0 exists (eq. 1: ℝ⁰ holds only u = 0, the 'otherwise' case, so H^m_0 = I),
+    and at m = n + 1 the printed map is defined and onto (H^m_m … H^m_1 reach every U, with m + n reflectors rather
+    than 2 min(m, n)); for m ≥ n + 2 the m − n − 1 of them with k ≤ −1 (u_k ∈ ℝ^k) do not exist (measured: how
+    many, bound 0)."""
     parts = _measure(case)
     m, n = case.A.shape
-    parts["the printed M^{m,n}_{n−m+1, 1} names only reflectors H^m_k with k ≥ 1"] = (
-        torch.tensor(float(max(0, m - n)), dtype=case.A.dtype), torch.zeros((), dtype=case.A.dtype))
+    parts["the printed M^{m,n}_{n−m+1, 1} names only reflectors H^m_k with k ≥ 0"] = (
+        torch.tensor(float(max(0, m - n - 1)), dtype=case.A.dtype), torch.zeros((), dtype=case.A.dtype))
     return parts
 
 
@@ -59,11 +61,12 @@ A_THM4_K = Assumption("k1, k2 as in Theorem 4 (min(m, n) reflectors on each side
     c.m1 == c.m2 == min(c.A.shape), f"m1 = {c.m1}, m2 = {c.m2}, min(m, n) = {min(c.A.shape)}"))
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[MatrixCase]:
-    """A tall h × ⌈h/2⌉ matrix (I's first columns plus 0.1 everywhere) for h ≥ 2: the second case of the statement,
-    where the printed k1 = n − m + 1 ≤ 0."""
+    """A tall h × ⌊h/2⌋ matrix (I's first columns plus 0.1 everywhere) for h ≥ 2: the second case of the statement,
+    where the printed k1 = n − m + 1 ≤ −1 from h = 3 on (h = 2 gives 2 × 1, k1 = 0, where the printed map is
+    defined)."""
     if h < 2:
         return []
-    n = (h + 1) // 2
+    n = h // 2
     A = torch.eye(h, dtype=torch.float64)[:, :n] + 0.1
     return [MatrixCase(to_case(A, device, dtype), n, n)]
 
@@ -81,13 +84,17 @@ theorem4 = Claim(
     bound="30 max(m, n)² u ‖A‖_F",
     evaluate=_measure_printed,
     cases=_RECTANGULAR_MATRICES,
-    explanation="The statement's second case prints M^{m,n}_{n−m+1, 1}: for m > n its k1 = n − m + 1 ≤ 0 names "
-                "reflectors H^m_k with k ≤ 0, which do not exist, so the printed case says nothing (a sign slip: the "
+    explanation="The statement's second case prints M^{m,n}_{n−m+1, 1}: for m ≥ n + 2 its k1 = n − m + 1 ≤ −1 "
+                "names reflectors H^m_k with k ≤ −1 (u_k ∈ ℝ^k), which do not exist, so the printed case says nothing "
+                "(a sign slip: the "
                 "proof uses k1 = m − n + 1, min(m, n) reflectors on each side, and with it the theorem holds, the "
                 "reading). With fewer than min(m, n) reflectors on a side, that side's first min(m, n) singular "
                 "vectors cannot all be reached (the column count of Lemma 1).",
-    notes="Misprinted: the printed k1 = n − m + 1 fails for every tall case (m > n), the reading k1 = m − n + 1 "
-          "holds. Decision: App. A.5's U = H^m_n(u_n)… for U ∈ ℝ^{m×m} (and eq. 15's first factor H^n_m) is read "
+    notes="Misprinted: the printed k1 = n − m + 1 fails for every tall case with m ≥ n + 2, the reading "
+          "k1 = m − n + 1 holds. At m = n + 1 the printed k1 = 0 is defined (eq. 1 gives H^m_0 = I, since ℝ⁰ holds "
+          "only u = 0) and the printed map is onto, with m + n reflectors instead of 2 min(m, n); the check counts "
+          "only the reflectors with k ≤ −1, so m = n + 1 holds as printed. "
+          "Decision: App. A.5's U = H^m_n(u_n)… for U ∈ ℝ^{m×m} (and eq. 15's first factor H^n_m) is read "
           "H^m_m(u_m) without a verdict of its own: it is in the proof and the definition, not in a statement, and "
           "the only typable reading is the one the check uses. "
           "Lemma 1 as printed asserts equal columns only for i ≤ min(n − k1, n − k2), one column short of what the "

@@ -44,7 +44,7 @@ def test_misprinted_claim_fails_as_printed_and_holds_under_its_reading(claim_id)
 
 
 #: Claims that hold as printed and carry a reading that is false (the report shows both).
-HOLDS_WITH_A_FALSE_READING = ["enrnn.coupling", "spectral_rnn.eq7", "nc_gru.sec4_data", "nc_gru.sec4_3"]
+HOLDS_WITH_A_FALSE_READING = ["nc_gru.sec4_data", "nc_gru.sec4_3"]
 
 
 @pytest.mark.parametrize("claim_id", HOLDS_WITH_A_FALSE_READING)

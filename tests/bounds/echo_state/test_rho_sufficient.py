@@ -2,6 +2,8 @@
 Kiebel 2012 refute, is false on 2-unit tanh reservoirs with zero input (a second, certified solution), and the check
 reports no counterexample where there is none."""
 
+import re
+
 import pytest
 import torch
 
@@ -51,3 +53,21 @@ def test_yildiz2012_contractive_reservoirs_show_no_second_solution():
         W = 0.9 * W / torch.linalg.matrix_norm(W, ord=2)
         case = ReservoirCase(W, torch.rand(3, generator=gen, dtype=torch.float64) * 2 - 1, 200)
         assert measure_case(rho_sufficient, case)[0] == 0
+
+
+@pytest.mark.parametrize("index, stable, unstable", [(0, (0.7552, -0.5056), (0.5038, -0.2688)),
+                                                     (3, (0.7930, 0.9764), (0.4974, 0.8311))])
+def test_first_and_fourth_counterexamples_have_four_nonzero_fixed_points(index, stable, unstable):
+    """Each has ±stable and ±unstable nonzero fixed points of tanh(W ·), certified by Newton–Kantorovich; stability is
+    the spectral radius of the Jacobian diag(tanh'(Wx))W below or above 1."""
+    W = torch.tensor(COUNTEREXAMPLES[index][0], dtype=torch.float64)
+    for point, is_stable in ((stable, True), (unstable, False)):
+        for sign in (1, -1):
+            x = sign * torch.tensor(point, dtype=torch.float64)
+            sep, what = certified_separation(W, x)
+            assert sep > 0 and what.startswith("a nonzero fixed point"), what
+            root = torch.tensor([float(v) for v in re.findall(r"-?\d+\.\d+", what.split("[")[1].split("]")[0])],
+                                dtype=torch.float64)
+            assert torch.allclose(root, x, atol=1e-4)
+            J = torch.diag(1 - torch.tanh(W @ root) ** 2) @ W
+            assert (float(torch.linalg.eigvals(J).abs().max()) < 1) == is_stable

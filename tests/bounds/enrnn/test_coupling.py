@@ -41,3 +41,22 @@ def test_coupling_reaches_rho_one_and_has_power():
 def test_coupling_identity_parts_report_relative_errors():
     result = check_claim(small(coupling), TINY, seed=0)
     assert result.to_json()["relative_error"] is not None and result.to_json()["relative_error"] < 1e-6
+
+
+def test_coupling_keeps_the_eigenvalues_while_the_powers_of_w_grow():
+    """The decision in the notes, measured: on the structured start (W^(L) = W^(S) = I, W^(C) = 5·(all ones)) every
+    eigenvalue is 1, yet ‖W^32‖₂ = 1280 + O(1/k) at h = 16 (q = p = 8: ‖W^(C)‖₂ = 40), against 1 for the uncoupled
+    powers; the paper's Sec. 2 calls such transient growth intended (decision, not a failing verdict)."""
+    from rnnaudit.bounds.enrnn.cases import recurrent_matrix
+    from rnnaudit.bounds.enrnn.coupling import _starts
+
+    (case,) = _starts(16, 1)
+    with torch.no_grad():
+        W = recurrent_matrix(case)
+    assert torch.allclose(torch.linalg.eigvals(W), torch.ones(16, dtype=torch.complex128))
+    q = 16 - case.cell.short_size
+    uncoupled = W.clone()
+    uncoupled[:q, q:] = 0
+    grown = float(torch.linalg.matrix_norm(torch.linalg.matrix_power(W, 32), ord=2))
+    kept = float(torch.linalg.matrix_norm(torch.linalg.matrix_power(uncoupled, 32), ord=2))
+    assert kept == pytest.approx(1.0) and grown == pytest.approx(1280, rel=1e-3)
