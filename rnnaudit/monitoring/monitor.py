@@ -132,8 +132,8 @@ class Monitor:
         TypeError / ValueError: a bad argument (named), a model :func:`rnnaudit.wrap` refuses, inputs
             of the wrong width, not finite or above the size limits (:mod:`rnnaudit.limits`), a loss_fn
             that fails on the inputs, a factory whose model does not take the state_dict, a directory
-            that holds a run with a checkpoint (one stopped before its first checkpoint is started again, with
-            a RuntimeWarning; with ``overwrite``, files rnnaudit did not write are refused), a run_dir that is a
+            that holds a run with a record or a checkpoint (one stopped before its first record is started again,
+            with a RuntimeWarning; with ``overwrite``, files rnnaudit did not write are refused), a run_dir that is a
             file or cannot be created, or a missing run_dir whose parent is missing outside the current
             directory (the command line's ``--out`` rule, :func:`rnnaudit.outputs.check_output_location`).
         rnnaudit.outputs.LockedError: another Monitor or ``rnnaudit train`` is writing ``run_dir``.
@@ -313,12 +313,15 @@ class Monitor:
     def _start(self, overwrite: bool, tensorboard: bool | None) -> None:
         run_dir = self.run_dir
         if (run_dir / "run.json").exists() or (run_dir / "trajectory.jsonl").exists():
-            never_checkpointed = not any((run_dir / "checkpoints").glob("step_*.pt"))
+            trajectory = run_dir / "trajectory.jsonl"
+            # a record written before the kill is data a restart would delete: only an empty run starts again
+            never_checkpointed = (not any((run_dir / "checkpoints").glob("step_*.pt"))
+                                  and (not trajectory.is_file() or trajectory.stat().st_size == 0))
             if not overwrite and not never_checkpointed:
                 raise ValueError(f"run_dir {run_dir} already holds a run; pass overwrite=True to start it again, or "
                                  "choose another directory")
-            if not overwrite:  # killed before its first checkpoint: nothing to resume from, nothing of value lost
-                warnings.warn(f"run_dir {run_dir} holds a run stopped before its first checkpoint; starting it again "
+            if not overwrite:  # killed before its first record: nothing to resume from, nothing of value lost
+                warnings.warn(f"run_dir {run_dir} holds a run stopped before its first record; starting it again "
                               "from scratch", RuntimeWarning, stacklevel=3)
             remove_own_files(run_dir, MONITOR_FILES, what="overwrite")
         remove_stale_temporaries(run_dir)  # left by a process killed mid-write; we hold the lock

@@ -381,9 +381,11 @@ def test_bad_arguments_are_named(tmp_path):
 
 def test_a_second_monitor_into_the_same_directory_is_refused(tmp_path):
     rnn, _ = _gru()
-    with Monitor(rnn, tmp_path / "run"):
+    with Monitor(rnn, tmp_path / "run", every=1) as mon:
         with pytest.raises(LockedError, match="another rnnaudit process"):
             Monitor(rnn, tmp_path / "run")
+        rnn(torch.randn(2, 3, 2))[0].sum().backward()
+        mon.record(0, 1.0)  # a run that holds a record is never started again silently
     with pytest.raises(ValueError, match="already holds a run"):
         Monitor(rnn, tmp_path / "run")
     Monitor(rnn, tmp_path / "run", overwrite=True).close()

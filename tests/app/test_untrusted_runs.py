@@ -608,13 +608,13 @@ def test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, capsy
 def test_a_monitor_run_stopped_before_its_first_checkpoint_starts_again_saying_so(tmp_path):
     """A Monitor killed after writing run.json and before its first checkpoint left a directory that only
     overwrite=True could reuse; it now starts again from scratch with a RuntimeWarning. Control: a run with a
-    checkpoint is still refused without overwrite."""
+    record is still refused without overwrite."""
     run = tmp_path / "run"
     x = torch.randn(1, 5, 2)
     Monitor(nn.GRU(2, 3, batch_first=True), run, every=1, inputs=x, tensorboard=False)._release()  # killed here
     assert (run / "run.json").is_file() and not list(run.rglob("step_*.pt"))
     rnn = nn.GRU(2, 3, batch_first=True)
-    with pytest.warns(RuntimeWarning, match="stopped before its first checkpoint; starting it again from scratch"):
+    with pytest.warns(RuntimeWarning, match="stopped before its first record; starting it again from scratch"):
         mon = Monitor(rnn, run, every=1, inputs=x, tensorboard=False)
     with mon:
         mon.record(0)
