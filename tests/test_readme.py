@@ -56,12 +56,15 @@ def test_the_readme_is_short_and_its_links_lead_somewhere():
 
 
 def test_the_own_model_python_example_runs_as_printed(tmp_path, monkeypatch):
+    import torch
+
     monkeypatch.chdir(tmp_path)
     (code,) = _blocks(_section(ROOT / "README.md", "Audit your model"), "python")
     assert code in (DOCS / "your-model.md").read_text()  # the docs page shows the same code
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
     T = namespace["x"].shape[1]
+    assert next(namespace["model"].parameters()).dtype == torch.float32  # the user's model is not converted
     assert namespace["maps"].spectral.shape == (T + 1, T + 1)
     claims = namespace["report"]["claims"]
     assert any(c["applies"] for c in claims) and all(c["applies"] or c["reason"] for c in claims)

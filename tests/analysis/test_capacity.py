@@ -14,6 +14,7 @@ from rnnaudit.cells import SGORNN
 F64 = torch.float64
 
 
+@pytest.mark.slow
 def test_linear_class_matches_its_closed_form_by_enumeration():
     """{x ↦ wᵀx : ‖w‖ ≤ R}: sup_w (1/m)Σ ε_i wᵀx_i = (R/m)‖Σ ε_i x_i‖, so R̂_m is the average of
     that over all 2^m sign vectors. Projected normalised ascent on the sphere contracts the angle to
