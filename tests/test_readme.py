@@ -31,8 +31,10 @@ def test_ci_runs_exactly_the_readme_commands():
                         "python -m pytest"]
     ci = (ROOT / ".ci" / "run").read_text()
     ci_lines = [line for line in ci.splitlines() if line.startswith("python ")]
-    assert ci_lines == commands
-    assert ci.rstrip().endswith(commands[-1])  # pytest's status is the script's
+    # CI runs the full suite: the README's test command with --full, which the README names beside it
+    assert ci_lines == [commands[0], commands[1] + " --full"]
+    assert "`python -m pytest --full`" in quick_start
+    assert ci.rstrip().endswith(commands[-1] + " --full")  # pytest's status is the script's
 
 
 def test_ci_makes_its_virtual_environment_as_the_readme_says():

@@ -79,3 +79,9 @@ def test_every_figure_names_its_block(block, layer, label):
         assert "4-point grid" in fig.axes[0].get_title() and "rtol 0.001" in fig.axes[0].get_title()
     sketch = plot_jacobian_heatmaps(model, x, grid=4, block=block, layer=layer, method="sketch")
     assert "confidence" in sketch.axes[0].get_title() or "exact" in sketch.axes[0].get_title()
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_the_grid_is_the_heatmap_grade_default": {"flags0-256"},
+}

@@ -351,3 +351,9 @@ def test_hostile_case(index, corpus, tmp_path, monkeypatch, capsys):
                 for suffix in (".csv", ".npz")}
     allowed = outputs | {f".{name}.lock" for name in outputs}
     assert written <= allowed, (name, written)
+
+
+#: The fast suite runs every fourth case of the corpus (the corpus lists its cases family by family, so each family
+#: keeps some); the full suite (python -m pytest --full) runs all of them.
+FAST_SAMPLE = 4
+SLOW_CASES = {"test_hostile_case": {str(i) for i in range(N_CASES) if i % FAST_SAMPLE}}
