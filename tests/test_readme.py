@@ -72,6 +72,7 @@ def test_the_own_model_python_example_runs_as_printed(tmp_path, monkeypatch):
     assert any(c["applies"] for c in claims) and all(c["applies"] or c["reason"] for c in claims)
 
 
+@pytest.mark.slow
 def test_the_own_model_commands_run_as_printed(tmp_path):
     import subprocess
     import sys

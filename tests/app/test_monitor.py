@@ -274,6 +274,7 @@ def test_checkpoints_rebuild_the_users_model(tmp_path):
     assert torch.load(tmp_path / "inputs.pt", weights_only=True).shape == (4, 12, 2)
 
 
+@pytest.mark.slow
 def test_parametrized_rnn_is_rebuilt_from_its_weights_as_used(tmp_path):
     torch.manual_seed(0)
     rnn = nn.RNN(1, 6, batch_first=True)

@@ -137,6 +137,7 @@ def test_outputs_follow_the_umask(tmp_path):
     assert set(modes.values()) == {"0o644"}, modes
 
 
+@pytest.mark.slow
 def test_every_output_carries_its_provenance(tmp_path):
     check(["srnn"], profile=TINY_PROFILE, seed=3, out_dir=tmp_path / "r", progress=False)
     prov = json.loads((tmp_path / "r" / "results.json").read_text())["provenance"]
