@@ -52,8 +52,17 @@ class Source:
     part: str | None = None
 
 
-def _task_inputs(task: str, n: int, T: int, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
-    x, _ = TASK_SPECS[task].generate(n, T, gen, **(task_kwargs or {}))
+#: The sequence length drawn when neither --T nor a run names one, for a task of no fixed length.
+DEFAULT_T = 100
+
+
+def _task_inputs(task: str, n: int, T: int | None, gen: torch.Generator, task_kwargs: dict | None = None) -> Tensor:
+    """``n`` sequences of ``task``, float64; ``T`` None is the task's own length (a data set's fixed length, the
+    digits' 64), else :data:`DEFAULT_T`, so ``--task digits`` needs no ``--T 64``."""
+    spec = TASK_SPECS[task]
+    if T is None:
+        T = spec.length if spec.length is not None else DEFAULT_T
+    x, _ = spec.generate(n, T, gen, **(task_kwargs or {}))
     return x.double()
 
 
@@ -65,7 +74,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
 
     Args:
         source: path or a name in :data:`rnnaudit.cells.registry.CELLS`.
-        T: sequence length (default: the run's T, or 100 for a cell name).
+        T: sequence length (default: the run's T; else the task's own length where it has one, the digits'
+            64; else 100).
         hidden: width for a cell name. seed: initialisation and input seed.
         step: for a run directory, the checkpoint of this training step (default: the latest).
         task: the task drawing the inputs (default: the run's own, with its ``task_kwargs``, e.g. the
@@ -101,8 +111,8 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
                              "train holds one of rnnaudit's own cells")
         ckpt, model = load_trained_model(path, step=step, allow_large=allow_large)
         config = ckpt["config"]
-        length = T or config.T
         own = task is None or task == config.task
+        length = T or (config.T if own else None)  # another task than the run's draws its own length
         x = None if not with_inputs else _task_inputs(config.task if own else task, n_sequences, length, gen,
                                                       config.task_kwargs if own else None)
         if x is not None and x.shape[-1] != config_input_size(model):
@@ -122,7 +132,7 @@ def load_source(source: str | None = None, *, T: int | None = None, hidden: int 
     width = TASK_SPECS[task].input_size
     kwargs = {} if source == "lstm" else {"generator": gen}
     cell = build_cell(source, width, hidden, dtype=torch.float64, **kwargs)
-    x = _task_inputs(task, n_sequences, T or 100, gen) if with_inputs else None
+    x = _task_inputs(task, n_sequences, T, gen) if with_inputs else None
     return Source(cell, x, f"{source}, h = {hidden}, initialisation")
 
 
@@ -141,7 +151,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         model: ``MODULE:FACTORY`` (with optional ``weights``), or None with ``arch``.
         weights: a state dict file. arch: ``rnn``, ``gru`` or ``lstm`` for a plain state dict.
         inputs: a ``.pt`` file with a tensor (T, n) or (batch, T, n); otherwise sequences of ``task``
-            (default adding), of length ``T`` (default 100), seeded by ``seed``.
+            (default adding), of length ``T`` (default: the task's own length where it has one, else 100),
+            seeded by ``seed``.
         nonlinearity: of ``--arch rnn`` (tanh or relu: a state dict cannot say which).
         n_sequences: how many task sequences when no inputs file is given.
         with_inputs: False for the model alone (``x`` None): no task is drawn, so a model of any input
@@ -198,7 +209,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         if TASK_SPECS[task].input_size != width:
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{width}: pass --inputs FILE.pt with your own sequences")
-        x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+        x = _task_inputs(task, n_sequences, T, torch.Generator().manual_seed(seed))
     part = None
     if direction is not None:
         cell, x, part = _one_direction(module, cell, direction, layer, x)
@@ -311,7 +322,7 @@ def monitored_source(path, *, step: int | None = None, T: int | None = None, tas
         if TASK_SPECS[task].input_size != cell.input_size:
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{cell.input_size}")
-        x = _task_inputs(task, n_sequences, T or 100, torch.Generator().manual_seed(seed))
+        x = _task_inputs(task, n_sequences, T, torch.Generator().manual_seed(seed))
     else:
         x = monitored_inputs(run_dir, cell.input_size, allow_large=allow_large)[:n_sequences]
         if T is not None and T > x.shape[1]:

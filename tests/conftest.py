@@ -1,4 +1,5 @@
-"""Shared test options: slow tests run with --runslow; GPU tests skip cleanly without CUDA."""
+"""Shared test options: ``python -m pytest`` is the fast suite, every module's core tests; ``python -m pytest --full``
+(what .ci/run runs) adds the tests marked slow. GPU tests skip cleanly without CUDA."""
 
 import functools
 import importlib.util
@@ -13,14 +14,20 @@ import torch  # noqa: E402
 
 
 def pytest_addoption(parser):
-    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+    parser.addoption("--full", action="store_true", default=False,
+                     help="the full suite, as CI runs it: also the tests marked slow (larger sizes, every claim of a "
+                          "family, end-to-end runs)")
 
 
 def pytest_collection_modifyitems(config, items):
-    skip_slow = pytest.mark.skip(reason="slow: run with --runslow")
+    skip_slow = pytest.mark.skip(reason="slow: the full suite runs it (python -m pytest --full)")
     skip_gpu = pytest.mark.skip(reason="no CUDA device (torch.cuda.is_available() is False)")
     for item in items:
-        if "slow" in item.keywords and not config.getoption("--runslow"):
+        # a parametrized family keeps its cheap cases in the fast suite: SLOW_CASES = {test name: {case ids}}
+        slow_cases = getattr(item.module, "SLOW_CASES", {}) if isinstance(item, pytest.Function) else {}
+        if getattr(item, "callspec", None) is not None and item.callspec.id in slow_cases.get(item.originalname, ()):
+            item.add_marker(pytest.mark.slow)
+        if "slow" in item.keywords and not config.getoption("--full"):
             item.add_marker(skip_slow)
         if "gpu" in item.keywords and not torch.cuda.is_available():
             item.add_marker(skip_gpu)

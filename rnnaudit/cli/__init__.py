@@ -19,6 +19,7 @@ Commands import their heavy dependencies (torch, matplotlib) only when they run,
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 from rnnaudit.cli.parser import build_parser
@@ -69,10 +70,29 @@ def _printable_stdout() -> None:
             pass
 
 
+def _reader_gone() -> int:
+    """stdout's reader closed the pipe (``rnnaudit --print-completion bash | head -1``): stop quietly, as Python's
+    documentation of SIGPIPE advises. stdout is pointed at /dev/null so that the interpreter's final flush of what
+    is still buffered raises no second BrokenPipeError; the status is Python's own for EPIPE."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_FAILED
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rnnaudit`` console script; returns the exit status (argparse's own errors,
-    --help and --version exit through SystemExit, with status 2 and 0)."""
+    --help and --version exit through SystemExit, with status 2 and 0; a closed stdout pipe, 1)."""
     _printable_stdout()
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -82,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(f"rnnaudit.cli.{COMMANDS[args.command]}")
         with recorded_seed(getattr(args, "seed", None)):  # named in every figure file's metadata
             return module.run(args)
+    except BrokenPipeError:
+        raise  # not bad input: main() ends quietly
     except KeyboardInterrupt:
         print("rnnaudit: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -68,7 +68,8 @@ def _inputs(p: argparse.ArgumentParser, task_default: str) -> None:
                    help="input sequences, a tensor (T, n) or (batch, T, n) (default: one sequence of --task)")
     p.add_argument("--task", choices=[t for t in names.TASKS if t not in names.DATA_DIR_TASKS], default=None,
                    help=f"the task that draws the input sequence (default: the run's own task, else {task_default})")
-    p.add_argument("--T", type=count, help="sequence length (default: the run's T, else 100)")
+    p.add_argument("--T", type=count, help="sequence length (default: the run's T, else the task's own "
+                                                "length where it has one, as the digits' 64, else 100)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ from rnnaudit.cells import SGORNN
 F64 = torch.float64
 
 
+@pytest.mark.slow
 def test_linear_class_matches_its_closed_form_by_enumeration():
     """{x ↦ wᵀx : ‖w‖ ≤ R}: sup_w (1/m)Σ ε_i wᵀx_i = (R/m)‖Σ ε_i x_i‖, so R̂_m is the average of
     that over all 2^m sign vectors. Projected normalised ascent on the sphere contracts the angle to
@@ -77,6 +78,7 @@ def test_sup_over_v_is_the_closed_form_of_eq_18_19():
         assert float(est.values[d]) == pytest.approx(2.0 * float(torch.linalg.vector_norm(s)) / 5, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_sgornn_lower_estimate_sits_below_theorem_1_bound():
     """sgornn.md eq. 22–23: R̂_m(v∘F_T) ≤ 2αT R_W R_x R_v/√m when β ≤ 1 − 2α and h_0 = 0. The bound
     holds for the expectation over ε, so the sampled mean is allowed 3 standard errors."""

@@ -362,3 +362,9 @@ def test_smallest_log10_is_minus_infinity_for_a_singular_product_and_averages_in
     m = hidden_jacobian_maps(both, x, norms=("smallest",))
     assert float(m.smallest_log10[3, 0]) == pytest.approx(math.log10((1e-3 + 1e-6) / 2), rel=1e-12)
     assert float(m.smallest[3, 0]) == pytest.approx((1e-3 + 1e-6) / 2, rel=1e-12)
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_norms_whose_squares_leave_the_float64_range": {"16-products", "48-dense", "48-products"},
+}

@@ -38,6 +38,7 @@ def test_factors_of_extreme_scale_give_the_products_of_their_scales(exact):
             assert float(out["frobenius"][t, s]) == pytest.approx(want * math.sqrt(h), rel=1e-12, abs=0)
 
 
+@pytest.mark.slow
 def test_kept_columns_far_below_the_rest_of_the_block():
     """M = diag(10·I₄, 0.6·I₄), columns 4..7 kept: the kept block is 0.6^g·I₄ while the rest grows as 10^g, so at
     g = 300 the kept part (2.8e-67) is 1e-367 of the block's largest entry. Scaling the whole block to its largest

@@ -372,6 +372,7 @@ def test_pseudospectral_abscissa_and_radius_of_normal_matrices_are_max_re_plus_e
         assert float(pseudospectral_radius(Q, 0.1, normal_tol=normal_tol)) == pytest.approx(0.9 + 0.1, abs=1e-10)
 
 
+@pytest.mark.slow
 def test_pseudospectral_abscissa_and_radius_agree_with_a_dense_svd_grid():
     """A non-normal matrix: every grid point with σ_min ≤ ε (dense SVD) lies within the returned extents, and the
     extents exceed the grid's by less than the grid spacing (the boundary point is within one cell of a grid

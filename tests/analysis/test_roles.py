@@ -32,6 +32,7 @@ def test_every_cell_names_its_recurrent_matrices_by_role(name):
         assert A.shape[0] == A.shape[1]
 
 
+@pytest.mark.slow
 def test_probes_of_a_wrapped_gru_are_those_of_each_block():
     torch.manual_seed(0)
     gru = nn.GRU(2, 4, num_layers=2, dtype=F64)

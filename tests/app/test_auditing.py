@@ -4,6 +4,7 @@ first failures."""
 
 import json
 
+import pytest
 import torch
 
 import rnnaudit.training as training
@@ -54,6 +55,7 @@ def test_audit_flags_fastrnn_assumptions(tmp_path):
     assert run["first_failure"]["sgornn.eq4: FastRNN eq. 4 at T = 10"] == 10
 
 
+@pytest.mark.slow
 def test_cli_train_then_audit(tmp_path, capsys):
     run = tmp_path / "run"
     assert cli.main(["train", "--cell", "sgornn", "--T", "10", "--steps", "10", "--batch", "8", "--hidden", "8",

@@ -1,6 +1,6 @@
 """Property-based fuzzing of every reader of untrusted files: whatever the bytes, a reader returns a valid
 result or raises a ValueError subclass whose message names the file, never another exception, and no
-payload runs. ``--runslow`` runs ten times as many examples."""
+payload runs. ``--full`` runs ten times as many examples."""
 
 import json
 import os
@@ -20,7 +20,7 @@ MARKER = "FUZZ_PAYLOAD_RAN"
 
 
 def _examples(request) -> int:
-    return 400 if request.config.getoption("--runslow") else 40
+    return 400 if request.config.getoption("--full") else 40
 
 
 @pytest.fixture(scope="module")

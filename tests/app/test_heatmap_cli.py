@@ -139,3 +139,9 @@ def test_a_heatmap_over_its_time_budget_is_refused_after_printing_its_estimate(t
     assert not (tmp_path / "a.png").exists()
     assert cli_status([*base, "--max-minutes", "60", "--out", str(tmp_path / "b.png")]) == 0
     assert (tmp_path / "b.png").exists()
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_the_grid_is_the_heatmap_grade_default": {"flags0-256"},
+}

@@ -521,3 +521,9 @@ def test_compare_on_a_damaged_run_json_names_the_file(tmp_path, capsys, edit, ne
     assert cli_status(["compare", str(run), "--out", str(tmp_path / "c.png")]) == 2
     line = _one_error_line(capsys.readouterr().err)
     assert f"{run / 'run.json'}: " in line and needle in line, line
+
+
+#: The fast suite runs every fourth case of the corpus (the corpus lists its cases family by family, so each family
+#: keeps some); the full suite (python -m pytest --full) runs all of them.
+FAST_SAMPLE = 4
+SLOW_CASES = {"test_hostile_case": {str(i) for i in range(N_CASES) if i % FAST_SAMPLE}}

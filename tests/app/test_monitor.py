@@ -87,6 +87,7 @@ def test_a_20_step_loop_writes_a_run_that_audit_and_compare_read(tmp_path, capsy
     assert (tmp_path / "audit" / "trajectory.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_figure_commands_read_a_monitored_run(tmp_path, capsys):
     rnn, head = _gru()
     _loop(rnn, head, tmp_path / "run", steps=6)
@@ -273,6 +274,7 @@ def test_checkpoints_rebuild_the_users_model(tmp_path):
     assert torch.load(tmp_path / "inputs.pt", weights_only=True).shape == (4, 12, 2)
 
 
+@pytest.mark.slow
 def test_parametrized_rnn_is_rebuilt_from_its_weights_as_used(tmp_path):
     torch.manual_seed(0)
     rnn = nn.RNN(1, 6, batch_first=True)
@@ -284,6 +286,7 @@ def test_parametrized_rnn_is_rebuilt_from_its_weights_as_used(tmp_path):
     assert cli_status(["audit", str(tmp_path), "--out", str(tmp_path.parent / "audit-p")]) == 0
 
 
+@pytest.mark.slow
 def test_a_custom_module_with_factory_and_wrap_kwargs(tmp_path, monkeypatch, capsys):
     from tests.app.monitor_models import exp_rnn
 
@@ -446,6 +449,7 @@ def test_an_exception_in_the_loop_keeps_the_records_and_releases_the_directory(t
     Monitor(rnn, tmp_path, overwrite=True).close()  # the lock is free
 
 
+@pytest.mark.slow
 def test_ctrl_c_in_a_real_process_keeps_the_records(tmp_path):
     script = textwrap.dedent(f"""
         import torch, rnnaudit

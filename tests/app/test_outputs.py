@@ -72,6 +72,7 @@ def test_a_lock_left_by_a_killed_process_is_recovered(tmp_path):
         pass
 
 
+@pytest.mark.slow
 def test_a_report_is_swapped_in_whole_and_replaces_the_old_one_entirely(tmp_path):
     out = tmp_path / "report"
     check(["srnn"], profile=TINY_PROFILE, out_dir=out, progress=False)
@@ -84,6 +85,7 @@ def test_a_report_is_swapped_in_whole_and_replaces_the_old_one_entirely(tmp_path
     assert not any(p.name.startswith(".report.") and "lock" not in p.name for p in tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_a_failed_run_leaves_the_previous_report_untouched(tmp_path):
     out = tmp_path / "report"
     check(["srnn"], profile=TINY_PROFILE, out_dir=out, progress=False)
@@ -110,6 +112,7 @@ def test_a_directory_rnnaudit_did_not_write_is_never_replaced(tmp_path):
     assert (tmp_path / "fresh" / REPORT_MARKER).is_file()
 
 
+@pytest.mark.slow
 def test_leftovers_of_a_killed_run_are_removed_by_the_next(tmp_path):
     out = tmp_path / "report"
     leftover = tmp_path / ".report.staging-999999"
@@ -119,6 +122,7 @@ def test_leftovers_of_a_killed_run_are_removed_by_the_next(tmp_path):
     assert not leftover.exists() and (out / "results.json").is_file()
 
 
+@pytest.mark.slow
 def test_outputs_follow_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
@@ -133,6 +137,7 @@ def test_outputs_follow_the_umask(tmp_path):
     assert set(modes.values()) == {"0o644"}, modes
 
 
+@pytest.mark.slow
 def test_every_output_carries_its_provenance(tmp_path):
     check(["srnn"], profile=TINY_PROFILE, seed=3, out_dir=tmp_path / "r", progress=False)
     prov = json.loads((tmp_path / "r" / "results.json").read_text())["provenance"]

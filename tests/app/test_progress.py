@@ -2,6 +2,7 @@
 
 import io
 
+import pytest
 import torch
 
 from rnnaudit.progress import advance, progress_bar, reporting_to, shows_progress
@@ -68,6 +69,7 @@ def test_audit_command_counts_every_claim_on_a_terminal(tmp_path, monkeypatch):
     assert f"/{n} [" in tty.getvalue() and "claim" in tty.getvalue()
 
 
+@pytest.mark.slow
 def test_spectrum_bar_counts_the_grid_points_of_every_matrix(tmp_path, monkeypatch):
     from rnnaudit.figures.spectrum import default_grid
 

@@ -48,3 +48,26 @@ def test_completion_help_lists_exactly_the_shells_it_accepts(capsys):
     for shell in action.choices:
         assert cli_status(["--print-completion", shell]) == 0
         assert "rnnaudit" in capsys.readouterr().out
+
+
+def test_a_completion_script_piped_into_a_reader_that_quits_ends_without_a_traceback():
+    """``rnnaudit --print-completion bash | head -1``: the reader closes the pipe before the script is written; the
+    command stops quietly with Python's status for EPIPE (1), and writes nothing to stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "rnnaudit.cli", "--print-completion", "bash"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before the interpreter has started: every write meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1 and err == "", err
+
+
+def test_a_digits_source_draws_the_tasks_own_length_without_T():
+    """The digits are 8 × 8 images read pixel by pixel: with no --T, a cell probed on ``--task digits`` gets
+    sequences of 64 steps (the fixed length), where a task of any length gets the default 100."""
+    from rnnaudit.sources import DEFAULT_T, load_source
+
+    assert load_source("sgornn", task="digits", hidden=4).x.shape[1] == 64
+    assert load_source("sgornn", task="adding", hidden=4).x.shape[1] == DEFAULT_T == 100
+    assert load_source("sgornn", task="digits", hidden=4, T=64).x.shape[1] == 64

@@ -83,6 +83,7 @@ def test_a_factory_named_in_a_run_directory_is_never_imported(tampered, name, co
     assert not (run / MARKER).exists() and not (tmp_path / MARKER).exists()
 
 
+@pytest.mark.slow
 def test_a_factory_the_user_passes_rebuilds_a_monitored_run(tmp_path, monkeypatch, capsys):
     from rnnaudit.auditing import audit_checkpoint, audit_run
 
@@ -632,3 +633,13 @@ def test_train_resume_without_a_checkpoint_says_it_starts_from_step_0(tmp_path):
         p.unlink()
     with pytest.warns(RuntimeWarning, match="no checkpoint yet .* starting the run from step 0"):
         assert train(config, run, resume=True, progress=False)["steps"] == 2
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_a_monitor_run_without_inputs_is_audited_for_its_assumptions": {"500"},
+    "test_a_factory_named_in_a_run_directory_is_never_imported": {
+        "audit-pause", "audit-abort", "audit-local-module", "heatmap-local-module"},
+    "test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run": {
+        "outside-outside the run directory", "directory-is a directory"},
+}

@@ -592,3 +592,9 @@ def test_bad_inputs_raise_value_errors_naming_the_argument(device):
         layer(torch.zeros(2, 4, dtype=F64, device=device))
     with pytest.raises(ValueError, match="x has dtype"):
         layer(torch.zeros(2, 5, device=device))
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_wy_recurrence_bptt_passes_gradcheck_and_gradgradcheck": {"False-relu", "True-leaky_relu"},
+}

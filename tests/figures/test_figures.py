@@ -13,6 +13,7 @@ from rnnaudit.figures.paper_figures import save_figure
 from tests.conftest import cli_status
 
 
+@pytest.mark.slow
 def test_heatmap_of_rho_identity_shows_rho_powers(tmp_path):
     """Linear RNN with A = ρI: the data behind the heatmap is exactly ρ^{t−s}."""
     rho, T = 0.8, 10
@@ -128,3 +129,9 @@ def test_heatmap_grade_panels_are_within_their_tolerance_of_the_certified_ones()
     bad = loose.clone()
     bad[20, 3] *= 10
     assert not within(bad)
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_heatmap_and_spectrum_commands_write_the_file": {"argv1"},
+}

@@ -30,6 +30,7 @@ def _numbers(labels):
     return [float(s.replace("−", "-")) for s in texts if s]
 
 
+@pytest.mark.slow
 def test_orthogonal_singular_values_read_one_without_an_offset_label():
     """σ_i = 1 ± 1e-15 for φ(Θ): the old panel autoscaled to the rounding noise and printed every
     tick as 0.00 under an offset label 1e−12+1; the axis must start at 0 and read 1.0."""
@@ -67,6 +68,7 @@ def test_pseudospectrum_is_filled_log10_contours_with_a_colourbar_that_labels_ev
     np.testing.assert_allclose(np.hypot(circle.get_xdata(), circle.get_ydata()), 1.0, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_the_legend_sits_off_the_eigenvalues():
     fig = plot_spectrum(_orthogonal128())
     ax = _axes(fig, "ε-pseudospectra")
@@ -75,6 +77,7 @@ def test_the_legend_sits_off_the_eigenvalues():
     assert not legend.get_window_extent().overlaps(ax.get_window_extent())
 
 
+@pytest.mark.slow
 def test_the_title_names_the_matrix_and_its_role():
     fig = plot_spectrum(torch.eye(3, dtype=F64), name="W_hn", role="torch.nn.GRU layer 0", grid=20)
     assert fig.get_suptitle() == "W_hn: torch.nn.GRU layer 0"

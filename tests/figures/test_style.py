@@ -39,6 +39,7 @@ def test_plot_functions_leave_the_global_rcparams_untouched(name, tmp_path):
     assert mpl.rcParams.copy() == before
 
 
+@pytest.mark.slow
 def test_importing_and_plotting_keep_the_users_backend_and_rcparams(tmp_path):
     """In a fresh interpreter whose user chose the svg backend and a font size: importing
     rnnaudit.figures, plotting and saving change neither (the old style module called
@@ -67,6 +68,7 @@ def test_importing_and_plotting_keep_the_users_backend_and_rcparams(tmp_path):
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
+@pytest.mark.slow
 def test_a_figure_does_not_depend_on_the_users_rcparams(tmp_path):
     """The same plot, saved before and after the user changes rcParams (font size, grid, colour
     cycle, dpi), is byte-identical: the style starts from matplotlib's defaults every time."""
@@ -78,6 +80,7 @@ def test_a_figure_does_not_depend_on_the_users_rcparams(tmp_path):
     assert first == second
 
 
+@pytest.mark.slow
 def test_save_figure_accepts_str_and_path_and_embeds_type42_fonts(tmp_path):
     fig = plot_tightness(CLAIMS)
     out = save_figure(fig, str(tmp_path / "t.pdf"))  # a str, as a user passes it
@@ -111,3 +114,9 @@ def test_style_context_restores_the_callers_settings():
         with style_context():
             assert mpl.rcParams["pdf.fonttype"] == 42 and mpl.rcParams["font.size"] != 31.0
         assert mpl.rcParams["font.size"] == 31.0
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory"},
+}

@@ -22,6 +22,7 @@ def _by_label(ax, start):
     return next(line for line in ax.get_lines() if line.get_label().startswith(start))
 
 
+@pytest.mark.slow
 def test_trajectory_plot_draws_recorded_quantities_and_constraint_lines():
     t = _trajectory()
     original = {k: v.copy() for k, v in t.items()}
@@ -36,6 +37,7 @@ def test_trajectory_plot_draws_recorded_quantities_and_constraint_lines():
         plot_trajectory({"loss": np.ones(2)})
 
 
+@pytest.mark.slow
 def test_beta_stays_visible_where_it_sits_on_the_one_minus_alpha_line():
     """FastRNN-style β = 1 − α exactly: β is drawn above the constraint, thinner and with markers,
     and the constraint is a wider dashed band beneath it, so both can be seen (the old plot drew
@@ -50,6 +52,7 @@ def test_beta_stays_visible_where_it_sits_on_the_one_minus_alpha_line():
     assert beta.get_color() != bound.get_color()
 
 
+@pytest.mark.slow
 def test_comparison_has_readable_labels_run_names_and_a_baseline():
     runs = {"runs/sgornn-T1000": _trajectory(), "/home/me/runs/fastrnn-T1000": _trajectory()}
     ax = plot_comparison(runs, "grad/W/max").axes[0]
@@ -94,6 +97,7 @@ def _lstm_like_trajectory(n=100, every=20):
     return t
 
 
+@pytest.mark.slow
 def test_a_sparse_series_shows_every_recorded_point_with_its_marker():
     """jacobian/max recorded every 20 steps, NaN between: markevery on the full series landed on NaN and showed
     only step 0; now every one of the 5 records is drawn, with a marker."""
@@ -108,6 +112,7 @@ def test_a_sparse_series_shows_every_recorded_point_with_its_marker():
     assert line.get_marker() not in (None, "", "None") and line.get_markevery() == 1
 
 
+@pytest.mark.slow
 def test_sixteen_gradient_roles_are_drawn_as_four_groups():
     from rnnaudit.figures.trajectory import gradient_groups, plot_trajectory
 

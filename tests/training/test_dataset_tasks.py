@@ -155,3 +155,9 @@ def test_ptb_char_predicts_the_next_character(tmp_path):
     assert result["final_val_accuracy"] is not None and 0 < result["baseline"] < math.log(5)
     with pytest.raises(ValueError, match="ptb.char.train.txt"):
         TrainConfig(cell="gru", task="ptb-char", T=6).validate()
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_trainer_records_validation_accuracy_on_the_digits": {"digits"},
+}

@@ -145,6 +145,7 @@ def test_executor_slurm_without_slurm_is_one_line(tmp_path, capsys, monkeypatch)
     assert err.count("\n") == 1 and "sbatch is not on PATH" in err and "docs/sweeps.md" in err
 
 
+@pytest.mark.slow
 def test_a_failed_local_job_is_named_by_its_run_and_the_others_finish(tmp_path, capsys):
     """The local executor takes the code path of Slurm's jobs: one run's job raises, the sweep reports that run
     with its log and the error's last line, exit status 1, and the other run finishes."""

@@ -75,6 +75,7 @@ def test_bad_config_is_a_clear_error(field, value, needle, tmp_path):
         train(TrainConfig(**{**SMALL, field: value}), tmp_path, progress=False)
 
 
+@pytest.mark.slow
 def test_heatmap_of_a_run_at_a_chosen_step(tmp_path, capsys):
     train(TrainConfig(cell="sgornn", **SMALL), tmp_path / "run", progress=False)
     out = tmp_path / "h.png"

@@ -2,6 +2,7 @@
 network does not (alternating gates make the input's effect grow although ρ(W^(S)) < 1); the corrected form, the
 rate ‖W^(S)‖₂ (Theorem 3.1 without its hypothesis), holds for ReLU and modReLU."""
 
+import pytest
 import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
@@ -38,10 +39,12 @@ def test_decay_holds_when_every_unit_stays_on():
     assert result.verdict == "holds" and result.records[0].failed_assumptions == []
 
 
+@pytest.mark.slow
 def test_decay_linear_part_reaches_its_supremum():
     assert_reaches_supremum(decay)
 
 
+@pytest.mark.slow
 def test_decay_corrected_holds_reaches_its_supremum_and_has_power(tmp_path):
     assert_holds_inside_its_assumptions(decay_corrected, tmp_path)
     assert_reaches_supremum(decay_corrected)

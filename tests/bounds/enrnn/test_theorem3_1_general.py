@@ -10,6 +10,7 @@ from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
 from tests.bounds.models import assessed, contractive, modules, saturated, view
 
 
+@pytest.mark.slow
 def test_enrnn_theorem31_general_holds_is_attained_and_has_power():
     result = check_claim(theorem3_1_general, TINY)
     assert result.verdict == "holds" and result.errors == []

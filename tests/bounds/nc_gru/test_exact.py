@@ -29,3 +29,9 @@ def test_exact_verdict_agrees_with_the_numerical_one(claim):
     assert result.verdict in ("holds", "false", "misprinted")
     assert exact.verdict == ("violated" if result.fails else "proved"), exact.detail
     assert exact.detail
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_exact_verdict_agrees_with_the_numerical_one": {"nc_gru.corollary2", "nc_gru.corollary3"},
+}

@@ -64,3 +64,13 @@ def test_corollary3_uniform_reading_fails_by_two_orders_and_keeps_the_limit():
     ratio, parts = measure_case(corollary3, start)
     assert ratio == pytest.approx(261.629 / 2.2, rel=1e-9)
     assert parts["eq. 21, asymptotic reading (ε → 0, weights fixed): lim ‖∂h_t/∂h_(t−1)‖₂ ≤ 2"] <= 0.5 + 1e-12
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_quick_search_reaches_the_supremum": {
+        "nc_gru.corollary1", "nc_gru.corollary2", "nc_gru.corollary2.corrected", "nc_gru.corollary3",
+        "nc_gru.corollary3.corrected", "nc_gru.eq18", "nc_gru.eq18.corrected", "nc_gru.theorem1.corrected",
+        "nc_gru.theorem1_lstm", "nc_gru.theorem1_torch", "nc_gru.theorem1_torch.layers",
+    },
+}

@@ -43,3 +43,9 @@ def test_nc_gru_theorem1_lstm_is_checked_on_every_layer_of_a_stacked_lstm():
     parts = theorem1_lstm.evaluate(case)
     assert set(parts) == {"‖∂s_t/∂s_(t−1)‖₂ ≤ B_t", "‖∂s_t/∂s_k‖₂ ≤ ∏ B_j"}
     assert evaluate_cases(theorem1_lstm, [case]).verdict == "holds"
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_nc_gru_theorem1_extensions_hold_are_attained_and_have_power": {"nc_gru.theorem1_lstm"},
+}

@@ -1,6 +1,7 @@
 """nc_gru.theorem1_torch: Theorem 1's argument in torch.nn.GRU's form holds, is attained by its structured start,
 has power, and is what the audit applies to a user's single-layer torch.nn.GRU."""
 
+import pytest
 import torch
 
 from rnnaudit.bounds import evaluate_cases, measure_case
@@ -42,6 +43,7 @@ def test_structured_start_attains_the_bound():
     assert abs(ratio - 1.0) < 1e-12
 
 
+@pytest.mark.slow
 def test_quick_search_reaches_the_supremum():
     assert_reaches_supremum(with_sizes(theorem1_torch, [(2, 1)]))
 

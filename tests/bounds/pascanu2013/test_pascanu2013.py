@@ -21,6 +21,7 @@ def test_pascanu2013_claims_hold(claim):
     assert result.verdict == "holds" and result.errors == [], (result.worst_ratio, result.errors)
 
 
+@pytest.mark.slow
 def test_pascanu2013_gamma_is_1_for_tanh_and_a_quarter_for_sigmoid_exactly():
     assert gamma.exact().verdict == "proved"
     assert_reaches_supremum(gamma)
@@ -92,3 +93,9 @@ def test_pascanu2013_eta_fails_on_an_indrnn_with_u_above_1_and_a_saturated_lstm(
 def test_pascanu2013_a_case_outside_the_assumptions_is_listed():
     result = evaluate_cases(vanishing, [linear_regime_case(2, 4, 1.5)])
     assert result.verdict == "holds" and result.errors and "λ₁ < 1/γ" in result.errors[0]
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_pascanu2013_vanishing_is_attained_and_has_power": {"pascanu2013.vanishing"},
+}

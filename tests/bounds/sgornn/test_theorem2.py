@@ -22,6 +22,7 @@ def test_theorem2_violated_for_fastrnn_with_non_orthogonal_U():
     assert [f for f in result.records[0].failed_assumptions if f.startswith("U = φ(Θ) orthogonal")]
 
 
+@pytest.mark.slow
 def test_eq7_reaches_its_supremum_at_h2_T3():
     """The issue's case: (T − 1)/(2√2T) = 0.2357 at h = 2, T = 3, reached to 99 % by the quick search."""
     assert theorem2.supremum.part == EQ7
@@ -29,6 +30,7 @@ def test_eq7_reaches_its_supremum_at_h2_T3():
     assert assert_reaches_supremum(theorem2) <= theorem2_eq7_supremum(2, 3) * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_eq7_part_reaches_0_2_in_the_quick_profile():
     """The quick profile's h = 2, T = 7 size: the reflection construction gives ≥ 0.2 (sup 0.303)."""
     result = check_claim(with_sizes(theorem2, [(2, 7)]), PROFILES["quick"], seed=0)

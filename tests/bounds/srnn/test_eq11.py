@@ -33,6 +33,7 @@ def test_eq11_fails_on_the_one_unit_counterexample():
     assert measure_case(eq11_corrected, case)[0] == pytest.approx(0.5, rel=1e-14)
 
 
+@pytest.mark.slow
 def test_eq11_exact_verdict_agrees_and_the_corrected_bound_is_tight_with_power():
     assert_exact_agrees(check_claim(small(eq11), TINY, seed=0))
     assert_reaches_supremum(eq11_corrected)

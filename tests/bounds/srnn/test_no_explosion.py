@@ -10,6 +10,7 @@ from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
 SIZES = [(1, 3), (2, 4), (4, 6)]
 
 
+@pytest.mark.slow
 def test_no_explosion_holds_and_reaches_its_supremum():
     result = check_claim(with_sizes(no_explosion, SIZES), TINY, seed=1)
     assert result.verdict == "holds" and result.errors == []

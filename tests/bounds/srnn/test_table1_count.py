@@ -3,6 +3,7 @@ and its bound O(T d_i (d_h + L d_i)) hold and are tight."""
 
 import dataclasses
 
+import pytest
 import torch
 
 from rnnaudit.bounds import check_claim, evaluate_cases, measure_case
@@ -24,6 +25,7 @@ def _asymptotic(claim):
                                supremum=ASYMPTOTIC_SUPREMUM)
 
 
+@pytest.mark.slow
 def test_printed_uniform_form_fails_and_the_asymptotic_reading_holds_and_sympy_agrees(tmp_path):
     case = assert_reproducible_violation(with_sizes(table1_count, SIZES), TINY, tmp_path)
     assert case.d_i > case.d_h  # the violation needs d_i ≫ d_h
