@@ -108,6 +108,17 @@ def test_second_derivatives_are_refused_not_wrong(name, loss):
     assert torch.autograd.grad(gx.square().sum(), [W])[0].abs().sum() > 0
 
 
+def _torch_lstm_runs_under_cpu_bf16_autocast() -> bool:
+    """Whether torch's own fused LSTM runs under CPU bfloat16 autocast here: oneDNN builds no LSTM primitive for it
+    on processors without bfloat16 instructions (a RuntimeError inside torch, not in the cell it wraps)."""
+    try:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch.nn.LSTM(3, 5, batch_first=True)(torch.randn(2, 4, 3))
+    except RuntimeError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("name", sorted(CELLS))
 def test_an_empty_batch_and_autocast(name):
     """Batch 0 gives empty states and gradients (backward's chunking divided by the batch); under CPU autocast
@@ -122,6 +133,8 @@ def test_an_empty_batch_and_autocast(name):
     assert x.grad.shape == x.shape
     cell = cell.float()
     xf = torch.randn(2, 4, 3, generator=g)
+    if name == "lstm" and not _torch_lstm_runs_under_cpu_bf16_autocast():
+        pytest.skip("torch.nn.LSTM itself fails under bfloat16 autocast on this CPU (oneDNN has no primitive for it)")
     with torch.autocast("cpu", dtype=torch.bfloat16):
         out = cell(xf)
     torch.testing.assert_close(out.float(), cell(xf, fused=False), rtol=0.05, atol=0.05)
