@@ -37,7 +37,8 @@ COVERAGE = (
                      "found no copy of the statement. Re-run for the index: 'Stable recurrent models LSTM stable if "
                      "forget gate ‖W_f‖ condition proposition' returned the same first pages (ar5iv, arXiv-vanity, "
                      "the ICLR text, a LaTeX source of v4)"),
-    Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
+    Statement("Feed-forward approximation of a stable model (inference, truncation at k steps), checked only as "
+              "the decay λ^(t−s) of an input's influence, not as a truncation-error bound",
               ("miller_hardt2019.data_dependent",),
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "
               + _NOT_READ),

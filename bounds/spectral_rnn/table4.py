@@ -161,11 +161,15 @@ table4 = Claim(
                 "0.706 is below Spectral-RNN's 0.726, against the caption (ratio 1.028). The parameter remark holds.",
     notes="Reading of the depth rule: the printed 'maximum divisor of L that satisfies depth ≤ √L' gives n_i = L and "
           "depth 1 for every data set (ArrowHead: 251 in the table), and 'minimum' for 'maximum' gives depths "
-          "≤ √L, while the table's are all ≥ √L: an inequality slip, not checked as the statement; the verdict "
-          "rests on the fitted reading (depth_literal and depth_smallest_ni keep the other two). The whole table "
-          "is one case, so the saved counterexample shows every mismatch (parts). Table 4's "
-          "absolute parameter counts need each data set's label encoding (n_y); the model differences are "
-          "checked by spectral_rnn.param_count (they fit m1 = m2 = 16, not App. C.1's 8). The gray marks of the "
-          "caption are not in the transcription.",
+          "≤ √L, while the table's are all ≥ √L; the verdict rests on the fitted reading (depth_literal and "
+          "depth_smallest_ni keep the other two). The whole table is one case, so the saved counterexample shows "
+          "every mismatch (parts). Table 4's absolute parameter counts need each data set's label encoding (n_y); "
+          "the model differences are checked by spectral_rnn.param_count (they fit m1 = m2 = 16, not App. C.1's "
+          "8). The gray marks of the caption are not in the transcription. Decision: the printed rule's wording "
+          "(an inequality slip: 'maximum divisor' with 'depth ≤ √L' fits only depth-1 rows, 'minimum' fits none "
+          "with depth > √L) is a misprint of App. C.1 that gets no verdict of its own, because no printed form of "
+          "the rule is the statement of any table row: the table's depth column is the statement, and the false "
+          "verdict already shows it disagreeing with the only rule that fits it (50words); a verdict on the "
+          "wording alone would count the same disagreement twice.",
     exact=_exact,
 )

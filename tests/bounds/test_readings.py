@@ -44,7 +44,8 @@ def test_misprinted_claim_fails_as_printed_and_holds_under_its_reading(claim_id)
 
 
 #: Claims that hold as printed and carry a reading that is false (the report shows both).
-HOLDS_WITH_A_FALSE_READING = ["enrnn.coupling", "spectral_rnn.eq7", "nc_gru.sec4_data", "nc_gru.sec4_3"]
+HOLDS_WITH_A_FALSE_READING = ["enrnn.coupling", "spectral_rnn.eq7", "nc_gru.sec4_data", "nc_gru.sec4_3",
+                              "nc_gru.sec4_lm"]
 
 
 @pytest.mark.parametrize("claim_id", HOLDS_WITH_A_FALSE_READING)
@@ -53,8 +54,9 @@ def test_a_holding_claim_shows_its_false_reading(claim_id):
     result = check_claim(claim, TINY, seed=0)
     assert result.verdict == "holds" and [r.verdict for r in result.readings] == ["false"], (claim_id, result.verdict)
     # the negative control: the reading measured as printed holds like the printed form
-    same = dataclasses.replace(claim, readings=tuple(dataclasses.replace(r, evaluate=claim.evaluate, cases=None,
-                                                                         assumptions=None) for r in claim.readings))
+    same = dataclasses.replace(claim, readings=tuple(dataclasses.replace(
+        r, evaluate=claim.evaluate, cases=None, assumptions=None, exact=claim.exact if r.exact is not None else None)
+        for r in claim.readings))
     assert [r.verdict for r in check_claim(same, TINY, seed=0).readings] == ["holds"]
 
 
@@ -67,3 +69,15 @@ def test_shift_wlog_holds_for_single_cycles_and_its_every_permutation_reading_is
     wide = dataclasses.replace(claim, evaluate=claim.readings[0].evaluate, cases=claim.readings[0].cases,
                                assumptions=claim.readings[0].assumptions, readings=())
     assert check_claim(wide, TINY, seed=0).verdict == "false"
+
+
+def test_relu_vanishing_holds_per_path_and_its_two_whole_state_readings_are_false():
+    """Sec. 3's 'z_{t'} < 0' read for the whole state (some unit, or every unit at one step) is false on the claim's
+    structured starts (d_h = 2), while the per-path printed form holds; the negative control measures each reading
+    as the per-path form, and both then hold."""
+    claim = _first_sizes(claim_by_id("srnn.relu_vanishing"), n=3)
+    result = check_claim(claim, TINY, seed=0)
+    assert result.verdict == "holds" and [r.verdict for r in result.readings] == ["false", "false"]
+    same = dataclasses.replace(claim, readings=tuple(dataclasses.replace(r, evaluate=claim.evaluate)
+                                                     for r in claim.readings))
+    assert [r.verdict for r in check_claim(same, TINY, seed=0).readings] == ["holds", "holds"]
