@@ -99,7 +99,7 @@ COVERAGE = (
     Statement("Sec. 2, first paragraph (the basic RNN h_t = σ(Ux_t + Wh_{t−1} + b), y_t = Vh_t + c)",
               reason="a definition (the basic RNN; enrnn.eq3 checks eq. 1 and 3 against it)"),
     Statement("Sec. 2, second paragraph (spectral radius of W below one: gradients vanish; above one: they explode, "
-              "checked as the linear part's ρ^τ ≤ ‖W^τ‖₂)",
+              "checked only as the growth of the linear part's powers)",
               ("enrnn.decay", "enrnn.spectral_norm"),
               "the vanishing half is checked on the network of eq. 3 (enrnn.decay: it holds for the linear part, "
               "‖W^τ‖₂ ≤ κρ^τ, not for the gated network); the exploding half only through ρ ≤ ‖·‖ "

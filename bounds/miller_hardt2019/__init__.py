@@ -44,8 +44,9 @@ COVERAGE = (
               + _NOT_READ),
     Statement("Equivalence under training by gradient descent (the main theorem)", reason=_NOT_READ),
     Statement("Stable models cannot have exploding gradients",
-              reason="the paper's wording not read; the fact itself (a growing gradient needs an expanding step) is "
-                     "checked for any cell by pascanu2013.exploding.general"),
+              reason="the paper's wording not read, so not mapped: the related fact (a growing gradient needs an "
+                     "expanding step) is checked for any cell by pascanu2013.exploding.general, a claim of another "
+                     "paper, which does not check this paper's wording"),
     Statement("Data-dependent stability of nominally unstable trained models (Sec. on experiments)",
               ("miller_hardt2019.data_dependent",),
               "the measurement on a given model is what the audit reports; the paper's own numbers are empirical "

@@ -182,7 +182,7 @@ COVERAGE = (
     Statement("eq. (32)", ("sgornn.theorem2",),
               "|∂L/∂(h_T)_j| ≤ |v_j|: the cases take σ_y = identity and |∂L/∂ŷ| = 1, its equality case"),
     Statement("eq. (33)", ("sgornn.theorem2", "sgornn.eq31.corrected")),
-    Statement("App. A.2, eq. (8) as its proof concludes it (the chain ‖X‖_max ≤ ‖X‖_F ≤ √h‖X‖₂ is not measured)",
+    Statement("App. A.2, eq. (8) as its proof concludes it (the proof's norm chain is not measured)",
               ("sgornn.theorem2",),
               "‖X‖_max ≤ ‖X‖_F ≤ √h‖X‖₂ for the h × n matrix ∂L/∂W is valid (rank ≤ h); eq. 8's supremum 1/√h "
               "shows the √h is never needed"),
