@@ -5,6 +5,7 @@ does not change what is measured), and the same search must then say ``false``."
 import dataclasses
 
 import pytest
+import torch
 
 from rnnaudit.bounds import check_claim, claim_by_id
 from tests.bounds.helpers import TINY
@@ -81,3 +82,21 @@ def test_relu_vanishing_holds_per_path_and_its_two_whole_state_readings_are_fals
     same = dataclasses.replace(claim, readings=tuple(dataclasses.replace(r, evaluate=claim.evaluate)
                                                      for r in claim.readings))
     assert [r.verdict for r in check_claim(same, TINY, seed=0).readings] == ["holds", "holds"]
+
+
+def test_table4s_printed_depth_rule_and_its_minimum_variant_are_false_readings():
+    """App. C.1's depth rule as printed (and with 'minimum' for 'maximum') disagrees with Table 4's depth column
+    (exactly, row by row); the negative control: a table whose depth column follows each rule holds under it."""
+    from rnnaudit.bounds.spectral_rnn.table4 import depth_literal, depth_smallest_ni, table4_case
+
+    claim = claim_by_id("spectral_rnn.table4")
+    result = check_claim(claim, TINY, seed=0)
+    assert result.verdict == "false" and [r.verdict for r in result.readings] == ["false", "false"]
+    assert [r.exact.verdict for r in result.readings] == ["violated", "violated"]
+    case = table4_case("cpu", torch.float64)
+    for reading, rule in zip(claim.readings, (depth_literal, depth_smallest_ni)):
+        ruled = dataclasses.replace(case, depth=torch.tensor([rule(x) for x in case.L.tolist()]))
+        ((measured, bound),) = reading.evaluate(ruled).values()
+        assert float(measured) == float(bound)
+        ((measured, bound),) = reading.evaluate(case).values()
+        assert float(measured) > float(bound)
