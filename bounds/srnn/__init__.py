@@ -110,10 +110,10 @@ COVERAGE = (
               ("srnn.relu_vanishing",), "read per neuron along its shifted path (holds); other readings in the notes"),
     Statement("Sec. 3: 'previous hidden states can only increase h_t'", ("srnn.relu_nonnegative",)),
     Statement("Sec. 3: 'b(x_t) approximately follow a normal distribution N(0, 1) [6]'", (),
-              "depends on the inputs, the initialisation and training, none of which the paper gives. Decision: the gate "
-              "in (0, 1) makes E[b²] < E[f_r²], so He initialisation of f_r alone does not give unit variance, but "
-              "this gets no verdict, since the sentence claims only an approximate distribution, cited to [6], for inputs "
-              "and a training state the paper does not give; the insufficient justification changes no "
+              "depends on the inputs, the initialisation and training, none of which the paper gives. Decision: the "
+              "gate in (0, 1) makes E[b²] < E[f_r²], so He initialisation of f_r alone does not give unit variance, "
+              "but this gets no verdict, since the sentence claims only an approximate distribution, cited to [6], "
+              "for inputs and a training state the paper does not give; the insufficient justification changes no "
               "statement rnnaudit checks (no bound assumes N(0, 1))"),
     Statement("Sec. 3, Gambler's Ruin", ("srnn.gamblers_ruin", "srnn.gamblers_ruin.corrected",
                                          "srnn.gamblers_ruin_horizon", "srnn.gamblers_ruin_horizon.corrected"),

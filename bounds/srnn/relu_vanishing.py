@@ -152,7 +152,8 @@ relu_vanishing = Claim(
           "step (start 2: z_1 = (2, −1), z_2 = (1, −3), ∂h_2/∂z_1 = 0). On an independent re-derivation (300 random "
           "ReLU sequences, d_h ≤ 5, T ≤ 7, 4,445 pairs (t, i)) they had 2,458 and 123 mismatches, the per-path "
           "reading 0 over 12,849 (t, i, unit) triples. The printed form is the per-path reading, which the next "
-          "paragraph ('a neuron in h_t') supports. The whole gradient ∂h_t/∂b_k can also be 0 with every z > 0 (d_h = 1, "
+          "paragraph ('a neuron in h_t') supports. The whole gradient ∂h_t/∂b_k can also be 0 with every z > 0 "
+          "(d_h = 1, "
           "b(x) = w x + 3, w = 1, x = (1, −1): z = (4, 6), ∂h_2/∂w = x_1 + x_2 = 0): a cancellation in eq. 9's sum "
           "over i, not a vanishing of the propagation, so it is no counterexample. Likewise eq. 9's term i "
           "vanishes where ∂b(x_i)/∂b_k does (a dead unit inside f_r), which is not the propagation either.",
