@@ -37,14 +37,16 @@ COVERAGE = (
                      "found no copy of the statement. Re-run for the index: 'Stable recurrent models LSTM stable if "
                      "forget gate ‖W_f‖ condition proposition' returned the same first pages (ar5iv, arXiv-vanity, "
                      "the ICLR text, a LaTeX source of v4)"),
-    Statement("Feed-forward approximation of a stable model (inference, truncation at k steps)",
+    Statement("Feed-forward approximation of a stable model (inference, truncation at k steps), checked only as "
+              "the decay λ^(t−s) of an input's influence, not as a truncation-error bound",
               ("miller_hardt2019.data_dependent",),
               "checked in its local form (an input's influence decays as λ^(t−s)); the paper's printed bound: "
               + _NOT_READ),
     Statement("Equivalence under training by gradient descent (the main theorem)", reason=_NOT_READ),
     Statement("Stable models cannot have exploding gradients",
-              reason="the paper's wording not read; the fact itself (a growing gradient needs an expanding step) is "
-                     "checked for any cell by pascanu2013.exploding.general"),
+              reason="the paper's wording not read, so not mapped: the related fact (a growing gradient needs an "
+                     "expanding step) is checked for any cell by pascanu2013.exploding.general, a claim of another "
+                     "paper, which does not check this paper's wording"),
     Statement("Data-dependent stability of nominally unstable trained models (Sec. on experiments)",
               ("miller_hardt2019.data_dependent",),
               "the measurement on a given model is what the audit reports; the paper's own numbers are empirical "

@@ -53,7 +53,7 @@ corollary1 = Claim(
     notes="The statement holds, but its proof (eq. 47–52) assumes 0 ≤ [c_t]_i ≤ 1, false for tanh (c_t ∈ (−1, 1): nc_gru.eq47, false); "
           "the conclusion survives because h_t is a convex combination of h_{t−1} and c_t. δ_u = 1/4 is attained "
           "(u = 1/2), so ratios of exactly 1 are expected. The printed α, β are those of nc_gru.theorem1, which is "
-          "false; nc_gru.corollary1.corrected bounds the |·| α, β that make Theorem 1 true. Supremum 1, attained "
+          "misprinted; nc_gru.corollary1.corrected bounds the |·| α, β that make Theorem 1 true. Supremum 1, attained "
           "(δ_u = 1/4 at u = 1/2: every weight 0, structured start).",
     supremum=Supremum(1.0, "σ(1 − σ) ≤ 1/4 with equality at σ = 1/2 (zero weights: structured start)", at=(2, 1)),
 )

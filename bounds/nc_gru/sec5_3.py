@@ -7,8 +7,8 @@ condition; it gives ρ(M) ≤ ‖M‖₂ < 1, and the order-p truncation error o
 E_p = M^{p+1}(I + A^(k))^{-1}, which then vanishes as p grows. ("Necessary" is loose wording: the some-norm condition
 is equivalent to ρ(M) < 1, necessary and sufficient; the spectral norm alone is only sufficient — for skew A, δA with
 h ≥ 3, M is not normal and ‖M‖₂/ρ(M) is unbounded, see :func:`necessary_condition_start`. A reading of "the
-necessary condition" as "‖M‖₂ < 1 is necessary" contradicts the paragraph's own "where ‖·‖ satisfies ...", so
-rnnaudit does not check it.)"""
+necessary condition" as "‖M‖₂ < 1 is necessary" is false, and the paragraph defines the condition for any
+submultiplicative norm, so the wording error gets a decision in the notes, not a verdict.)"""
 
 from __future__ import annotations
 
@@ -161,9 +161,12 @@ sec5_3 = Claim(
                 "(I − M)Σ_{i≤p} M^i = I − M^{p+1} fails.",
     notes="Reading: Sec. 5.3's 'the necessary condition' is the condition of its first sentence, '< 1 where ‖·‖ "
           "satisfies ‖AB‖ ≤ ‖A‖‖B‖' (Sec. 3.2: 'for some operator norm'), which is equivalent to ρ(M) < 1; the "
-          "spectral norm is the one chosen to record it. Decision: a spectral-norm reading ('‖M‖₂ < 1 is necessary') would be "
-          "false — with A = 3(e₁e₂ᵀ − e₂e₁ᵀ), δA = 2(e₂e₃ᵀ − e₃e₂ᵀ), ρ(M) = 0.632 < 1 < ‖M‖₂ = 2, and ‖M‖₂/ρ(M) "
-          "grows like ‖A‖₂ — but it contradicts the paragraph's own wording, so it is not checked; what a run "
+          "spectral norm is the one chosen to record it. Decision: the paper calls its condition 'necessary', "
+          "and in ‖·‖₂ it is only sufficient: a sufficient condition called necessary, a wording error that gets no "
+          "verdict of its own, because the paragraph defines its condition for any submultiplicative norm (its "
+          "first sentence), for which 'some norm < 1' is equivalent to ρ(M) < 1 and so is necessary; what the "
+          "wording would mean in ‖·‖₂ alone ('‖M‖₂ < 1 is necessary') is false — with A = 3(e₁e₂ᵀ − e₂e₁ᵀ), "
+          "δA = 2(e₂e₃ᵀ − e₃e₂ᵀ), ρ(M) = 0.632 < 1 < ‖M‖₂ = 2, and ‖M‖₂/ρ(M) grows like ‖A‖₂. What a run "
           "should know is that ‖M‖₂ ≥ 1 does not by itself mean divergence (Sec. 5.3's recorded values are below 1, "
           "so the paper's conclusion stands). The identity needs no condition on M; ‖M^{p+1}‖₂ (or ρ(M)) decides "
           "the error.",

@@ -64,10 +64,13 @@ COVERAGE = (
               ("pascanu2013.vanishing", "pascanu2013.vanishing.general"),
               "λ₁ the largest singular value (ICML version); the arXiv preprint's largest eigenvalue is a reading "
               "of pascanu2013.vanishing, false"),
-    Statement("Sec. 2.1, necessary condition for exploding (λ₁ > 1/γ)",
+    Statement("Sec. 2.1, necessary condition for exploding (λ₁ > 1/γ), by its contrapositive; the search draws "
+              "no case with γλ₁ below 1.1",
               ("pascanu2013.exploding", "pascanu2013.exploding.general"),
               "λ₁ the largest singular value (ICML version); the arXiv preprint's largest eigenvalue is a reading "
-              "of pascanu2013.exploding, false"),
+              "of pascanu2013.exploding, false. The ratio rule accepts λ₁ = 1/γ, but there ‖∂x_t/∂x_k‖₂ ≤ "
+              "(γλ₁)^(t−k) = 1, so no case with equality meets the assumption that a gradient grows: the "
+              "strictness follows from the bound, it is not measured"),
     Statement("Sec. 2.1, γ = 1 for tanh and 1/4 for sigmoid", ("pascanu2013.gamma",)),
     Statement("Sec. 2.2 (dynamical systems view: bifurcations, basins of attraction)",
               reason="qualitative; " + _NOT_READ),

@@ -82,7 +82,8 @@ COVERAGE = (
                             "α, β ∈ (0, 1) by sigmoids, h_0 = 0); implemented by rnnaudit.cells.SGORNN and tested "
                             "in tests/cells/test_sgornn.py"),
     Statement("eq. (2)", ("sgornn.eq2", "sgornn.eq2.domain", "sgornn.eq2.domain.corrected"),
-              "φ(Θ) = R_1Q_1⋯R_kQ_k is orthogonal; its stated domain ℝ^{n/2×k} should be ℝ^{h/2×k}",
+              "φ(Θ) = R_1Q_1⋯R_kQ_k is orthogonal; its stated domain ℝ^{n/2×k} should be ℝ^{h/2×k} "
+              "(sgornn.eq2.domain, misprinted)",
               finding=Finding("misprinted", "sgornn.eq2.domain",
                               "dom(φ) = ℝ^{n/2×k} for ℝ^{h/2×k}: n, the input size, where the rotations act on h")),
     Statement("eq. (3)", ("sgornn.eq3",)),
@@ -175,13 +176,15 @@ COVERAGE = (
     Statement("eq. (27)–(28)", ("sgornn.theorem2",), "eq. 7–8 restated"),
     Statement("eq. (29)–(30)", ("sgornn.eq25",)),
     Statement("eq. (31)", ("sgornn.eq31", "sgornn.eq31.corrected")),
-    Statement("App. A.2, spectral-norm bound of eq. (25)", ("sgornn.eq31.corrected", "sgornn.theorem2"),
+    Statement("App. A.2, bound of eq. (25), checked in the nuclear norm (which bounds the spectral norm)",
+              ("sgornn.eq31.corrected", "sgornn.theorem2"),
               "‖∂L/∂U‖ ≤ α‖∇L‖Σ_t‖h_{t−1}‖ through (α + β)^{T−t} ≤ 1 (the nuclear-norm form is checked)"),
     Statement("App. A.2, hidden-state bound", ("sgornn.hidden_state",)),
     Statement("eq. (32)", ("sgornn.theorem2",),
               "|∂L/∂(h_T)_j| ≤ |v_j|: the cases take σ_y = identity and |∂L/∂ŷ| = 1, its equality case"),
     Statement("eq. (33)", ("sgornn.theorem2", "sgornn.eq31.corrected")),
-    Statement("App. A.2, proof of eq. (8)", ("sgornn.theorem2",),
+    Statement("App. A.2, eq. (8) as its proof concludes it (the proof's norm chain is not measured)",
+              ("sgornn.theorem2",),
               "‖X‖_max ≤ ‖X‖_F ≤ √h‖X‖₂ for the h × n matrix ∂L/∂W is valid (rank ≤ h); eq. 8's supremum 1/√h "
               "shows the √h is never needed"),
     Statement("eq. (34)", ("sgornn.eq34",)),

@@ -64,7 +64,8 @@ eq36 = Claim(
     cases=CaseSpace(case_type=PhiCase, sample=_sample, starts=_starts,
                     sizes={"quick": [(2, 1), (4, 1), (10, 1), (16, 1)], "full": [(2, 1), (4, 1), (10, 1), (64, 1)]}),
     explanation="A step of A.3 that the VPRNN map does not satisfy.",
-    notes="Each ∂φ/∂Θ_ij = A(∂R_j/∂Θ_ij)B with A, B orthogonal and ∂R_j/∂Θ_ij a π/2 rotation of one pair, so "
+    notes="Decision: the chain of eq. 36 is valid, only loose, so its lost factor is not counted as an error. "
+          "Each ∂φ/∂Θ_ij = A(∂R_j/∂Θ_ij)B with A, B orthogonal and ∂R_j/∂Θ_ij a π/2 rotation of one pair, so "
           "‖∂φ/∂Θ_ij‖₂ = 1 and M_φ ≤ 1: the chain of eq. 36 (entry ≤ Frobenius ≤ √h spectral, then eq. 34) loses "
           "a factor k√h ≥ 2√2, and Corollary 1's M_φ = 4√h log₂h a factor ≥ 4√2. The step k ≤ 4 log₂h is "
           "tightest at h = 10 (8 ≤ 13.3, ratio 0.60).",

@@ -94,15 +94,15 @@ def _s(label: str, *claims: str, reason: str = "", finding: Finding | None = Non
 #: The paper's statement index, in paper order: each labelled statement and the claims that check it
 #: (or why none can).
 COVERAGE = (
-    _s("Sec. 1, third contribution (gap bounded by the t-th power of ‖W‖)", "theorem5",
+    _s("Sec. 1, third contribution (gap bounded through the (T − 1)-th power of ‖W‖, the printed 't-th')", "theorem5",
        reason="Theorem 5's √G(w) carries max{‖W‖^{T−1}, 1}: the (T − 1)-th power, checked as G(w)'s form"),
     _s("eq. (1)", "eq1", reason="read as I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2). Decision: the markdown copy's "
                                 "'I_{k−2}uuᵀ' is not counted as the paper's error: it is the conversion's (the "
                                 "subscript swallowed '− 2'), and the paper's eq. 8 and Algorithm 2 print the "
                                 "reflector; the projector reading is spectral_rnn.eq1's power test"),
     _s("Sec. 3, after eq. (1) (H symmetric, H² = I, eigenvalues 1 and −1, stored as u)", "eq1"),
-    _s("eq. (2)", reason="a definition (the map M_k, a product of reflectors); its image ⊆ O(n) is checked by "
-                         "spectral_rnn.theorem1"),
+    _s("eq. (2) (M_k, a product of reflectors, is orthogonal)", "theorem1",
+       reason="a definition; its image ⊆ O(n) is what spectral_rnn.theorem1 checks"),
     _s("Theorem 1", "theorem1"),
     _s("eq. (3)", reason="a definition (the SVD parametrisation M_{k1,k2}); its image is Theorems 2–3's subject"),
     _s("Theorem 2", "theorem2"),
@@ -118,7 +118,8 @@ COVERAGE = (
                                         "W have singular values in that interval (spectral_rnn.eq7)"),
     _s("Sec. 4, parameter counts of RNN and Spectral-RNN (m1 = m2 = n: (n_y + n_i + n + 3)n)", "param_count",
        "param_count.corrected"),
-    _s("Sec. 4 and Sec. 8, 'no more memory', 'same time and space complexity as RNN'", "param_count",
+    _s("Sec. 4 and Sec. 8, 'no more memory' (checked as 2n more parameters), 'same time and space complexity "
+       "as RNN'", "param_count",
        "table1.corrected", reason="counts: 2n more parameters at m1 = m2 = n; FP/BP O(n(m1 + m2)) ≤ O(n²), the "
                                   "vanilla order"),
     _s("eq. (8)", "eq1"),
@@ -149,8 +150,11 @@ COVERAGE = (
     _s("Assumption 1.2 (Assumption 1(b) as App. A.6 cites it)", "assumption1", "eq24"),
     _s("Sec. 6, 'ReLU, tanh and sigmoid all satisfy Assumption 1(b)'", "assumption1", "assumption1.corrected"),
     _s("Theorem 5", "theorem5"),
-    _s("Sec. 6, 'the generalization gap grows exponentially with ‖W‖'", "theorem5",
-       reason="G(w) is a polynomial of degree 2T − 2 in ‖W‖ (exponential in T), as theorem5 computes it"),
+    _s("Sec. 6, 'the generalization gap grows exponentially with ‖W‖'",
+       reason="not mapped: spectral_rnn.theorem5 is vacuous and does not measure the gap's growth. Decision: the "
+              "sentence's 'exponentially with ‖W‖' is a wording error of the paper (G(w) is a polynomial of degree "
+              "2T − 2 in ‖W‖, exponential in T, as theorem5 computes it) that gets no verdict: it motivates Theorem "
+              "5 and bounds nothing, and no statement's truth turns on it"),
     _s("Corollary 1", "theorem5"),
     _s("Sec. 6, last paragraph (norms → 0: constant output, gap 0)",
        reason="a qualitative remark: with W, M, Y = 0 the output is 0, L̂_γ = L_0 = 1 and the gap is 0; no bound"),
@@ -176,8 +180,9 @@ COVERAGE = (
               "(spectral_rnn.theorem3_construction); started one index later they rebuild A (spectral_rnn.theorem3)",
        finding=Finding("misprinted", "spectral_rnn.theorem3_construction",
                        "the zero range 'v_t = 0, t = k2 + k1 − 2, …' starts one index early and overwrites a_1")),
-    _s("Lemma 2", reason="a cited PAC-Bayes lemma (Neyshabur et al. 2017): a probability over training sets; its "
-                         "condition at the proof's σ is checked by theorem5 and theorem5_step.corrected"),
+    _s("Lemma 2", reason="a cited PAC-Bayes lemma (Neyshabur et al. 2017): a probability over training sets, which no "
+                         "finite check decides; not mapped, since theorem5 and theorem5_step.corrected check only the "
+                         "hypothesis the proof needs at its σ, not the lemma"),
     _s("Lemma 3", "lemma3"),
     _s("eq. (22)", "lemma3"),
     _s("eq. (23)", "eq24"),

@@ -71,5 +71,7 @@ lemma1 = Claim(
     explanation="Would mean a reflector H_j(v_j), j < k, moves a column e_i with i ≤ n − j.",
     notes="Holds in both readings. Decision: not counted as an error of the lemma: the printed range is true, and is one column short of what Theorem 4's proof uses (V_L has "
           "n − k2 + 1 = m columns); the second part checks the stronger, true range n − max(k1, k2) + 1, which "
-          "closes that gap. Column n − max(k1, k2) + 2 differs in general (a reflector with j = max − 1 moves it).",
+          "closes that gap. The gap is Theorem 4's: its proof uses Lemma 1 for one column more than the lemma "
+          "states (recorded here, since spectral_rnn.theorem4 checks the theorem, not its proof's use of the "
+          "lemma). Column n − max(k1, k2) + 2 differs in general (a reflector with j = max − 1 moves it).",
 )

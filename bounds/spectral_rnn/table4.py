@@ -3,8 +3,8 @@ table's depth column, and the caption's "the highest precision is in bold" again
 
 App. C.1: "Given sequence length L, since t n_i = L, we choose n_i to be the maximum divisor of L that satisfies
 depth ≤ √L." Read literally (depth = L/n_i ≤ √L, n_i the largest such divisor) this gives n_i = L, depth 1, for
-every data set; the table's depths are all > 1 and ≥ √L, i.e. the opposite inequality: a slip, so the check uses
-the reading the table fits. The reading that fits
+every data set; the table's depths are all > 1 and ≥ √L, i.e. the opposite inequality: a slip. The headline uses
+the reading the table fits; the printed rule and its 'minimum' variant are Readings (both false). The reading that fits
 20 of 21 rows is "n_i the largest divisor of L with n_i ≤ √L" (depth the smallest divisor ≥ √L); 50words
 (L = 270) has depth 27 in the table, 18 by that rule. The caption's bold marks (as transcribed in
 papers/spectral_rnn.md) mark Adiac's LSTM 0.706 although Spectral-RNN's 0.726 is higher. The parameter columns
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading
 from rnnaudit.bounds.spectral_rnn.cases import F64, t64
 
 __all__ = ["table4", "TABLE4_ROWS", "table4_case", "depth_literal", "depth_smallest_ni", "depth_fitted"]
@@ -124,6 +124,22 @@ def _measure(case: Table4Case) -> dict[str, tuple[Tensor, Tensor]]:
     }
 
 
+def measure_rule(case: Table4Case, rule) -> dict[str, tuple[Tensor, Tensor]]:
+    """A printed form of the depth rule against the table's depth column: ``rule`` L → depth (:func:`depth_literal`
+    or :func:`depth_smallest_ni`), ratio max(table/rule, rule/table) over rows, 1 where every row agrees."""
+    depth = case.depth.to(case.acc.dtype)
+    want = torch.tensor([rule(x) for x in case.L.tolist()], dtype=depth.dtype)
+    return {f"depth = {rule.__name__}(L)": _mismatch(depth, want)}
+
+
+def exact_rule(rule) -> ExactVerdict:
+    """``rule`` against the printed depth column, row by row in integers."""
+    bad = [f"{name}: L = {L}, table depth {d}, rule {rule(L)}" for name, L, d, *_ in TABLE4_ROWS if rule(L) != d]
+    return ExactVerdict("violated" if bad else "proved",
+                        f"{len(bad)} of {len(TABLE4_ROWS)} rows differ: " + "; ".join(bad[:3]) if bad
+                        else "every row follows the rule")
+
+
 def _exact() -> ExactVerdict:
     from fractions import Fraction as F
 
@@ -161,11 +177,19 @@ table4 = Claim(
                 "0.706 is below Spectral-RNN's 0.726, against the caption (ratio 1.028). The parameter remark holds.",
     notes="Reading of the depth rule: the printed 'maximum divisor of L that satisfies depth ≤ √L' gives n_i = L and "
           "depth 1 for every data set (ArrowHead: 251 in the table), and 'minimum' for 'maximum' gives depths "
-          "≤ √L, while the table's are all ≥ √L: an inequality slip, not checked as the statement; the verdict "
-          "rests on the fitted reading (depth_literal and depth_smallest_ni keep the other two). The whole table "
-          "is one case, so the saved counterexample shows every mismatch (parts). Table 4's "
-          "absolute parameter counts need each data set's label encoding (n_y); the model differences are "
-          "checked by spectral_rnn.param_count (they fit m1 = m2 = 16, not App. C.1's 8). The gray marks of the "
-          "caption are not in the transcription.",
+          "≤ √L, while the table's are all ≥ √L: an inequality slip, shown by the two Readings of the printed "
+          "rule (both false, exact: 21 of 21 rows differ under the literal rule, 20 of 21 under 'minimum'); "
+          "the headline verdict rests on the fitted reading. The whole table is one case, so the saved "
+          "counterexample shows "
+          "every mismatch (parts). Table 4's absolute parameter counts need each data set's label encoding (n_y); "
+          "the model differences are checked by spectral_rnn.param_count (they fit m1 = m2 = 16, not App. C.1's "
+          "8). The gray marks of the caption are not in the transcription.",
     exact=_exact,
+    readings=(Reading("the depth rule as printed", "depth = L/n_i with n_i the maximum divisor of L satisfying "
+                      "L/n_i ≤ √L", "App. C.1's sentence, word for word",
+                      evaluate=lambda c: measure_rule(c, depth_literal), exact=lambda: exact_rule(depth_literal)),
+              Reading("'maximum' read as 'minimum'", "depth = L/n_i with n_i the minimum divisor of L satisfying "
+                      "L/n_i ≤ √L", "App. C.1's 'depth ≤ √L' kept, its 'maximum' changed",
+                      evaluate=lambda c: measure_rule(c, depth_smallest_ni),
+                      exact=lambda: exact_rule(depth_smallest_ni))),
 )

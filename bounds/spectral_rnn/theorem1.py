@@ -69,7 +69,9 @@ theorem1 = Claim(
     explanation="Outside O(n) Proposition 1 still factors A = QR but R ≠ I, so M_1(a) = Q ≠ A; with k > 1 "
                 "(fewer than n reflectors) the last columns of A are not reached.",
     notes="The reflector is I_k − 2uuᵀ/‖u‖² (eq. 8, Algorithm 2; the markdown copy's eq. 1 is a conversion "
-          "artefact, see spectral_rnn.eq1's decision). Proposition 1's u = B_1 − ‖B_1‖e_1 is evaluated without cancellation "
+          "artefact, see spectral_rnn.eq1's decision). Decision: the cancellation below is a matter of floating "
+          "point, not an error of the paper, whose formula is exact in exact arithmetic. Proposition 1's "
+          "u = B_1 − ‖B_1‖e_1 is evaluated without cancellation "
           "(−‖B_{2:,1}‖²/(B_11 + ‖B_1‖) when B_11 > 0); the literal difference loses up to all digits of u's first "
           "entry for columns near e_1, so near-identity A = exp(10⁻⁹S) are rebuilt only to ≈ 2e-8 instead of 1e-15 "
           "(proposition1_reflectors(stable=False)).",

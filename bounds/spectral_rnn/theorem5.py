@@ -232,8 +232,12 @@ theorem5 = Claim(
           "theorem5_step, false); the lemma holds with max{‖X‖, 1}/T (see spectral_rnn.lemma3), so the proof "
           "survives. Decision: Definition 1 calls f_w(x)[y] a probability, but the proof bounds the raw outputs "
           "Y h^(T); the raw outputs are used, and the wording gets no verdict of its own (no statement's truth "
-          "turns on it: the margin loss is defined for any real scores). Decision: G(w)'s h ln(h), 0 at h = 1 "
-          "where the proof has h ln(12h), is not counted as an error: for h ≥ 2 the two differ by a bounded "
-          "factor inside the O(·), and at h = 1 the O(·) without a constant cannot be falsified by a finite check.",
+          "turns on it: the margin loss is defined for any real scores). Decision: G(w)'s h ln(h), where the proof "
+          "has h ln(12h), is a misprint of Theorem 5 (at h = 1 it makes G ≡ 0, so the printed bound no longer "
+          "depends on w at all, while the proof's does); it gets no verdict of its own, because the verdict above "
+          "is computed with the proof's h ln(12h), and a Reading cannot separate the two: for h ≥ 2 they differ by "
+          "a factor ≤ ln 24/ln 2 ≈ 4.6 inside an O(·) with no constant, and at h = 1 the printed O(G + ln(m/δ)) "
+          "still bounds a gap that is O(1/√m) for a w drawn independently of the data, so no finite case makes "
+          "the misprinted form fail where the proof's holds.",
     vacuous=_vacuous,
 )

@@ -73,8 +73,12 @@ COVERAGE = (
     Statement("eq. (1)", (), "a definition (the vanilla RNN h_t = σ(W_1 h_{t−1} + W_2 x_t), used by srnn.eq2)"),
     Statement("eq. (2)", ("srnn.eq2", "srnn.eq2.corrected")),
     Statement("Sec. 2, after eq. (2): exponential growth or decay 'depending on the maximal eigenvalue of W_1'", (),
-              "a 'may' statement with no condition to check; precisely, ‖W_1^k‖^{1/k} → ρ(W_1) (Gelfand), while with "
-              "the σ'(z_i) factors the rate is that of the products, which W_1's eigenvalues alone do not fix"),
+              "a 'may' statement with no condition to check. Decision: no verdict, since the sentence says only that "
+              "growth or decay 'may' occur 'depending on' the eigenvalue, with no inequality or quantifier a case "
+              "could violate; precisely, ‖W_1^k‖^{1/k} → ρ(W_1) (Gelfand), while with the σ'(z_i) factors the rate "
+              "is that of the products, which W_1's eigenvalues alone do not fix; the checkable form of that error "
+              "(ρ < 1 of the recurrent matrix does not make a gated network's gradients vanish) is enrnn.decay's "
+              "false verdict, on that paper's network"),
     Statement("Sec. 2, third paragraph: gated units use gradient clipping, having no mechanism against explosion", (),
               "a description of practice in the cited works, not a quantitative statement"),
     Statement("eq. (3)", (), "a definition (the SRNN recurrence h_t = σ(W_p h_{t−1} + b(x_t)))"),
@@ -106,8 +110,11 @@ COVERAGE = (
               ("srnn.relu_vanishing",), "read per neuron along its shifted path (holds); other readings in the notes"),
     Statement("Sec. 3: 'previous hidden states can only increase h_t'", ("srnn.relu_nonnegative",)),
     Statement("Sec. 3: 'b(x_t) approximately follow a normal distribution N(0, 1) [6]'", (),
-              "depends on the inputs, the initialisation and training, none of which the paper gives; the gate in "
-              "(0, 1) makes E[b²] < E[f_r²], so He initialisation of f_r alone does not give unit variance"),
+              "depends on the inputs, the initialisation and training, none of which the paper gives. Decision: the "
+              "gate in (0, 1) makes E[b²] < E[f_r²], so He initialisation of f_r alone does not give unit variance, "
+              "but this gets no verdict, since the sentence claims only an approximate distribution, cited to [6], "
+              "for inputs and a training state the paper does not give; the insufficient justification changes no "
+              "statement rnnaudit checks (no bound assumes N(0, 1))"),
     Statement("Sec. 3, Gambler's Ruin", ("srnn.gamblers_ruin", "srnn.gamblers_ruin.corrected",
                                          "srnn.gamblers_ruin_horizon", "srnn.gamblers_ruin_horizon.corrected"),
               "two readings of T: the ruin game's barrier T + 1, and the sequence length"),
@@ -153,7 +160,8 @@ COVERAGE = (
               "SRNN's count from the caption (4,833 ≈ 5k) and 'the only method with fewer parameters … is uRNN' "
               "against the vanilla RNN, LSTM and GRU; the runtimes are measurements on the authors' machine. Decision: the "
               "markdown copy of the table is garbled by the conversion, not counted as the paper's error"),
-    Statement("Sec. 4, Runtime: 'our method is much more efficient than the other methods'", ("srnn.table1",),
+    Statement("Sec. 4, Runtime: 'our method is much more efficient than the other methods', checked as the growth "
+              "of its operation count", ("srnn.table1",),
               "the operation counts are checked (srnn.table1 with the elementwise work, srnn.table1_count); Table 4's "
               "own runtimes are measurements on the authors' machine"),
     Statement("Sec. 5: 'does not suffer from vanishing and exploding gradients', 'lower complexity'",

@@ -4,8 +4,9 @@ there is some time t' in the future where z_{t'} < 0."
 Reading: per neuron along its shifted path. The Gambler's-ruin paragraph that follows speaks of "a neuron in h_t",
 and Fig. 5 removes the shift to show each neuron's trajectory; eq. 9's propagation factor ∂h_t/∂z_i = D_t W_p ⋯
 W_p D_i follows each unit from slot to slot under the shift. So column q of ∂h_t/∂z_i (the unit at slot q at step i)
-vanishes iff that unit meets z ≤ 0 at some step j ∈ [i, t] of its path. Other readings, not checked, are in the
-claim's notes.
+vanishes iff that unit meets z ≤ 0 at some step j ∈ [i, t] of its path. Other readings are in the
+claim's notes; the two literal readings of 'z_{t'} < 0' for the whole
+state are its Readings (both false).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import torch
 from torch import Tensor
 from torch.func import jacrev
 
-from rnnaudit.bounds.core import Claim, ExactVerdict
+from rnnaudit.bounds.core import Claim, ExactVerdict, Reading
 from rnnaudit.bounds.srnn.cases import (A_H0_CONSTANT, A_RELU, SHUFFLE, ShuffleCase, affine_case, cell_params, f64,
                                         perturbed_states, sample_relu_case)
 
-__all__ = ["propagation", "path_dead", "relu_vanishing", "measure_paths", "COUNT_BOUND"]
+__all__ = ["propagation", "path_dead", "relu_vanishing", "measure_paths", "measure_steps", "COUNT_BOUND"]
 
 #: The part counts mismatches, an integer: "no mismatch" is count < 1/2, so the ratio count/(1/2) is 0 when the
 #: equivalence holds and twice the number of mismatching (t, i, q) triples otherwise.
@@ -58,6 +59,22 @@ def measure_paths(case: ShuffleCase, direction: int = -1) -> dict[str, tuple[Ten
             for q in range(d_h):
                 bad += bool((F[t - 1, :, i - 1, q] == 0).all()) != path_dead(z, t, i, q, direction)
     return {"column q of ∂h_t/∂z_i = 0 ⟺ z ≤ 0 somewhere on unit q's path over [i, t]": (
+        torch.tensor(float(bad), dtype=z.dtype, device=z.device), f64(COUNT_BOUND, z))}
+
+
+def measure_steps(case: ShuffleCase, every_unit: bool) -> dict[str, tuple[Tensor, Tensor]]:
+    """A literal reading's part: the number of (t, i) where '∂h_t/∂z_i = 0' (autograd, the whole matrix) and 'some
+    step j ∈ [i, t] has z_j ≤ 0 in some unit' (``every_unit`` False) or 'in every unit' (True) differ, against
+    :data:`COUNT_BOUND`."""
+    d_h, T = case.size()
+    z, F = propagation(case)
+    neg = (z <= 0).all(1) if every_unit else (z <= 0).any(1)
+    bad = 0
+    for t in range(1, T + 1):
+        for i in range(1, t + 1):
+            bad += bool((F[t - 1, :, i - 1, :] == 0).all()) != bool(neg[i - 1:t].any())
+    which = "every unit" if every_unit else "some unit"
+    return {f"∂h_t/∂z_i = 0 ⟺ some step j ∈ [i, t] has z_j ≤ 0 in {which}": (
         torch.tensor(float(bad), dtype=z.dtype, device=z.device), f64(COUNT_BOUND, z))}
 
 
@@ -128,13 +145,23 @@ relu_vanishing = Claim(
                 "paths (srnn.hidden_gradient.corrected).",
     notes="Reading: 'a neuron in h_t' (the next paragraph) followed along its shifted path, as Fig. 5 removes the "
           "shift; 'in the future' is j ∈ [i, t], and '< 0' is read as '≤ 0' (ReLU'(0) = 0, autograd's convention). "
-          "Decision: two other readings get no verdict, since neither follows 'a neuron in h_t'; how they fare on an independent re-derivation (300 random ReLU sequences, "
-          "d_h ≤ 5, T ≤ 7, 4,445 pairs (t, i); the per-path reading: 0 mismatches over 12,849 (t, i, unit) "
-          "triples): 'z_{t'} < 0 in some unit' (anywhere in the state) — 2,458 mismatches, since one negative unit "
-          "elsewhere does not stop the other paths; 'every unit negative at one step' — 123 mismatches, since every "
-          "path can die at a different step. The whole gradient ∂h_t/∂b_k can also be 0 with every z > 0 (d_h = 1, "
+          "The two literal readings of 'z_{t'} < 0', for the whole of ∂h_t/∂z_i, are false (their Readings, which "
+          "count the (t, i) where they disagree with autograd): 'in some unit' (anywhere in the state), since one "
+          "negative unit elsewhere does not stop the other paths (start 1: d_h = 2, c = (2, −1), x = 0, "
+          "z_1 = (2, −1), ∂h_t/∂z_1 ≠ 0), and 'in every unit at one step', since every path can die at a different "
+          "step (start 2: z_1 = (2, −1), z_2 = (1, −3), ∂h_2/∂z_1 = 0). On an independent re-derivation (300 random "
+          "ReLU sequences, d_h ≤ 5, T ≤ 7, 4,445 pairs (t, i)) they had 2,458 and 123 mismatches, the per-path "
+          "reading 0 over 12,849 (t, i, unit) triples. The printed form is the per-path reading, which the next "
+          "paragraph ('a neuron in h_t') supports. The whole gradient ∂h_t/∂b_k can also be 0 with every z > 0 "
+          "(d_h = 1, "
           "b(x) = w x + 3, w = 1, x = (1, −1): z = (4, 6), ∂h_2/∂w = x_1 + x_2 = 0): a cancellation in eq. 9's sum "
           "over i, not a vanishing of the propagation, so it is no counterexample. Likewise eq. 9's term i "
           "vanishes where ∂b(x_i)/∂b_k does (a dead unit inside f_r), which is not the propagation either.",
     exact=_exact,
+    readings=(Reading("z_{t'} < 0 in some unit", "∂h_t/∂z_i = 0 iff some step j ∈ [i, t] has z_j ≤ 0 in some unit",
+                      "the sentence's 'z_{t'} < 0' for the vector z_{t'}, read as 'some entry'",
+                      evaluate=lambda c: measure_steps(c, every_unit=False)),
+              Reading("z_{t'} < 0 in every unit", "∂h_t/∂z_i = 0 iff some step j ∈ [i, t] has z_j ≤ 0 in every unit",
+                      "the sentence's 'z_{t'} < 0' for the vector z_{t'}, read entrywise (every entry)",
+                      evaluate=lambda c: measure_steps(c, every_unit=True))),
 )
