@@ -44,10 +44,20 @@ def probe_copy(module: nn.Module, dtype: torch.dtype | None = torch.float64) -> 
 
     Raises:
         TypeError: ``module`` not an ``nn.Module``.
+        ValueError: a complex parameter or buffer and a real ``dtype`` (the cast would drop the imaginary part;
+            :func:`cells._validate.complex_refusal`).
         RuntimeError: the module holds something else ``copy.deepcopy`` cannot copy (torch's message).
     """
     if not isinstance(module, nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
+    if dtype is not None and not dtype.is_complex:  # a cast to a real dtype would drop every imaginary part
+        odd = next(((kind, name, t.dtype) for kind, items in (("parameter", module.named_parameters()),
+                                                              ("buffer", module.named_buffers()))
+                    for name, t in items if t.is_complex()), None)
+        if odd is not None:
+            from rnnaudit.cells._validate import complex_refusal
+
+            raise ValueError(complex_refusal(f"the model's {odd[0]} {odd[1]!r}", odd[2]))
     found: dict[int, Tensor] = {}
     for sub in module.modules():
         for key, value in vars(sub).items():

@@ -379,7 +379,11 @@ def unwrapped(module: nn.Module) -> nn.Module:
     """The model inside a wrapper that adds a prefix to every key: ``nn.DataParallel``,
     ``DistributedDataParallel`` or a module like them (no tensors of its own, one child named ``module``), and
     torch.compile's ``OptimizedModule`` (its child ``_orig_mod``), any number deep."""
+    from rnnaudit.cells.base import RecurrentCell
+
     while True:
+        if isinstance(module, RecurrentCell):  # rnnaudit.wrap(...)'s cell keeps what it was told (sizes, roles)
+            return module
         children = dict(module.named_children())
         inner = children.get("module", children.get("_orig_mod"))
         if inner is None or len(children) != 1 or any(True for _ in module.parameters(recurse=False)) or any(

@@ -14,7 +14,9 @@ RUN_ELSEWHERE = {
     "monitoring.md": "tests/app/test_walkthrough.py runs examples/walkthrough.py, which tests/test_readme.py keeps "
                      "identical to the block",
     "auditing-an-lstm.md": "tests/test_docs_lstm.py",
-    "your-model.md": "tests/test_readme.py runs the README's block, which it keeps identical to the page's",
+    "your-model.md": "tests/test_readme.py runs the README's block, which it keeps identical to the page's; "
+                     "tests/test_docs_figures.py runs the figures section's",
+    "fixed-points.md": "tests/test_docs_fixed_points.py",
 }
 #: Pages whose block reads the reader's own files, so it cannot run as printed.
 EXCERPTS = {"untrusted-inputs.md": "audits the reader's run directory runs/mine with the factory mypkg.models:make"}

@@ -62,7 +62,17 @@ def fixed_points(model, x: Tensor, input="zero", *, n_starts: int = 64, seed: in
     if isinstance(model, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM)) and model.bidirectional:
         raise ValueError("model: a bidirectional module is two recurrences with no single step map; pass one "
                          "direction (a bidirectional=False module with that direction's weights)")
-    cell = wrap(_probe_of(model))
+    from rnnaudit.cells.adapters import TorchRecurrent
+    from rnnaudit.cells.copying import probe_copy
+
+    if isinstance(model, TorchRecurrent) and (getattr(model.module, "bidirectional", False)
+                                              or len(model.layers) != getattr(model.module, "num_layers", 1)):
+        # one direction or one layer of a larger module: the same recurrence, on a float64 copy
+        one_layer = len(model.layers) == 1 and getattr(model.module, "num_layers", 1) > 1
+        cell = TorchRecurrent(probe_copy(model.module), direction=model.direction,
+                              layer=model.layers[0] if one_layer else None)
+    else:
+        cell = wrap(_probe_of(model))
     return find_fixed_points(cell, x.detach().to(torch.float64), input, n_starts=n_starts, seed=seed, **options)
 
 

@@ -111,3 +111,36 @@ def test_the_cli_refuses_complex_weights_and_inputs_in_one_line(case, tmp_path, 
         _refusal(err, "'weight_hh_l0' is complex (complex64)" if case == "weights" else
                  "inputs file 'x.pt': the tensor is complex (complex64)")
     assert not (tmp_path / "a").exists() and not (tmp_path / "h.png").exists()
+
+
+def test_a_complex_torch_module_is_refused_by_fixed_points_and_a_model_factory_before_any_cast(tmp_path, capsys,
+                                                                                                monkeypatch):
+    """rnnaudit.fixed_points and --model took their float64 copy first, which dropped the imaginary parts: the
+    copy itself now refuses. Control: the same module in float32 is searched."""
+    torch.manual_seed(0)
+    gru = nn.GRU(3, 4, batch_first=True)
+    x = torch.randn(2, 6, 3)
+    with pytest.raises(ValueError, match=NOT_YET):
+        rnnaudit.fixed_points(gru.to(torch.complex64), x)
+    assert len(rnnaudit.fixed_points(nn.GRU(3, 4, batch_first=True), x, n_starts=4)) >= 0
+    (tmp_path / "cplx_factory.py").write_text(
+        "import torch\n\ndef make():\n    return torch.nn.GRU(3, 4, batch_first=True).to(torch.complex64)\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli_status(["spectrum", "--model", "cplx_factory:make", "--out", str(tmp_path / "s.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and NOT_YET in err and ".to(torch.float" not in err, err
+    assert not (tmp_path / "s.png").exists()
+
+
+def test_fixed_points_take_one_direction_of_a_bidirectional_module_as_wrap_gives_it():
+    """wrap(bi, direction='reverse') is one recurrence; fixed_points refused it as 'two recurrences'. It is now
+    searched as that direction: the same points as the reverse weights in a unidirectional module."""
+    torch.manual_seed(1)
+    bi = nn.GRU(3, 4, bidirectional=True, batch_first=True).double()
+    uni = nn.GRU(3, 4, batch_first=True).double()
+    uni.load_state_dict({k.replace("_reverse", ""): v for k, v in bi.state_dict().items() if k.endswith("_reverse")})
+    x = torch.randn(2, 8, 3, dtype=torch.float64)
+    one = rnnaudit.fixed_points(wrap(bi, direction="reverse"), x.flip(-2), n_starts=8, seed=0)
+    ref = rnnaudit.fixed_points(uni, x.flip(-2), n_starts=8, seed=0)
+    assert len(one) == len(ref) >= 1
+    torch.testing.assert_close(one.points, ref.points, rtol=1e-9, atol=1e-10)
