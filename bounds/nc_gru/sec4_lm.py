@@ -57,7 +57,8 @@ sec4_lm = Claim(
     readings=(Reading("the abstract's NC-GRU read as NC-GRU(Ur, Uc)",
                       "NC-GRU(Ur, Uc) has a smaller minimum loss than GRU in every column of Tables 1–4",
                       "the abstract's 'NC-GRU' names no variant; Tables 1–4 show two, and NC-GRU(Ur, Uc) is the "
-                      "NC-GRU model (19) with both Ur and Uc constrained (Table 1's note)",
+                      "NC-GRU model of eq. (19), with both Ur(Ar) and Uc(Ac) orthogonal (Sec. 3.3; Table 1's "
+                      "note), and Sec. 4 says the best performance comes from orthogonality in both Uc and Ur",
                       evaluate=lambda c: comparison_parts(ABSTRACT_URUC),
                       exact=lambda: exact_comparisons(ABSTRACT_URUC)),),
 )

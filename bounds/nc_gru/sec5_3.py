@@ -161,9 +161,9 @@ sec5_3 = Claim(
                 "(I − M)Σ_{i≤p} M^i = I − M^{p+1} fails.",
     notes="Reading: Sec. 5.3's 'the necessary condition' is the condition of its first sentence, '< 1 where ‖·‖ "
           "satisfies ‖AB‖ ≤ ‖A‖‖B‖' (Sec. 3.2: 'for some operator norm'), which is equivalent to ρ(M) < 1; the "
-          "spectral norm is the one chosen to record it. Decision: the paper calls its condition 'necessary', "
-          "and in ‖·‖₂ it is only sufficient: a sufficient condition called necessary, a wording error that gets no "
-          "verdict of its own, because the paragraph defines its condition for any submultiplicative norm (its "
+          "spectral norm is the one chosen to record it. Decision: the paper calls its condition 'necessary', and "
+          "in ‖·‖₂ alone it is only sufficient; under the paragraph's own definition it is not an error and gets "
+          "no verdict of its own, because the paragraph defines its condition for any submultiplicative norm (its "
           "first sentence), for which 'some norm < 1' is equivalent to ρ(M) < 1 and so is necessary; what the "
           "wording would mean in ‖·‖₂ alone ('‖M‖₂ < 1 is necessary') is false — with A = 3(e₁e₂ᵀ − e₂e₁ᵀ), "
           "δA = 2(e₂e₃ᵀ − e₃e₂ᵀ), ρ(M) = 0.632 < 1 < ‖M‖₂ = 2, and ‖M‖₂/ρ(M) grows like ‖A‖₂. What a run "

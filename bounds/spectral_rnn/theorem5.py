@@ -233,11 +233,10 @@ theorem5 = Claim(
           "survives. Decision: Definition 1 calls f_w(x)[y] a probability, but the proof bounds the raw outputs "
           "Y h^(T); the raw outputs are used, and the wording gets no verdict of its own (no statement's truth "
           "turns on it: the margin loss is defined for any real scores). Decision: G(w)'s h ln(h), where the proof "
-          "has h ln(12h), is a misprint of Theorem 5 (at h = 1 it makes G ≡ 0, so the printed bound no longer "
-          "depends on w at all, while the proof's does); it gets no verdict of its own, because the verdict above "
-          "is computed with the proof's h ln(12h), and a Reading cannot separate the two: for h ≥ 2 they differ by "
-          "a factor ≤ ln 24/ln 2 ≈ 4.6 inside an O(·) with no constant, and at h = 1 the printed O(G + ln(m/δ)) "
-          "still bounds a gap that is O(1/√m) for a w drawn independently of the data, so no finite case makes "
-          "the misprinted form fail where the proof's holds.",
+          "has h ln(12h), is a simplification inside the O(·) (as in Neyshabur et al.) that degenerates at h = 1, "
+          "where it makes G ≡ 0 and the printed bound no longer depends on w; it gets no verdict of its own, because "
+          "the verdict above is computed with the proof's h ln(12h), for h ≥ 2 the two differ by a factor "
+          "≤ ln 24/ln 2 ≈ 4.6 inside an O(·) with no stated constant, and a probabilistic bound uniform over w with "
+          "an unspecified constant cannot be decided by any finite check.",
     vacuous=_vacuous,
 )
