@@ -379,7 +379,8 @@ eq18_corrected = Claim(
     explanation="Would mean the residual recursion is wrong; it is algebra, and ‖(I + A^(k))^{-1}‖₂ ≤ 1 needs A^(k) "
                 "skew.",
     notes="Decision: not counted as an error of eq. 18 or Sec. 5.3, since the paper warns (Sec. 3.2, before "
-          "Algorithm 1) that the truncation errors 'can accumulate', which this claim makes exact; eq. 18 is the error of one step. "
+          "Algorithm 1) that the truncation errors 'can accumulate', which this claim makes exact; eq. 18 is the "
+          "error of one step. "
           "Eq. 18's error O(((I + A^(k−1))^{-1}δA^(k))^{p+1}) and Sec. 5.3's monitored condition are stated with the "
           "exact inverse, but line 7 multiplies by the stored Ã^(k−1), which after the first step is itself a "
           "truncation: each step's new error is M_k^{p+1}, and the inherited residual is carried along (×Σ c_k^i), "
