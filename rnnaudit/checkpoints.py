@@ -105,6 +105,18 @@ def strip_wrappers(keys) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _without_wrappers(state_dict: dict) -> tuple[dict, list[str]]:
+    """``state_dict`` with the wrapper prefixes every key carries (:func:`strip_wrappers`) removed, and the note
+    that says so (none where there was no wrapper)."""
+    wrappers = strip_wrappers(state_dict)
+    out = state_dict
+    for p in wrappers:
+        out = {k[len(p):]: v for k, v in out.items()}
+    notes = [f"stripped the prefix {''.join(wrappers)!r} of a wrapped model (DataParallel, torch.compile)"] \
+        if wrappers else []
+    return out, notes
+
+
 def _under(state_dict: dict, prefix: str) -> dict:
     if not prefix:
         return dict(state_dict)
@@ -175,12 +187,7 @@ def select_recurrent(state_dict: dict, submodule: str | None, where: str, kind: 
         InputError: ``submodule`` naming no tensors; a whole model's state dict with several recurrent-looking
             prefixes, or none (one line listing what was found and the exact ``--submodule`` to pass).
     """
-    wrappers = strip_wrappers(state_dict)
-    stripped = state_dict
-    for p in wrappers:
-        stripped = {k[len(p):]: v for k, v in stripped.items()}
-    notes = [f"stripped the prefix {''.join(wrappers)!r} of a wrapped model (DataParallel, torch.compile)"] \
-        if wrappers else []
+    stripped, notes = _without_wrappers(state_dict)
     found = recurrent_prefixes(stripped)
     base = ""
     if submodule is not None:
@@ -231,12 +238,7 @@ def fit_to_model(state_dict: dict, expected: set[str], where: str, kind: str = "
     Returns:
         (state dict, note or None).
     """
-    wrappers = strip_wrappers(state_dict)
-    out = state_dict
-    for p in wrappers:
-        out = {k[len(p):]: v for k, v in out.items()}
-    notes = [f"stripped the prefix {''.join(wrappers)!r} of a wrapped model (DataParallel, torch.compile)"] \
-        if wrappers else []
+    out, notes = _without_wrappers(state_dict)
     if set(out) != expected and expected:
         # every split of a key at a dot whose tail is one of the model's keys: O(keys × depth)
         heads = {k[:i + 1] for k in out for i, c in enumerate(k) if c == "." and k[i + 1:] in expected}
