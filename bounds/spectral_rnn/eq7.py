@@ -16,6 +16,19 @@ from rnnaudit.cells import SpectralRNN
 __all__ = ["eq7", "A_R_NONNEG", "A_RANGE_NONNEG", "A_SIGMA_STAR_NONNEG"]
 
 
+def _case(gen, n, sigma_star, r, saturated, device, dtype) -> SpectralCellCase:
+    """A width-n Spectral-RNN with random reflector counts and σ̂ ~ N(0, 9), saturated at ±40 with probability
+    ``saturated`` (the drawing order of both samplers)."""
+    cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
+                       generator=gen, dtype=F64)
+    with torch.no_grad():
+        s = 3 * gauss(gen, n)
+        if draw(gen) < saturated:
+            s = 40 * torch.sign(s)
+        cell.sigma_hat.copy_(s)
+    return SpectralCellCase(cell.to(device=device, dtype=dtype))
+
+
 def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
     """σ* ∈ [0.2, 2], r ∈ [0, σ*] (r = 0 and r = σ* as edge cases), σ̂ ~ N(0, 9), saturated (±40) in a
     third of the cases; m1, m2 uniform in [0, n] (m2 = 0: no V factor)."""
@@ -23,14 +36,7 @@ def _sample(gen, h, T, device, dtype) -> SpectralCellCase:
     sigma_star = 0.2 + 1.8 * draw(gen)
     kind = randint(gen, 0, 3)
     r = 0.0 if kind == 0 else sigma_star if kind == 1 else sigma_star * draw(gen)
-    cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
-                       generator=gen, dtype=F64)
-    with torch.no_grad():
-        s = 3 * gauss(gen, n)
-        if draw(gen) < 1 / 3:
-            s = 40 * torch.sign(s)
-        cell.sigma_hat.copy_(s)
-    return SpectralCellCase(cell.to(device=device, dtype=dtype))
+    return _case(gen, n, sigma_star, r, 1 / 3, device, dtype)
 
 
 def _sample_nonneg(gen, h, T, device, dtype) -> SpectralCellCase:
@@ -39,14 +45,7 @@ def _sample_nonneg(gen, h, T, device, dtype) -> SpectralCellCase:
     n = h
     sigma_star = 0.0 if draw(gen) < 0.25 else draw(gen)
     r = 2 * draw(gen)
-    cell = SpectralRNN(1, n, randint(gen, 0, n), randint(gen, 0, n), r=r, sigma_star=sigma_star, bias=False,
-                       generator=gen, dtype=F64)
-    with torch.no_grad():
-        s = 3 * gauss(gen, n)
-        if draw(gen) < 1 / 2:
-            s = 40 * torch.sign(s)
-        cell.sigma_hat.copy_(s)
-    return SpectralCellCase(cell.to(device=device, dtype=dtype))
+    return _case(gen, n, sigma_star, r, 1 / 2, device, dtype)
 
 
 def _measure(case: SpectralCellCase) -> dict[str, tuple[Tensor, Tensor]]:
