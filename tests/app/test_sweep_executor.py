@@ -43,6 +43,13 @@ def _wait(predicate, what: str, limit: float = 240.0) -> None:
         time.sleep(0.02)
 
 
+def _failure(outcome: dict) -> str:
+    """The resumed job's outcome and the tail of its log, so that a failure under load can be diagnosed."""
+    log = outcome.get("log")
+    tail = open(log, errors="replace").read()[-3000:] if log and os.path.exists(log) else "(no log)"
+    return f"{outcome}\n{tail}"
+
+
 def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(((a[k] == b[k]) | ((a[k] != a[k]) & (b[k] != b[k]))).all() for k in a)
 
@@ -67,7 +74,8 @@ def test_a_local_executor_sweep_killed_mid_job_resumes_to_the_uninterrupted_resu
 
     second = submit_sweep(spec, executor="local", folder=folder)  # waits for the local jobs
     assert second[0] == {"run": str(survivor_dir), "skipped": True}
-    assert second[1]["run"] == str(victim_dir) and second[1]["steps"] == 300
+    assert second[1]["run"] == str(victim_dir)
+    assert second[1].get("steps") == 300, _failure(second[1])
     for (done_dir, _), (ref_dir, _) in zip(expand(spec), expand(_spec(tmp_path / "reference"))):
         assert _same(read_trajectory(done_dir), read_trajectory(ref_dir)), done_dir.name
     assert second[1]["final_val_loss"] == reference[1]["final_val_loss"]
