@@ -32,10 +32,25 @@ from torch.nn import functional as F
 from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["SelectiveSSM", "DISCRETISATIONS"]
+__all__ = ["SelectiveSSM", "DISCRETISATIONS", "discretise"]
 
 #: B̄'s discretisations (the module docstring).
 DISCRETISATIONS = ("zoh", "euler")
+
+
+def discretise(delta: Tensor, A: Tensor, B: Tensor, discretisation: str = "zoh") -> tuple[Tensor, Tensor]:
+    """(Ā, B̄) = (exp(ΔA), (exp(ΔA) − 1)/A · B) for ``"zoh"`` (arXiv 2312.00752, eq. 4) or (exp(ΔA), ΔB) for
+    ``"euler"``, per channel and state: Δ (..., D), A (D, N), B (..., N) → Ā, B̄ (..., D, N).
+
+    Raises:
+        ValueError: unknown ``discretisation``.
+    """
+    if discretisation not in DISCRETISATIONS:
+        raise ValueError(f"discretisation must be one of {DISCRETISATIONS}, got {discretisation!r}")
+    dA = delta[..., None] * A
+    if discretisation == "zoh":
+        return torch.exp(dA), torch.expm1(dA) / A * B[..., None, :]
+    return torch.exp(dA), delta[..., None] * B[..., None, :]
 
 
 class SelectiveSSM(RecurrentCell):
@@ -88,6 +103,10 @@ class SelectiveSSM(RecurrentCell):
         """A = −exp(A^log), (D, N)."""
         return -torch.exp(self.A_log)
 
+    def delta_logits(self, x_t: Tensor) -> Tensor:
+        """Parameter + s_Δ(x_t) = W_dt (W_x,Δ x_t) + b_dt, the argument of τ_Δ = softplus: (..., D)."""
+        return (x_t @ self.x_proj[: self.dt_rank].mT) @ self.dt_proj_weight.mT + self.dt_proj_bias
+
     def selection(self, x_t: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """(Δ_t (..., D), B_t (..., N), C_t (..., N)) of Algorithm 2 for x_t (..., D)."""
         R, N = self.dt_rank, self.state_size
@@ -98,13 +117,7 @@ class SelectiveSSM(RecurrentCell):
     def discretised(self, x_t: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """(Ā_t, B̄_t, C_t): Ā_t, B̄_t (..., D, N) for x_t (..., D), C_t (..., N)."""
         delta, B, C = self.selection(x_t)
-        dA = delta[..., None] * self.A()
-        Abar = torch.exp(dA)
-        if self.discretisation == "zoh":
-            Bbar = torch.expm1(dA) / self.A() * B[..., None, :]
-        else:
-            Bbar = delta[..., None] * B[..., None, :]
-        return Abar, Bbar, C
+        return (*discretise(delta, self.A(), B, self.discretisation), C)
 
     def transition(self, x_t: Tensor) -> Tensor:
         """The diagonal of ∂h_t/∂h_{t−1} = diag(Ā_t), flattened like the state: (..., D·N)."""
