@@ -2,9 +2,10 @@
 
 One module per family: ``sgornn`` and ``fastrnn`` (sgornn.md), ``spectral`` (spectral_rnn.md),
 ``scornn`` and ``nc_gru`` (nc_gru.md), ``srnn`` (srnn.md), ``enrnn`` (enrnn.md); ``orthogonal`` holds
-the maps φ from parameters to orthogonal matrices; ``lru``, ``s4d``, ``selective_ssm`` and ``min_rnn`` hold the modern diagonal recurrences (LRU, S4D,
-Mamba's selective SSM, minGRU/minLSTM; ``complex_view`` their real view); ``adapters`` wraps any other model (``torch.nn.RNN``,
-``GRU``, ``LSTM``, their ``*Cell``, or any step function) as a cell, :func:`wrap`.
+the maps φ from parameters to orthogonal matrices; ``lru``, ``s4d``, ``selective_ssm`` and ``min_rnn`` hold the
+modern diagonal recurrences (LRU, S4D, Mamba's selective SSM, minGRU/minLSTM; ``complex_view`` their real view);
+``adapters`` wraps any other model (``torch.nn.RNN``, ``GRU``, ``LSTM``, their ``*Cell``, or any step function) as a
+cell, :func:`wrap`.
 """
 
 from rnnaudit.cells.adapters import SUPPORTED_MODULES, StepCell, TorchRecurrent, wrap

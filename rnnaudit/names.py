@@ -5,7 +5,8 @@ second. Each tuple mirrors a registry that lives with its code (``rnnaudit.bound
 ``rnnaudit.cells.registry``, ``rnnaudit.training``); tests/app/test_cli.py asserts they agree.
 """
 
-__all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "MODERN_PAPERS", "CELLS", "TASKS", "DATA_DIR_TASKS", "PRESETS", "OPTIMIZERS",
+__all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "MODERN_PAPERS",
+           "CELLS", "TASKS", "DATA_DIR_TASKS", "PRESETS", "OPTIMIZERS",
            "SCHEDULES", "ARCHS", "FIGURE_SUFFIXES", "PROFILES"]
 
 #: The five specification papers, file stems of papers/*.md, in the order the report lists them.

@@ -103,8 +103,8 @@ forward_norm = Claim(
     cases=CaseSpace(case_type=CellCase, sample=sample_lru, starts=_starts,
                     sizes={"quick": [(4, 5), (8, 12)], "full": [(4, 5), (8, 12), (32, 40), (64, 100)]}),
     explanation="Would mean γ does not normalise: E|x_j|² = γ_j²‖B_j‖²(1 − |λ_j|^{2k})/(1 − |λ_j|²) exceeds ‖B_j‖².",
-    notes="Holds by rnnaudit's derivation (per mode (1 − |λ|^{2k}) ≤ 1). The assumption γ_j = sqrt(1 − |λ_j|²) holds at "
-          "initialisation only: γ^log is trained, so a trained LRU can fail it, and the test of a γ = 1 cell shows "
+    notes="Holds by rnnaudit's derivation (per mode (1 − |λ|^{2k}) ≤ 1). The assumption γ_j = sqrt(1 − |λ_j|²) holds "
+          "at initialisation only: γ^log is trained, so a trained LRU can fail it, and the test of a γ = 1 cell shows "
           "the bound then fails.",
     supremum=Supremum(1.0, "E‖x_T‖²/‖B‖_F² = Σ‖B_j‖²(1 − |λ_j|^{2T})/Σ‖B_j‖² → 1 as |λ| → 0 or T → ∞ (structured "
                            "start |λ| ≤ 0.01)", at=(4, 5)),

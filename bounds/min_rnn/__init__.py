@@ -13,8 +13,9 @@ cells reproduce to 2.2e-16; its log-space parallel mode to 2.2e-15) give them; t
 for a theorem on boundedness or gradients, and both claims are rnnaudit's derivations from the equations, labelled
 so. The package's minLSTM parallel mode with a given previous state applies g to that state (log_g(prev_hidden)),
 where its sequential mode (and its minGRU, prev_hidden.log()) use the state as it is; since g(x) ≠ x for every x,
-the two modes disagree whenever a previous state is passed (measured: max difference 0.34 at T = 6, h_0 ~ U[0.1, 1.1]). A
-package finding, not a claim of the paper; the conformance tests compare the parallel mode from h_0 = 0 only.
+the two modes disagree whenever a previous state is passed (measured: max difference 0.34 at T = 6,
+h_0 ~ U[0.1, 1.1]). A package finding, not a claim of the paper; the conformance tests compare the parallel mode
+from h_0 = 0 only.
 """
 
 from rnnaudit.bounds.core import Statement

@@ -22,10 +22,11 @@ __all__ = ["jacobian", "products"]
 
 
 def products(case: CellCase) -> torch.Tensor:
-    """P (T + 1, T + 1) with P[t, s] = max_j Π_{k=s+1..t} a_{k,j} for s ≤ t (1 on the diagonal), 0 above."""
+    """P (T + 1, T + 1) with P[t, s] = max_j Π_{k=s+1..t} |a_{k,j}| for s ≤ t (1 on the diagonal), 0 above: the
+    spectral norm of a product of diagonal matrices (|a| so that a transition outside (0, 1) is measured, not NaN)."""
     a = case.cell.transition(case.x[0]).detach()               # (T, h), a_k for k = 1..T
     T = a.shape[0]
-    logs = torch.cat([a.new_zeros(1, a.shape[1]), torch.log(a).cumsum(0)])   # Σ_{k≤t} log a_k
+    logs = torch.cat([a.new_zeros(1, a.shape[1]), torch.log(a.abs()).cumsum(0)])   # Σ_{k≤t} log|a_k|
     P = a.new_zeros(T + 1, T + 1)
     for t in range(T + 1):
         P[t, : t + 1] = torch.exp(logs[t] - logs[: t + 1]).max(-1).values
