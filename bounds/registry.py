@@ -23,6 +23,7 @@ from rnnaudit.bounds import (
     sgornn,
     spectral_rnn,
     srnn,
+    xlstm,
 )
 from rnnaudit.bounds.cases import case_from_state, check_state_sizes
 from rnnaudit.bounds.core import Claim, Statement
@@ -52,6 +53,7 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "s4d": s4d.CLAIMS,
     "mamba": mamba.CLAIMS,
     "min_rnn": min_rnn.CLAIMS,
+    "xlstm": xlstm.CLAIMS,
 }
 
 
@@ -70,6 +72,7 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
     "s4d": s4d.COVERAGE,
     "mamba": mamba.COVERAGE,
     "min_rnn": min_rnn.COVERAGE,
+    "xlstm": xlstm.COVERAGE,
 }
 
 

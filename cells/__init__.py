@@ -2,8 +2,9 @@
 
 One module per family: ``sgornn`` and ``fastrnn`` (sgornn.md), ``spectral`` (spectral_rnn.md),
 ``scornn`` and ``nc_gru`` (nc_gru.md), ``srnn`` (srnn.md), ``enrnn`` (enrnn.md); ``orthogonal`` holds
-the maps φ from parameters to orthogonal matrices; ``lru``, ``s4d``, ``selective_ssm`` and ``min_rnn`` hold the
-modern diagonal recurrences (LRU, S4D, Mamba's selective SSM, minGRU/minLSTM; ``complex_view`` their real view);
+the maps φ from parameters to orthogonal matrices; ``lru``, ``s4d``, ``selective_ssm``, ``min_rnn`` and ``slstm``
+hold the modern recurrences (LRU, S4D, Mamba's selective SSM, minGRU/minLSTM, xLSTM's sLSTM; ``complex_view`` the
+real view of complex states);
 ``adapters`` wraps any other model (``torch.nn.RNN``, ``GRU``, ``LSTM``, their ``*Cell``, or any step function) as a
 cell, :func:`wrap`.
 """
@@ -18,6 +19,7 @@ from rnnaudit.cells.lru import LRU, lru_lambda, ring_init
 from rnnaudit.cells.min_rnn import MinGRU, MinLSTM
 from rnnaudit.cells.s4d import S4D, s4d_init, zoh
 from rnnaudit.cells.selective_ssm import SelectiveSSM
+from rnnaudit.cells.slstm import SLSTM
 from rnnaudit.cells.fastrnn import FastRNN, scalar_gated_recurrence
 from rnnaudit.cells.nc_gru import GRU, NCGRU, NeumannCayley, NeumannCayleyUpdater
 from rnnaudit.cells.orthogonal import (ORTHOGONAL_MAPS, MatrixExponential, ScaledCayley, VPRNNRotations,
@@ -46,6 +48,6 @@ __all__ = [
     "scaling_diagonal", "scornn_skew_init", "GRU", "NCGRU", "NeumannCayley", "NeumannCayleyUpdater",
     "SRNN", "activation_derivative", "eq9_closed_form", "shift", "shift_matrix",
     "real_view", "complex_from_real_view", "real_block", "LRU", "lru_lambda", "ring_init", "S4D", "s4d_init", "zoh",
-    "SelectiveSSM", "MinGRU", "MinLSTM",
+    "SelectiveSSM", "MinGRU", "MinLSTM", "SLSTM",
     "ENRNN", "eigenvalue_normalize", "enrnn_recurrence", "eq5_init", "prop32_gradient", "spectral_radius",
 ]

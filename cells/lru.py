@@ -1,17 +1,17 @@
 """The Linear Recurrent Unit (Orvieto, Smith, Gu, Fernando, Gulcehre, Pascanu & De 2023, "Resurrecting
 Recurrent Neural Networks for Long Sequences", arXiv 2303.06349).
 
-The recurrence (Sec. 3, the LRU's eq. in Sec. 3.3 with the normalisation of Sec. 3.4), a complex diagonal
+The recurrence (with the normalisation γ), a complex diagonal
 linear map of the state x_k ∈ ℂᴺ:
 
     x_k = diag(λ) x_{k−1} + γ ⊙ (B u_k),      y_k = Re(C x_k) + D u_k,
 
-with the exponential parametrisation (Sec. 3.3) λ_j = exp(−exp(ν_j^log) + i exp(θ_j^log)), so
+with the exponential parametrisation λ_j = exp(−exp(ν_j^log) + i exp(θ_j^log)), so
 |λ_j| = exp(−exp(ν_j^log)) ∈ (0, 1) for every real ν_j^log (stability by construction), the ring initialisation
-(Sec. 3.3, Lemma on uniform ring sampling): u₁, u₂ ~ U[0, 1], ν = −½ log(u₁(r_max² − r_min²) + r_min²),
-θ = θ_max u₂, and the normalisation γ_j = sqrt(1 − |λ_j|²) (Sec. 3.4, stored as γ^log, trainable).
-B, C have i.i.d. Gaussian real and imaginary parts of variance 1/(2n) and 1/N (glorot-like, as in the paper's
-Appendix A code and in the ``lru-pytorch`` package); D is (n_out, n) with variance 1/n.
+(the lemma on uniform ring sampling): u₁, u₂ ~ U[0, 1], ν = −½ log(u₁(r_max² − r_min²) + r_min²),
+θ = θ_max u₂, and the normalisation γ_j = sqrt(1 − |λ_j|²) (stored as γ^log, trainable).
+B, C have i.i.d. Gaussian real and imaginary parts of variance 1/(2n) and 1/N (glorot-like, as in the
+``lru-pytorch`` package); D is (n_out, n) with variance 1/n.
 
 The probes see the real view (Re x, Im x) ∈ ℝ²ᴺ (:mod:`rnnaudit.cells.complex_view`); :meth:`LRU.step_complex`
 and :meth:`LRU.lambdas` keep the complex form.
@@ -51,7 +51,7 @@ def lru_lambda(nu_log: Tensor, theta_log: Tensor) -> Tensor:
 
 
 class LRU(RecurrentCell):
-    r"""The LRU layer's recurrence (arXiv 2303.06349, Sec. 3.3–3.4) on the real view of its complex state.
+    r"""The LRU layer's recurrence (arXiv 2303.06349) on the real view of its complex state.
 
     .. math:: x_k = \mathrm{diag}(\lambda) x_{k-1} + \gamma \odot (B u_k), \quad
               \lambda_j = \exp(-e^{\nu_j^{\log}} + i e^{\theta_j^{\log}}), \quad \gamma_j = e^{\gamma_j^{\log}}

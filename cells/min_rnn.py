@@ -1,8 +1,8 @@
 """minGRU and minLSTM (Feng, Tung, Ahmed, Bengio & Hajimirsadeghi 2024, "Were RNNs All We Needed?",
 arXiv 2410.01201), sequential mode: the gates see x_t only, never h_{t−1}.
 
-minGRU (Sec. 3.1):   z_t = σ(Linear_dh(x_t)),  h̃_t = Linear_dh(x_t),  h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ h̃_t.
-minLSTM (Sec. 3.2):  f_t = σ(Linear_dh(x_t)),  i_t = σ(Linear_dh(x_t)),  h̃_t = Linear_dh(x_t),
+minGRU:   z_t = σ(Linear_dh(x_t)),  h̃_t = Linear_dh(x_t),  h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ h̃_t.
+minLSTM:  f_t = σ(Linear_dh(x_t)),  i_t = σ(Linear_dh(x_t)),  h̃_t = Linear_dh(x_t),
                      f'_t = f_t/(f_t + i_t),  i'_t = i_t/(f_t + i_t),  h_t = f'_t ⊙ h_{t−1} + i'_t ⊙ h̃_t.
 
 ``candidate="g"`` passes h̃ through g(x) = x + ½ for x ≥ 0, σ(x) otherwise, the paper's log-space variant
@@ -90,7 +90,7 @@ class _MinRNN(RecurrentCell):
 
 
 class MinGRU(_MinRNN):
-    r"""minGRU (arXiv 2410.01201, Sec. 3.1), sequential mode.
+    r"""minGRU (arXiv 2410.01201), sequential mode.
 
     .. math:: h_t = (1 - z_t) \odot h_{t-1} + z_t \odot \tilde h_t, \quad z_t = \sigma(W_z x_t + b_z),
               \quad \tilde h_t = W_h x_t + b_h
@@ -128,7 +128,7 @@ class MinGRU(_MinRNN):
 
 
 class MinLSTM(_MinRNN):
-    r"""minLSTM (arXiv 2410.01201, Sec. 3.2), sequential mode, with the normalised gates f', i'.
+    r"""minLSTM (arXiv 2410.01201), sequential mode, with the normalised gates f', i'.
 
     .. math:: h_t = f'_t \odot h_{t-1} + i'_t \odot \tilde h_t, \quad f'_t = \frac{f_t}{f_t + i_t},
               \quad i'_t = \frac{i_t}{f_t + i_t}

@@ -3,7 +3,7 @@ Parameterization and Initialization of Diagonal State Space Models", arXiv 2206.
 
 Per channel h = 1..H, a continuous SISO system x'(t) = A x(t) + B u(t), y(t) = C x(t) with A = diag(A_n)
 complex, n = 0..M−1 (M = N/2 modes; their conjugates are implicit, so y = 2 Re(C x)). Zero-order hold with
-step Δ_h (Sec. 2 of the paper, the discretisation S4 uses):
+step Δ_h (the discretisation S4 uses):
 
     Ā = exp(Δ A),    B̄ = (Δ A)⁻¹ (exp(Δ A) − I) Δ B = (exp(Δ A) − 1)/A ⊙ B,
     x_k = Ā ⊙ x_{k−1} + B̄ u_k,    y_k = 2 Re(C x_k) + D u_k.

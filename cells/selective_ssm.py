@@ -1,16 +1,16 @@
 """The selective state-space model of Mamba (Gu & Dao 2023, "Mamba: Linear-Time Sequence Modeling with
 Selective State Spaces", arXiv 2312.00752), Algorithm 2 in plain torch, stepped as a recurrence.
 
-For an input x_t ∈ ℝᴰ (D channels), state h_t ∈ ℝ^{D×N} (Sec. 3.2, Algorithm 2; eq. 2a–2b, 4):
+For an input x_t ∈ ℝᴰ (D channels), state h_t ∈ ℝ^{D×N} (Algorithm 2):
 
     B_t = s_B(x_t) = Linear_N(x_t),  C_t = s_C(x_t) = Linear_N(x_t),
-    Δ_t = τ_Δ(Parameter + s_Δ(x_t)),  τ_Δ = softplus,  s_Δ = Linear_D(Linear_R(x_t))  (rank-R projection, Sec. 3.6),
+    Δ_t = τ_Δ(Parameter + s_Δ(x_t)),  τ_Δ = softplus,  s_Δ = Linear_D(Linear_R(x_t))  (rank-R projection),
     Ā_t = exp(Δ_t A),  h_t = Ā_t ⊙ h_{t−1} + B̄_t x_t,  y_t = C_t h_t + D ⊙ x_t,
 
 with A = −exp(A^log) ∈ ℝ^{D×N} diagonal per channel (S4D-Real initialisation A_n = −(n + 1)), and
 B̄_t by one of two discretisations:
 
-* ``"zoh"``: the paper's eq. 4, B̄ = (ΔA)⁻¹(exp(ΔA) − I)·ΔB = (exp(ΔA) − 1)/A · B;
+* ``"zoh"``: the paper's zero-order hold, B̄ = (ΔA)⁻¹(exp(ΔA) − I)·ΔB = (exp(ΔA) − 1)/A · B;
 * ``"euler"``: B̄ = Δ B, the simplification the reference implementations use (mamba_ssm's selective scan,
   ``mambapy``), with Ā still exp(ΔA).
 
@@ -39,7 +39,7 @@ DISCRETISATIONS = ("zoh", "euler")
 
 
 def discretise(delta: Tensor, A: Tensor, B: Tensor, discretisation: str = "zoh") -> tuple[Tensor, Tensor]:
-    """(Ā, B̄) = (exp(ΔA), (exp(ΔA) − 1)/A · B) for ``"zoh"`` (arXiv 2312.00752, eq. 4) or (exp(ΔA), ΔB) for
+    """(Ā, B̄) = (exp(ΔA), (exp(ΔA) − 1)/A · B) for ``"zoh"`` (arXiv 2312.00752, the zero-order hold) or (exp(ΔA), ΔB) for
     ``"euler"``, per channel and state: Δ (..., D), A (D, N), B (..., N) → Ā, B̄ (..., D, N).
 
     Raises:
@@ -59,7 +59,7 @@ class SelectiveSSM(RecurrentCell):
 
     Args:
         input_size: D, the channels. state_size: N per channel. dt_rank: R of s_Δ. Optional. Default: ⌈D/16⌉.
-        discretisation: ``"zoh"`` (eq. 4) or ``"euler"`` (B̄ = ΔB). Optional. Default: ``"zoh"``.
+        discretisation: ``"zoh"`` or ``"euler"`` (B̄ = ΔB). Optional. Default: ``"zoh"``.
         dt_min, dt_max: Δ at initialisation log-uniform in this range (through the inverse softplus of the
             bias). Optional. Default: 0.001, 0.1.
         generator, dtype, device: as for every cell.

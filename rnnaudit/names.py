@@ -13,8 +13,8 @@ __all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "MODERN_PAPERS",
 SEED_PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
 #: The classic results the seeds cite (packages under bounds/, no markdown copy in papers/).
 CLASSIC_PAPERS = ("pascanu2013", "miller_hardt2019", "echo_state", "laurent2017")
-#: The modern recurrences' papers (packages under bounds/): LRU, S4D, Mamba, minGRU/minLSTM.
-MODERN_PAPERS = ("lru", "s4d", "mamba", "min_rnn")
+#: The modern recurrences' papers (packages under bounds/): LRU, S4D, Mamba, minGRU/minLSTM, xLSTM.
+MODERN_PAPERS = ("lru", "s4d", "mamba", "min_rnn", "xlstm")
 #: Every paper ``rnnaudit check`` knows, seeds first.
 PAPERS = SEED_PAPERS + CLASSIC_PAPERS + MODERN_PAPERS
 #: Cell names of :data:`rnnaudit.cells.registry.CELLS`.

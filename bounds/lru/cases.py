@@ -24,7 +24,7 @@ def lru_case(gen: torch.Generator, N: int, T: int, r_min: float, r_max: float, m
 
 def sample_lru(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> CellCase:
     """h = 2N (the real view's width; odd h rounds down, N ≥ 1); r_min ~ U[0, 0.9), r_max ~ U(r_min, 1),
-    θ_max ~ U(0, 2π]: the paper's ranges (Sec. 3.3 and its LRA settings r_min = 0.9, r_max = 0.999 lie inside)."""
+    θ_max ~ U(0, 2π]: rings from the full disk to thin ones near the unit circle, every phase range."""
     N = max(1, h // 2)
     r_min = uniform(gen, 0.0, 0.9)
     r_max = uniform(gen, r_min + 1e-3, 1.0)

@@ -1,4 +1,4 @@
-"""arXiv 2303.06349, Sec. 3.4 (the proposition on the forward pass at initialisation, and the γ normalisation it
+"""arXiv 2303.06349 (the proposition on the forward pass at initialisation, and the γ normalisation it
 motivates), in the form rnnaudit derives and checks; the proposition's own wording and constant were not read
 (bounds/lru/__init__.py), so neither is quoted nor guessed.
 
@@ -66,7 +66,7 @@ def _zero_start(case: CellCase) -> tuple[bool, str]:
     return m == 0, f"max|x_0| = {m:g}"
 
 
-A_GAMMA = Assumption("γ_j = sqrt(1 − |λ_j|²) (the normalisation at initialisation, Sec. 3.4)", _gamma)
+A_GAMMA = Assumption("γ_j = sqrt(1 − |λ_j|²) (the normalisation at initialisation)", _gamma)
 A_ZERO = Assumption("x_0 = 0", _zero_start)
 
 
@@ -91,7 +91,7 @@ def _exact() -> ExactVerdict:
 
 forward_norm = Claim(
     id="lru.forward_norm",
-    source="Orvieto et al. 2023 (arXiv 2303.06349), Sec. 3.4, the proposition on the forward pass at initialisation "
+    source="Orvieto et al. 2023 (arXiv 2303.06349), the proposition on the forward pass at initialisation "
            "and the γ normalisation (rnnaudit's derivation; the proposition's wording was not read)",
     statement="With γ_j = sqrt(1 − |λ_j|²), x_0 = 0 and unit white-noise inputs, E‖x_k‖² ≤ E‖B u‖² = ‖B‖_F² for every "
               "k (equality as k → ∞); without γ the factor over the ring is log((1 − r_min²)/(1 − r_max²))/(r_max² − "

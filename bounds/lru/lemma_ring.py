@@ -1,4 +1,4 @@
-"""arXiv 2303.06349, Sec. 3.3, the lemma on ring sampling: with u₁, u₂ ~ U[0, 1] independent and
+"""arXiv 2303.06349, the lemma on ring sampling: with u₁, u₂ ~ U[0, 1] independent and
 0 ≤ r_min ≤ r_max ≤ 1, ν = −½ log(u₁(r_max² − r_min²) + r_min²) and θ = 2π u₂ make exp(−ν + iθ) uniformly
 distributed on the ring {r_min ≤ |z| ≤ r_max} (paraphrased from the issue and the paper's initialisation; the
 lemma's own wording was not read, see bounds/lru/__init__.py).
@@ -105,7 +105,7 @@ def _exact() -> ExactVerdict:
 
 lemma_ring = Claim(
     id="lru.lemma_ring",
-    source="Orvieto et al. 2023 (arXiv 2303.06349), Sec. 3.3, the lemma on uniform ring sampling (paraphrased from the "
+    source="Orvieto et al. 2023 (arXiv 2303.06349), the lemma on uniform ring sampling (paraphrased from the "
            "issue; the lemma's wording was not read)",
     statement="u₁, u₂ ~ U[0, 1], ν = −½ log(u₁(r_max² − r_min²) + r_min²), θ = 2πu₂: exp(−ν + iθ) is uniformly "
               "distributed on the ring between the circles of radii r_min and r_max",

@@ -1,4 +1,4 @@
-"""arXiv 2303.06349, Sec. 3.3: the exponential parametrisation λ_j = exp(−exp(ν_j^log) + i exp(θ_j^log)) keeps every
+"""arXiv 2303.06349: the exponential parametrisation λ_j = exp(−exp(ν_j^log) + i exp(θ_j^log)) keeps every
 eigenvalue strictly inside the unit disk for every real ν^log, θ^log, so the linear recurrence is stable whatever the
 optimiser does (the paper's stability argument for the parametrisation; its wording was not read, see
 bounds/lru/__init__.py).
@@ -35,7 +35,7 @@ def _exponential(case: CellCase) -> tuple[bool, str]:
     return ok, f"{type(case.cell).__name__} with finite ν^log"
 
 
-A_EXPONENTIAL = Assumption("λ = exp(−exp(ν^log) + i exp(θ^log)) with real, finite ν^log, θ^log (Sec. 3.3)",
+A_EXPONENTIAL = Assumption("λ = exp(−exp(ν^log) + i exp(θ^log)) with real, finite ν^log, θ^log",
                            _exponential)
 
 
@@ -59,7 +59,7 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
 
 stability = Claim(
     id="lru.stability",
-    source="Orvieto et al. 2023 (arXiv 2303.06349), Sec. 3.3, the exponential parametrisation (statement paraphrased "
+    source="Orvieto et al. 2023 (arXiv 2303.06349), the exponential parametrisation (statement paraphrased "
            "from the issue; the paper's wording was not read)",
     statement="With λ_j = exp(−exp(ν_j^log) + i exp(θ_j^log)), |λ_j| < 1 for all real ν^log, θ^log: the recurrence "
               "x_k = diag(λ) x_(k−1) + γ ⊙ B u_k is stable whatever values training gives the parameters",

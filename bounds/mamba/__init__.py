@@ -8,9 +8,10 @@ claim id             statement                                                  
 ==================== ========================================================================== ============
 
 What was read (search tool, pages corpus): notes and explainers of the paper (8hantanu.net's formula sheet: Ā =
-exp(ΔA), B̄ = (ΔA)⁻¹(exp(ΔA) − I)ΔB, i.e. eq. 4; intuitivepapers.ai's summary), not the theorem's own text; the
+exp(ΔA), B̄ = (ΔA)⁻¹(exp(ΔA) − I)ΔB, intuitivepapers.ai's summary), not the theorem's own text; the
 theorem is checked in the form the issue gives. The discretisation the released code uses (B̄ = ΔB) was read in
 ``mambapy`` (its selective_scan), which the cell reproduces to 2.2e-16 (tests/cells/test_modern_conformance.py).
+Section and equation numbers are not given where the paper's text was not read.
 """
 
 from rnnaudit.bounds.core import Finding, Statement
@@ -22,9 +23,9 @@ CLAIMS = (theorem1,)
 
 COVERAGE = (
     Statement("Theorem 1 (the selective SSM with N = 1 is a gated recurrence)", ("mamba.theorem1",),
-              "holds as printed, exact under eq. 4's ZOH; the Reading 'B̄ = ΔB' (the released kernels' "
+              "holds as printed, exact under the paper's ZOH; the Reading 'B̄ = ΔB' (the released kernels' "
               "discretisation) has its own verdict, false: the input weight is softplus(z), not the gate σ(z)"),
-    Statement("eq. 4, zero-order hold Ā = exp(ΔA), B̄ = (ΔA)⁻¹(exp(ΔA) − I)·ΔB", ("mamba.theorem1",),
+    Statement("zero-order hold Ā = exp(ΔA), B̄ = (ΔA)⁻¹(exp(ΔA) − I)·ΔB", ("mamba.theorem1",),
               "used by the theorem's check; the cell offers both discretisations"),
     Statement("Algorithm 2 (the selective SSM)", ("mamba.theorem1",),
               "implemented as cells.SelectiveSSM and checked against mambapy (tests)"),

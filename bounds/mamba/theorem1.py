@@ -3,7 +3,7 @@
 g_t = σ(Linear(x_t)), h_t = (1 − g_t) h_{t−1} + g_t x_t (the statement as the issue gives it; the paper's wording
 was not read, see bounds/mamba/__init__.py).
 
-Under the paper's zero-order hold (eq. 4) it is an exact identity: with Δ = softplus(z), exp(ΔA) = exp(−Δ) =
+Under the paper's zero-order hold it is an exact identity: with Δ = softplus(z), exp(ΔA) = exp(−Δ) =
 1/(1 + e^z) = 1 − σ(z) and B̄ = (ΔA)⁻¹(exp(ΔA) − 1)ΔB = 1 − exp(−Δ) = σ(z) (exact verdict). The reference
 implementations (mamba_ssm's selective scan, ``mambapy``) discretise B̄ = ΔB instead: then B̄ = softplus(z) ≠ σ(z)
 (at z = 0: log 2 against 1/2), and the recurrence is h_t = σ(−z_t)h_{t−1} + softplus(z_t)x_t, not a gated
@@ -118,19 +118,19 @@ EULER = Reading(
 
 theorem1 = Claim(
     id="mamba.theorem1",
-    source="Gu & Dao 2023 (arXiv 2312.00752), Theorem 1 (Sec. 3.5.1), Algorithm 2, eq. 4 (statement paraphrased from "
+    source="Gu & Dao 2023 (arXiv 2312.00752), Theorem 1, Algorithm 2 (statement paraphrased from "
            "the issue; the theorem's wording was not read)",
     statement="When N = 1, A = −1, B = 1, s_Δ = Linear(x) and τ_Δ = softplus, the selective SSM recurrence takes the "
               "form g_t = σ(Linear(x_t)), h_t = (1 − g_t)h_(t−1) + g_t x_t",
     assumptions=(A_N1, A_A),
-    measure="the selective SSM's h_t (cells.selective_ssm.discretise, eq. 4, with the cell's Δ_t) against the gated "
+    measure="the selective SSM's h_t (cells.selective_ssm.discretise, ZOH, with the cell's Δ_t) against the gated "
             "recurrence with g_t = σ(the cell's Parameter + s_Δ(x_t)), every t",
     bound="THEOREM1_ULPS·2⁻⁵³·T·max(1, max|x|, max|h|)",
     evaluate=_measure_with("zoh"),
     cases=CaseSpace(case_type=CellCase, sample=sample_theorem1,
                     sizes={"quick": [(1, 5), (3, 20)], "full": [(1, 5), (3, 20), (16, 200)]}),
     explanation="Would mean exp(−softplus(z)) ≠ 1 − σ(z) or the ZOH B̄ ≠ σ(z).",
-    notes="Holds as printed (exact identity under eq. 4's ZOH; sympy proof). Under the simplified B̄ = ΔB of the "
+    notes="Holds as printed (exact identity under the paper's ZOH; sympy proof). Under the simplified B̄ = ΔB of the "
           "reference kernels (the Reading) it is false: B̄ = softplus(z) is not the gate σ(z), e.g. z = 0, x = 1 "
           "gives h_1 = log 2 against 1/2; the recurrence is still h_t = σ(−z_t)h_(t−1) + softplus(z_t)x_t, a leaky "
           "integrator whose input weight can exceed 1.",

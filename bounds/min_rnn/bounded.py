@@ -1,4 +1,4 @@
-"""minGRU/minLSTM (Feng et al. 2024, arXiv 2410.01201, Sec. 3.1–3.2): boundedness of the state, rnnaudit's own
+"""minGRU/minLSTM (Feng et al. 2024, arXiv 2410.01201): boundedness of the state, rnnaudit's own
 derivation (the paper states no theorem on it that was read; labelled so in bounds/min_rnn/__init__.py).
 
 h_t = (1 − z_t) ⊙ h_{t−1} + z_t ⊙ h̃_t with z_t ∈ (0, 1) (minGRU), h_t = f'_t ⊙ h_{t−1} + i'_t ⊙ h̃_t with
@@ -71,7 +71,7 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
 
 bounded = Claim(
     id="min_rnn.bounded",
-    source="Feng et al. 2024 (arXiv 2410.01201), Sec. 3.1 (minGRU) and 3.2 (minLSTM), the update equations; the bound "
+    source="Feng et al. 2024 (arXiv 2410.01201), the update equations; the bound "
            "is rnnaudit's derivation (no theorem of the paper read)",
     statement="h_t is a convex combination of h_(t−1) and h̃_t, so min(h_0, h̃_1..h̃_t) ≤ h_t ≤ max(h_0, h̃_1..h̃_t) "
               "entrywise",

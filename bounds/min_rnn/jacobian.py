@@ -53,7 +53,7 @@ def _measure(case: CellCase):
 
 jacobian = Claim(
     id="min_rnn.jacobian",
-    source="Feng et al. 2024 (arXiv 2410.01201), Sec. 3.1–3.2, the update equations (the gates do not see h); the "
+    source="Feng et al. 2024 (arXiv 2410.01201), the update equations (the gates do not see h); the "
            "Jacobian statement is rnnaudit's derivation",
     statement="∂h_t/∂h_s = Π_{k=s+1..t} diag(a_k), a_k = 1 − z_k (minGRU) or f'_k (minLSTM) ∈ (0, 1)ʰ, hence "
               "‖∂h_t/∂h_s‖₂ = max_j Π a_{k,j} < 1 for s < t",

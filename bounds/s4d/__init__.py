@@ -13,6 +13,7 @@ diagonal A, ZOH discretisation, the Vandermonde kernel), not its statements; the
 in the reference code (state-spaces/s4, models/s4/s4d.py for S4D-Lin's −1/2 + iπn; the ``init`` options of its DPLR
 kernel for S4D-Inv's (1/π)·N·(N/(2n+1) − 1)), which is what the claims check. The paper's own equation numbers are not
 given for that reason.
+Section and equation numbers are not given where the paper's text was not read.
 """
 
 from rnnaudit.bounds.core import Statement

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.func import jacrev
 
-from rnnaudit.cells import (LRU, S4D, MinGRU, MinLSTM, SelectiveSSM, complex_from_real_view, real_view,
+from rnnaudit.cells import (LRU, S4D, SLSTM, MinGRU, MinLSTM, SelectiveSSM, complex_from_real_view, real_view,
                             s4d_init)
 from rnnaudit.cells.registry import module_from_config
 
@@ -78,7 +78,8 @@ def test_selective_ssm_zoh_and_euler_differ_only_in_b_bar():
     assert torch.equal(Az, Ae) and not torch.allclose(Bz, Be)
 
 
-@pytest.mark.parametrize("cell", _cells(), ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, forget="exp", generator=gen(13), dtype=F64)],
+                         ids=lambda c: type(c).__name__)
 def test_modern_cells_rebuild_from_their_config(cell):
     twin = module_from_config(type(cell).__name__, cell.config(), dtype=F64)
     twin.load_state_dict(cell.state_dict())
@@ -86,7 +87,7 @@ def test_modern_cells_rebuild_from_their_config(cell):
     assert torch.equal(twin(x), cell(x))
 
 
-@pytest.mark.parametrize("cell", _cells(), ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, generator=gen(13), dtype=F64)], ids=lambda c: type(c).__name__)
 def test_modern_cells_refuse_a_complex_h0_with_one_line(cell):
     x = torch.randn(1, 3, cell.input_size, dtype=F64)
     with pytest.raises(ValueError, match="complex"):
@@ -98,6 +99,7 @@ def test_modern_cells_refuse_a_complex_h0_with_one_line(cell):
     (lambda: S4D(2, 3, init="legs"), "init must be one of"),
     (lambda: SelectiveSSM(2, 3, discretisation="bilinear"), "discretisation must be one of"),
     (lambda: MinGRU(2, 3, candidate="tanh"), "candidate must be one of"),
+    (lambda: SLSTM(2, 3, forget="relu"), "forget must be one of"),
 ])
 def test_modern_cells_name_the_bad_argument(build, match):
     with pytest.raises(ValueError, match=match):
@@ -110,3 +112,16 @@ def test_min_rnns_have_no_recurrent_matrix_and_say_so(cell):
     assert cell.recurrent_matrices() == {}
     with pytest.raises(ValueError, match="no recurrent matrix"):
         cell.recurrent_matrix()
+
+
+def test_slstm_stabiliser_leaves_h_unchanged_and_keeps_large_input_gates_finite():
+    """The stabilised and raw sLSTM agree on h where the raw one is finite; with ĩ ≈ 800 (exp overflows) only the
+    stabilised one stays finite."""
+    stab = SLSTM(3, 4, forget="exp", generator=gen(14), dtype=F64)
+    raw = SLSTM(3, 4, forget="exp", stabilised=False, generator=gen(14), dtype=F64)
+    x = 2 * torch.randn(1, 15, 3, dtype=F64, generator=gen(15))
+    with torch.no_grad():
+        assert (stab(x)[..., :4] - raw(x)[..., :4]).abs().max() <= 1e-14
+        for c in (stab, raw):
+            c.b[:4].fill_(800.0)
+        assert torch.isfinite(stab(x)).all() and not torch.isfinite(raw(x)[..., :4]).all()

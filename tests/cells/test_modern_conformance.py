@@ -139,3 +139,29 @@ def test_mambapy_conformance_sees_the_zoh_discretisation_differ():
     with default_float64(), torch.no_grad():
         err = (ours.output(ours(x), x) - block.ssm(x, torch.zeros_like(x))).abs().max().item()
     assert err > 1e-6
+
+
+def test_slstm_step_matches_xlstm_vanilla_pointwise_in_float64():
+    """The xlstm package's vanilla sLSTM step (slstm_forward_pointwise, one head) from the same pre-activations:
+    states [h, c, n, m] agree after the first step (the package sets m_1 = ĩ_1 when n = 0 everywhere; any m_t
+    leaves h unchanged, so h agrees from the first step on)."""
+    vanilla = pytest.importorskip("xlstm.blocks.slstm.src.vanilla.slstm")
+    from rnnaudit.cells import SLSTM
+    H = 4
+    cell = SLSTM(3, H, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    with torch.no_grad():
+        cell.b.copy_(torch.randn(4 * H, dtype=torch.float64, generator=torch.Generator().manual_seed(1)))
+    x = 3 * torch.randn(2, 25, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        ours = cell(x)
+        state = torch.zeros(4, 2, H, dtype=torch.float64)
+        theirs = []
+        for t in range(x.shape[1]):
+            state, _ = vanilla.slstm_forward_pointwise(x[:, t] @ cell.W.mT, state[0] @ cell.R.mT, cell.b[None],
+                                                       state, {})
+            theirs.append(state.permute(1, 0, 2).reshape(2, 4 * H))
+        theirs = torch.stack(theirs, 1)
+    assert (ours[..., :H] - theirs[..., :H]).abs().max().item() <= CONFORMANCE_ATOL
+    # c, n, m differ by the common factor of the first step's other m_1; their ratio c/n does not
+    ratio = lambda s: s[..., H:2 * H] / s[..., 2 * H:3 * H]  # noqa: E731
+    assert (ratio(ours) - ratio(theirs)).abs().max().item() <= CONFORMANCE_ATOL
