@@ -43,7 +43,7 @@ normaliser = Claim(
     cases=CaseSpace(case_type=CellCase, sample=sample_slstm, starts=_starts,
                     free=lambda c: [c.cell.W, c.cell.R, c.cell.b, c.x],
                     sizes={"quick": [(4, 5), (12, 20)], "full": [(4, 5), (12, 20), (64, 100)]}),
-    explanation="A negative normaliser (n_0 < 0) or a gate of either sign would break the weighted mean.",
+    explanation="Would mean a negative normaliser start (n_0 < 0) or a negative gate, which break the weighted mean.",
     notes="Holds; attained with saturated output and candidate gates (h = σ(õ)tanh(z̃) → 1). A start with n_0 < 0 "
           "breaks it (tests).",
     supremum=Supremum(1.0, "σ(40)·tanh(40) = 1 in float64 (structured start)", at=(4, 5)),
