@@ -39,8 +39,8 @@ DISCRETISATIONS = ("zoh", "euler")
 
 
 def discretise(delta: Tensor, A: Tensor, B: Tensor, discretisation: str = "zoh") -> tuple[Tensor, Tensor]:
-    """(Ā, B̄) = (exp(ΔA), (exp(ΔA) − 1)/A · B) for ``"zoh"`` (arXiv 2312.00752, the zero-order hold) or (exp(ΔA), ΔB) for
-    ``"euler"``, per channel and state: Δ (..., D), A (D, N), B (..., N) → Ā, B̄ (..., D, N).
+    """(Ā, B̄) = (exp(ΔA), (exp(ΔA) − 1)/A · B) for ``"zoh"`` (arXiv 2312.00752, the zero-order hold) or
+    (exp(ΔA), ΔB) for ``"euler"``, per channel and state: Δ (..., D), A (D, N), B (..., N) → Ā, B̄ (..., D, N).
 
     Raises:
         ValueError: unknown ``discretisation``.

@@ -13,9 +13,10 @@ What was read (search tool, pages corpus, 2026-11-29): a converted full text of 
 (huggingface.datasetlab.ai/papers/2303.06349.md), but the search returned only its opening (title, abstract,
 introduction); queries with the lemma's wording ("u1, u2 be independent uniform random variables", "r_min r_max ring
 uniformly distributed") and the proposition's ("forward pass blow-up expected squared norm") returned nothing of
-the method sections. The statements are checked in the form the issue paraphrases and rnnaudit derives; no constant of the paper
-is quoted, and where rnnaudit states one (the ring-averaged blow-up factor) it is derived and proved by sympy here.
-The parametrisation, the ring map and γ follow the ``lru-pytorch`` package (tests/cells/test_modern_conformance.py: outputs agree to 1.8e-15).
+the method sections. The statements are checked in the form the issue paraphrases and rnnaudit derives; no constant
+of the paper is quoted, and where rnnaudit states one (the ring-averaged blow-up factor) it is derived and proved by
+sympy here. The parametrisation, the ring map and γ follow the ``lru-pytorch`` package
+(tests/cells/test_modern_conformance.py: outputs agree to 1.8e-15).
 Section and equation numbers are not given where the paper's text was not read.
 """
 
@@ -28,8 +29,8 @@ __all__ = ["CLAIMS", "COVERAGE", "stability", "lemma_ring", "forward_norm"]
 
 CLAIMS = (stability, lemma_ring, forward_norm)
 
-_NOT_READ = ("the paper's method sections were not readable through the search tool (only the abstract and introduction came "
-             "back); not guessed")
+_NOT_READ = ("the paper's method sections were not readable through the search tool (only the abstract and "
+             "introduction came back); not guessed")
 
 COVERAGE = (
     Statement("the exponential parametrisation λ = exp(−exp(ν^log) + i exp(θ^log)) and stability",

@@ -11,7 +11,8 @@ What was read (search tool, pages corpus): notes and explainers of the paper (8h
 exp(ΔA), B̄ = (ΔA)⁻¹(exp(ΔA) − I)ΔB, intuitivepapers.ai's summary), not the theorem's own text; the
 theorem is checked in the form the issue gives (query tried: the theorem's wording "When N = 1, A = −1, B = 1,
 s_Δ = Linear(x), and τ_Δ = softplus"; the pages returned were summaries). The discretisation the released code uses
-(B̄ = ΔB) was read in ``mambapy`` (its selective_scan), which the cell reproduces to 2.2e-16 (tests/cells/test_modern_conformance.py).
+(B̄ = ΔB) was read in ``mambapy`` (its selective_scan), which the cell reproduces to 2.2e-16
+(tests/cells/test_modern_conformance.py).
 Section and equation numbers are not given where the paper's text was not read.
 """
 

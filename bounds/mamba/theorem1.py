@@ -103,7 +103,8 @@ def _exact_euler() -> ExactVerdict:
     at0 = (delta - sigma).subs(z, 0)
     if sp.simplify(at0) != 0:
         return ExactVerdict("violated", f"B̄ = Δ·B = softplus(z) but the gate is σ(z): at z = 0, "
-                                        f"{sp.simplify(delta.subs(z, 0))} ≠ {sigma.subs(z, 0)}, so with x_t = 1, h_0 = 0: h_1 = log 2 ≠ 1/2")
+                                        f"{sp.simplify(delta.subs(z, 0))} ≠ {sigma.subs(z, 0)}, so with x_t = 1, h_0 = 0: "
+                                        "h_1 = log 2 ≠ 1/2")
     return ExactVerdict("proved", "softplus(z) = σ(z) at z = 0")
 
 

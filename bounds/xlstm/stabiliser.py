@@ -74,8 +74,8 @@ def _exact() -> ExactVerdict:
     cr, nr = sp.exp(lf) * c + sp.exp(it) * z, sp.exp(lf) * n + sp.exp(it)
     ok = sp.simplify(cs - sp.exp(-m1) * cr) == 0 and sp.simplify(ns - sp.exp(-m1) * nr) == 0
     return ExactVerdict("proved" if ok else "violated",
-                        "one step maps (e^{−m_(t−1)} c, e^{−m_(t−1)} n) to (e^{−m_t} c_t, e^{−m_t} n_t) for any m_(t−1), "
-                        "so c'/n' = c/n and h_t is unchanged (induction from c_0 = n_0 = 0)")
+                        "one step maps (e^{−m_(t−1)} c, e^{−m_(t−1)} n) to (e^{−m_t} c_t, e^{−m_t} n_t) for any "
+                        "m_(t−1), so c'/n' = c/n and h_t is unchanged (induction from c_0 = n_0 = 0)")
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]:
