@@ -16,7 +16,7 @@ s_Δ = Linear(x), and τ_Δ = softplus"; the pages returned were summaries). The
 Section and equation numbers are not given where the paper's text was not read.
 """
 
-from rnnaudit.bounds.core import Finding, Statement
+from rnnaudit.bounds.core import Statement
 from rnnaudit.bounds.mamba.theorem1 import theorem1
 
 __all__ = ["CLAIMS", "COVERAGE", "theorem1"]

@@ -1,8 +1,6 @@
 """lru: the exponential parametrisation's stability, the ring lemma and the γ-normalised forward norm hold, their
 checks have power, and each fails where its assumption or its law is broken."""
 
-import dataclasses
-
 import pytest
 import torch
 
