@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.func import jacrev
 
-from rnnaudit.cells import (LRU, S4D, SLSTM, MinGRU, MinLSTM, SelectiveSSM, complex_from_real_view, real_view,
+from rnnaudit.cells import (LRU, MLSTM, S4D, SLSTM, MinGRU, MinLSTM, SelectiveSSM, complex_from_real_view, real_view,
                             s4d_init)
 from rnnaudit.cells.registry import module_from_config
 
@@ -78,7 +78,8 @@ def test_selective_ssm_zoh_and_euler_differ_only_in_b_bar():
     assert torch.equal(Az, Ae) and not torch.allclose(Bz, Be)
 
 
-@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, forget="exp", generator=gen(13), dtype=F64)],
+@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, forget="exp", generator=gen(13), dtype=F64),
+                                             MLSTM(3, 2, eps=1e-6, generator=gen(16), dtype=F64)],
                          ids=lambda c: type(c).__name__)
 def test_modern_cells_rebuild_from_their_config(cell):
     twin = module_from_config(type(cell).__name__, cell.config(), dtype=F64)
@@ -87,7 +88,8 @@ def test_modern_cells_rebuild_from_their_config(cell):
     assert torch.equal(twin(x), cell(x))
 
 
-@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, generator=gen(13), dtype=F64)], ids=lambda c: type(c).__name__)
+@pytest.mark.parametrize("cell", _cells() + [SLSTM(3, 2, generator=gen(13), dtype=F64), MLSTM(3, 2, dtype=F64)],
+                         ids=lambda c: type(c).__name__)
 def test_modern_cells_refuse_a_complex_h0_with_one_line(cell):
     x = torch.randn(1, 3, cell.input_size, dtype=F64)
     with pytest.raises(ValueError, match="complex"):
@@ -125,3 +127,13 @@ def test_slstm_stabiliser_leaves_h_unchanged_and_keeps_large_input_gates_finite(
         for c in (stab, raw):
             c.b[:4].fill_(800.0)
         assert torch.isfinite(stab(x)).all() and not torch.isfinite(raw(x)[..., :4]).all()
+
+
+def test_mlstm_memory_jacobian_is_the_scalar_forget_factor():
+    cell = MLSTM(3, 2, generator=gen(17), dtype=F64)
+    x = torch.randn(1, 3, dtype=F64, generator=gen(18))
+    h = cell.step(torch.randn(1, 3, dtype=F64, generator=gen(19)), torch.zeros(1, cell.hidden_size, dtype=F64))
+    J = jacrev(lambda hh: cell.step(x, hh))(h)[0, :, 0]
+    S = cell.hidden_size - 1                                  # (C, n) block; m enters through f' and i'
+    assert torch.allclose(J[:S, :S][~torch.eye(S, dtype=torch.bool)].abs().max(), torch.zeros((), dtype=F64))
+    assert torch.allclose(torch.diagonal(J[:S, :S]), cell.transition(x, h)[0].expand(S), rtol=1e-14, atol=0)

@@ -165,3 +165,28 @@ def test_slstm_step_matches_xlstm_vanilla_pointwise_in_float64():
     # c, n, m differ by the common factor of the first step's other m_1; their ratio c/n does not
     ratio = lambda s: s[..., H:2 * H] / s[..., 2 * H:3 * H]  # noqa: E731
     assert (ratio(ours) - ratio(theirs)).abs().max().item() <= CONFORMANCE_ATOL
+
+
+def test_mlstm_matches_xlstm_recurrent_step_in_float64():
+    """The xlstm package's mLSTM recurrent step (recurrent_step_stabilized_simple, one head, its ε = 1e-6) from the
+    same projections: outputs agree."""
+    backends = pytest.importorskip("xlstm.blocks.mlstm.backends")
+    import math
+
+    from rnnaudit.cells import MLSTM
+    d = 3
+    cell = MLSTM(2, d, eps=1e-6, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    with torch.no_grad():
+        cell.b.copy_(torch.randn(4 * d + 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1)))
+    x = 2 * torch.randn(2, 12, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        ours = cell.output(cell(x), x)
+        C, n = torch.zeros(2, 1, d, d, dtype=torch.float64), torch.zeros(2, 1, d, 1, dtype=torch.float64)
+        m, theirs = torch.zeros(2, 1, 1, 1, dtype=torch.float64), []
+        for t in range(x.shape[1]):
+            q, k, v, i, f, o = cell.projections(x[:, t])
+            h, (C, n, m) = backends.recurrent_step_stabilized_simple(
+                C, n, m, q[:, None, None], (k * math.sqrt(d))[:, None, None], v[:, None, None], i[:, None, :, None],
+                f[:, None, :, None], eps=1e-6)
+            theirs.append(o * h[:, 0, 0])
+    assert (ours - torch.stack(theirs, 1)).abs().max().item() <= CONFORMANCE_ATOL
