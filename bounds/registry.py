@@ -13,12 +13,17 @@ from rnnaudit.bounds import (
     echo_state,
     enrnn,
     laurent2017,
+    lru,
+    mamba,
     miller_hardt2019,
+    min_rnn,
     nc_gru,
     pascanu2013,
+    s4d,
     sgornn,
     spectral_rnn,
     srnn,
+    xlstm,
 )
 from rnnaudit.bounds.cases import case_from_state, check_state_sizes
 from rnnaudit.bounds.core import Claim, Statement
@@ -30,7 +35,8 @@ from rnnaudit.untrusted import InputError, load_torch_file
 __all__ = ["PAPERS", "CLAIMS_BY_PAPER", "COVERAGE_BY_PAPER", "all_claims", "claim_by_id", "coverage",
            "load_counterexample", "findings", "findings_not_shown"]
 
-#: The five specification papers (file stems in papers/), then the classic papers they cite.
+#: The five specification papers (file stems in papers/), then the classic papers they cite, then the modern
+#: recurrences (LRU, S4D, Mamba, minGRU/minLSTM).
 PAPERS = _PAPER_NAMES
 
 CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
@@ -43,6 +49,11 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "miller_hardt2019": miller_hardt2019.CLAIMS,
     "echo_state": echo_state.CLAIMS,
     "laurent2017": laurent2017.CLAIMS,
+    "lru": lru.CLAIMS,
+    "s4d": s4d.CLAIMS,
+    "mamba": mamba.CLAIMS,
+    "min_rnn": min_rnn.CLAIMS,
+    "xlstm": xlstm.CLAIMS,
 }
 
 
@@ -57,6 +68,11 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
     "miller_hardt2019": miller_hardt2019.COVERAGE,
     "echo_state": echo_state.COVERAGE,
     "laurent2017": laurent2017.COVERAGE,
+    "lru": lru.COVERAGE,
+    "s4d": s4d.COVERAGE,
+    "mamba": mamba.COVERAGE,
+    "min_rnn": min_rnn.COVERAGE,
+    "xlstm": xlstm.COVERAGE,
 }
 
 

@@ -11,7 +11,13 @@ from rnnaudit.cells.base import RecurrentCell
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.enrnn import ENRNN
 from rnnaudit.cells.fastrnn import FastRNN
+from rnnaudit.cells.lru import LRU
+from rnnaudit.cells.min_rnn import MinGRU, MinLSTM
 from rnnaudit.cells.nc_gru import GRU, NCGRU
+from rnnaudit.cells.s4d import S4D
+from rnnaudit.cells.mlstm import MLSTM
+from rnnaudit.cells.slstm import SLSTM
+from rnnaudit.cells.selective_ssm import SelectiveSSM
 from rnnaudit.cells.orthogonal import MatrixExponential, ScaledCayley, VPRNNRotations
 from rnnaudit.cells.scornn import ScoRNN
 from rnnaudit.cells.sgornn import SGORNN, VPRNN
@@ -54,7 +60,8 @@ def build_cell(name: str, input_size: int, hidden_size: int, **kwargs) -> Recurr
 
 #: class name → class, for every module type with a ``config()``: the cells and the orthogonal maps.
 MODULE_TYPES = {cls.__name__: cls for cls in (SGORNN, FastRNN, VPRNN, SpectralRNN, ORNN, ScoRNN, GRU, NCGRU, SRNN,
-                                               ENRNN, LSTM, VPRNNRotations, MatrixExponential, ScaledCayley)}
+                                               ENRNN, LSTM, VPRNNRotations, MatrixExponential, ScaledCayley,
+                                               LRU, S4D, SelectiveSSM, MinGRU, MinLSTM, SLSTM, MLSTM)}
 
 
 def module_from_config(type_name: str, config: dict, *, dtype=None, device=None):

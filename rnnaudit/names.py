@@ -5,15 +5,18 @@ second. Each tuple mirrors a registry that lives with its code (``rnnaudit.bound
 ``rnnaudit.cells.registry``, ``rnnaudit.training``); tests/app/test_cli.py asserts they agree.
 """
 
-__all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "CELLS", "TASKS", "DATA_DIR_TASKS", "PRESETS", "OPTIMIZERS",
+__all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "MODERN_PAPERS",
+           "CELLS", "TASKS", "DATA_DIR_TASKS", "PRESETS", "OPTIMIZERS",
            "SCHEDULES", "ARCHS", "FIGURE_SUFFIXES", "PROFILES"]
 
 #: The five specification papers, file stems of papers/*.md, in the order the report lists them.
 SEED_PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
 #: The classic results the seeds cite (packages under bounds/, no markdown copy in papers/).
 CLASSIC_PAPERS = ("pascanu2013", "miller_hardt2019", "echo_state", "laurent2017")
+#: The modern recurrences' papers (packages under bounds/): LRU, S4D, Mamba, minGRU/minLSTM, xLSTM.
+MODERN_PAPERS = ("lru", "s4d", "mamba", "min_rnn", "xlstm")
 #: Every paper ``rnnaudit check`` knows, seeds first.
-PAPERS = SEED_PAPERS + CLASSIC_PAPERS
+PAPERS = SEED_PAPERS + CLASSIC_PAPERS + MODERN_PAPERS
 #: Cell names of :data:`rnnaudit.cells.registry.CELLS`.
 CELLS = ("enrnn", "fastrnn", "gru", "lstm", "nc_gru", "ornn", "scornn", "sgornn", "spectral_rnn", "srnn", "vprnn")
 #: Task names of :data:`rnnaudit.training.TASK_SPECS`: the synthetic tasks, then the data sets.
