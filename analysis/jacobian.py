@@ -60,6 +60,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal, diagonal_maps, diagonal_of, diagonal_rtol
 from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors,
                                          default_memory_limit, estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
@@ -69,7 +70,7 @@ from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
            "input_jacobian_maps", "JacobianMaps", "pair_jacobian", "naive_hidden_jacobian_maps", "CERTIFIED_RTOL",
-           "HEATMAP_RTOL"]
+           "HEATMAP_RTOL", "hidden_jacobian_map_method"]
 
 #: Default relative tolerance of the spectral values: certified maps for the claims and the tests.
 CERTIFIED_RTOL = 1e-10
@@ -444,6 +445,56 @@ def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_
     return per
 
 
+def _diagonal_result(moduli: list[Tensor], mult: int, norms, steps, reduce: str) -> JacobianMaps:
+    """:class:`JacobianMaps` of the diagonal fast path (:mod:`analysis.diagonal`) from per-sequence moduli."""
+    want = tuple(norms) + (("smallest_log10",) if "smallest" in norms else ())
+    per = {nm: [] for nm in want}
+    worst = 0.0
+    for mod in moduli:
+        maps = diagonal_maps(mod, mult, want, steps)
+        for nm in want:
+            per[nm].append(maps[nm])
+        T = mod.shape[0]
+        for nm in ("spectral", "smallest"):
+            if nm in maps:
+                v = maps[nm][maps[nm] > 0]
+                if v.numel():
+                    worst = max(worst, float(diagonal_rtol(T, T, torch.log2(v).abs().max())))
+    out = {nm: _reduce(per[nm], reduce) for nm in norms}
+    log10 = None
+    if "smallest" in norms:
+        stacked = torch.stack(per["smallest_log10"])
+        log10 = stacked if reduce == "none" else \
+            (torch.logsumexp(stacked * math.log(10), 0) - math.log(len(moduli))) / math.log(10)
+    R = moduli[0].shape[0] + 1 if steps is None else steps.numel()
+    stats = {**new_stats(), "diagonal": len(moduli) * R * (R + 1) // 2}
+    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10, steps=steps,
+                        rtol=worst or diagonal_rtol(R, R, 0.0))
+
+
+def _declared_diagonal_maps(cell, x: Tensor, h0, steps, norms, reduce: str) -> JacobianMaps:
+    """The fast path for a cell that declares its Jacobian diagonal: |a_t| from its ``diagonal_jacobian`` along
+    each trajectory (checked along a random direction), then :func:`_diagonal_result`."""
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    moduli, mult = [], 1
+    for i in range(x.shape[0]):
+        mod, mult = declared_moduli(cell, x[i], hs_all[i], seed=i)
+        moduli.append(mod)
+    return _diagonal_result(moduli, mult, norms, steps, reduce)
+
+
+def hidden_jacobian_map_method(cell, method: str = "auto", rows=None, cols=None) -> str:
+    """``"diagonal"`` when :func:`hidden_jacobian_maps` takes the declared diagonal fast path for ``method`` (a
+    wrapped ``cell`` declaring ``diagonal_jacobian``, full square maps, ``method`` "auto" or "diagonal"), else
+    ``method`` (the general path, which still switches to the fast norms when the formed Jacobians are exactly
+    diagonal)."""
+    if method in ("auto", "diagonal") and rows is None and cols is None and declares_diagonal(cell):
+        return "diagonal"
+    return method
+
+
 def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                          norms=("spectral", "frobenius"), rows=None, cols=None, reduce: str = "mean",
                          rtol: float = CERTIFIED_RTOL, block: int = 8, max_iter: int = 4,
@@ -473,7 +524,11 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
             or ``"dense"`` (exact norms by batched eigensolves); with ``grid``, also ``"sketch"``: randomized
             forward sweeps of a few probe vectors per grid start, never forming a Jacobian, each value within a
             stated factor (``factor``) at a stated confidence (:func:`analysis.grid_maps.sketch_maps`), spectral
-            only: for states too wide for the products (h ≳ 1000 at T = 1000).
+            only: for states too wide for the products (h ≳ 1000 at T = 1000). ``"diagonal"``: the exact fast
+            path of a diagonal recurrence (:mod:`analysis.diagonal`: max_i Π|a_{k,i}| from prefix products, no
+            matrix product), which ``"auto"`` takes for a cell declaring ``diagonal_jacobian(x_t, h)`` and, for
+            all-pairs maps, when the formed one-step Jacobians are exactly diagonal; ``rtol`` of the result is
+            then its two-sided bound (:func:`analysis.diagonal.diagonal_rtol`).
         grid: None (default: every pair, the exact all-pairs map the claims use), or an int R ≥ 2 or a
             sequence of steps (:func:`analysis.grid_maps.grid_steps`): the map at the grid's steps only, by
             aggregated factors streamed one interval at a time (:mod:`analysis.grid_maps`; heatmap grade,
@@ -498,6 +553,18 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
     steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
+    if hidden_jacobian_map_method(cell, method, r_idx, c_idx) == "diagonal":
+        return _declared_diagonal_maps(cell, x, h0, steps, norms, reduce)
+    if method == "diagonal":
+        if r_idx is not None or c_idx is not None or steps is not None:
+            raise ValueError("method='diagonal' needs the full square map (rows=None, cols=None) and, for a cell "
+                             "that declares no diagonal_jacobian(x_t, h), all pairs (grid=None)")
+        J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
+        found = diagonal_of(J, getattr(cell, "complex_width", None))
+        if found is None:
+            raise ValueError(f"method='diagonal': the {type(cell).__name__}'s one-step Jacobians are not diagonal "
+                             "(nonzero entries off the diagonal); use method='auto'")
+        return _diagonal_result(list(found[0]), found[1], norms, None, reduce)
     if method == "sketch":
         return _sketch(cell, x, h0, steps, kind="hidden", rows=r_idx, cols=c_idx, norms=norms, reduce=reduce,
                        memory_limit=memory_limit, progress=progress)
@@ -518,6 +585,10 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     B, T = J.shape[0], J.shape[1]
     if progress is not None:
         progress(B * T)
+    if method == "auto" and r_idx is None and c_idx is None:
+        found = diagonal_of(J, getattr(cell, "complex_width", None))  # exact zeros: never a guess
+        if found is not None:
+            return _diagonal_result(list(found[0]), found[1], norms, None, reduce)
     eye = torch.eye(h, dtype=x.dtype, device=x.device)
     start = eye if c_idx is None else eye[c_idx]
     starts = start.expand(T + 1, *start.shape)
