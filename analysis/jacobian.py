@@ -70,7 +70,7 @@ from rnnaudit.cells.base import RecurrentCell
 
 __all__ = ["step_jacobians", "input_jacobians", "hidden_jacobian_norms", "hidden_jacobian_maps",
            "input_jacobian_maps", "JacobianMaps", "pair_jacobian", "naive_hidden_jacobian_maps", "CERTIFIED_RTOL",
-           "HEATMAP_RTOL", "hidden_jacobian_map_method"]
+           "HEATMAP_RTOL"]
 
 #: Default relative tolerance of the spectral values: certified maps for the claims and the tests.
 CERTIFIED_RTOL = 1e-10
@@ -485,16 +485,6 @@ def _declared_diagonal_maps(cell, x: Tensor, h0, steps, norms, reduce: str) -> J
     return _diagonal_result(moduli, mult, norms, steps, reduce)
 
 
-def hidden_jacobian_map_method(cell, method: str = "auto", rows=None, cols=None) -> str:
-    """``"diagonal"`` when :func:`hidden_jacobian_maps` takes the declared diagonal fast path for ``method`` (a
-    wrapped ``cell`` declaring ``diagonal_jacobian``, full square maps, ``method`` "auto" or "diagonal"), else
-    ``method`` (the general path, which still switches to the fast norms when the formed Jacobians are exactly
-    diagonal)."""
-    if method in ("auto", "diagonal") and rows is None and cols is None and declares_diagonal(cell):
-        return "diagonal"
-    return method
-
-
 def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                          norms=("spectral", "frobenius"), rows=None, cols=None, reduce: str = "mean",
                          rtol: float = CERTIFIED_RTOL, block: int = 8, max_iter: int = 4,
@@ -553,7 +543,7 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
     steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
-    if hidden_jacobian_map_method(cell, method, r_idx, c_idx) == "diagonal":
+    if method in ("auto", "diagonal") and r_idx is None and c_idx is None and declares_diagonal(cell):
         return _declared_diagonal_maps(cell, x, h0, steps, norms, reduce)
     if method == "diagonal":
         if r_idx is not None or c_idx is not None or steps is not None:

@@ -89,8 +89,10 @@ class RealView(RecurrentCell):
         return self.cell.diagonal_jacobian(x_t, z)
 
     def declares_diagonal(self) -> bool:
-        """Whether the complex cell declares its Jacobian diagonal (a ``diagonal_jacobian`` method)."""
-        return callable(getattr(self.cell, "diagonal_jacobian", None))
+        """Whether the complex cell declares its Jacobian diagonal (its own ``declares_diagonal()``, else a
+        ``diagonal_jacobian`` method)."""
+        said = getattr(self.cell, "declares_diagonal", None)
+        return bool(said()) if callable(said) else callable(getattr(self.cell, "diagonal_jacobian", None))
 
     def recurrent_matrices(self) -> dict[str, Tensor]:
         """The complex cell's recurrent matrices, complex as they are (the spectra of λ, not of their
