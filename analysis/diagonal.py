@@ -92,7 +92,8 @@ def declared_moduli(cell, x: Tensor, hs: Tensor, *, seed: int = 0) -> tuple[Tens
         width = cw if cw is not None else cell.hidden_size
         if not isinstance(a, Tensor) or tuple(a.shape) != (T, width):
             shape = tuple(a.shape) if isinstance(a, Tensor) else type(a).__name__
-            raise ValueError(f"{type(cell).__name__}.diagonal_jacobian(x_t, h) must return (batch, {width}), got {shape}")
+            raise ValueError(f"{type(cell).__name__}.diagonal_jacobian(x_t, h) must return (batch, {width}), "
+                             f"got {shape}")
         if not torch.isfinite(a).all():
             raise ValueError(f"{type(cell).__name__}.diagonal_jacobian returned NaN/Inf entries")
         g = torch.Generator(device="cpu").manual_seed(seed)
@@ -104,8 +105,8 @@ def declared_moduli(cell, x: Tensor, hs: Tensor, *, seed: int = 0) -> tuple[Tens
         worst = int(err.argmax())
         if float(err[worst]) > DECLARATION_RTOL:
             raise ValueError(f"{type(cell).__name__} declares a diagonal Jacobian, but at step {worst + 1} its step's "
-                             f"Jacobian J v differs from diag(a) v by {float(err[worst]):.3g} (relative to max|a|·max|v|"
-                             f"), above {DECLARATION_RTOL:g}: the step couples coordinates")
+                             f"Jacobian J v differs from diag(a) v by {float(err[worst]):.3g} (relative to "
+                             f"max|a|·max|v|), above {DECLARATION_RTOL:g}: the step couples coordinates")
     return a.abs().to(torch.float64), 2 if cw is not None else 1
 
 

@@ -48,6 +48,12 @@ engine keeps every product scaled by an exact power of two, so norms of 1e-200 (
 cell) or 1e200 are certified like norms near 1; only the value written to the float64 map is rounded
 outside float64's normal range (to 0 below about 4.9e-324, inf above 1.8e308); ``smallest_log10`` holds
 log₁₀ σ_min at any magnitude.
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the factors this module multiplies are the real 2N × 2N
+Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's.
+A cell declaring a diagonal Jacobian (``diagonal_jacobian(x_t, h)``), or whose formed one-step Jacobians are
+exactly diagonal, takes the exact fast path of :mod:`analysis.diagonal` instead of the products.
 """
 
 from __future__ import annotations

@@ -560,7 +560,8 @@ def meta_tensor_name(module: nn.Module) -> str | None:
 
 def complex_tensor_name(module: nn.Module) -> tuple[str, torch.dtype] | None:
     """The first parameter or buffer of ``module`` that is complex, as ("parameter 'lam'", dtype), or None: torch's
-    own RNN modules and the surfaces that still refuse complex tensors name it (:func:`cells._validate.complex_refusal`)."""
+    own RNN modules and the surfaces that still refuse complex tensors name it
+    (:func:`cells._validate.complex_refusal`)."""
     return next(((f"{kind} {name!r}", t.dtype) for kind, items in (("parameter", module.named_parameters()),
                                                                   ("buffer", module.named_buffers()))
                  for name, t in items if t.is_complex()), None)

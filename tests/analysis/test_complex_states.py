@@ -235,7 +235,8 @@ def test_a_holomorphic_diagonal_step_has_the_complex_jacobians_norm():
 
 
 def test_complex_inputs_are_still_refused_by_the_probes_in_one_line():
-    with pytest.raises(ValueError, match=r"x is complex \(complex128\); complex tensors are not supported yet as inputs"):
+    with pytest.raises(ValueError, match=r"x is complex \(complex128\); complex tensors are not supported yet as "
+                                         r"inputs"):
         hidden_jacobian_maps(ComplexTanh(), torch.randn(5, 2, dtype=C128))
 
 

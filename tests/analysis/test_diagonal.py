@@ -27,7 +27,8 @@ class Selective(nn.Module):
         self.input_size, self.hidden_size, self.declare = n, N, declare
         self.G = nn.Parameter(torch.randn(N, n, generator=g, dtype=F64))
         self.r = nn.Parameter(torch.rand(N, generator=g, dtype=F64) + 0.1)
-        self.theta = nn.Parameter(torch.rand(N, generator=g, dtype=F64) * 3 if complex_state else torch.zeros(N, dtype=F64))
+        theta = torch.rand(N, generator=g, dtype=F64) * 3 if complex_state else torch.zeros(N, dtype=F64)
+        self.theta = nn.Parameter(theta)
         dtype = C128 if complex_state else F64
         self.B = nn.Parameter(torch.randn(N, n, generator=g, dtype=dtype))
         self.cplx = complex_state
