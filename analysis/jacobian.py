@@ -273,12 +273,15 @@ class JacobianMaps:
             certificate closed), ``exact`` (exact at once: the pair's Gram path needed refinement or the
             eigenvalue at the step before), ``dense_small`` (exact by the ``"dense"`` method or for blocks no
             larger than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
-            ``iterations`` Krylov blocks summed over pairs.
+            ``iterations`` Krylov blocks summed over pairs; ``diagonal`` (present only then) the (pair, sequence)
+            values of the diagonal fast path (:mod:`analysis.diagonal`).
         steps: the grid's steps (R,) when the maps were computed on a grid (``grid=``): then the maps are
             (R, R) and entry [i, j] is the norm at the steps (steps[i], steps[j]); None for all-pairs maps.
         rtol: the stated error of every spectral value (and of 1/‖P⁻¹‖ for ``smallest``): relative,
             one-sided, certified (confidence 1): σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol). Frobenius values are exact to
-            rounding. None for ``method="sketch"``.
+            rounding. None for ``method="sketch"``. For the diagonal fast path: the two-sided bound
+            |value − norm| ≤ rtol·norm of every value (:func:`analysis.diagonal.diagonal_rtol`, its largest over the
+            map).
         factor: for ``method="sketch"`` only: each cell's stated error as a factor f (same shape as the map):
             ‖B‖₂ ∈ [value/f, value·f] with probability ≥ ``confidence`` per cell
             (:func:`analysis.grid_maps.sketch_maps`; batch-averaged maps: the largest factor over the batch,

@@ -21,10 +21,10 @@ class Selective(nn.Module):
     """An input-dependent diagonal recurrence h' = a(x) ⊙ h + B x, a(x) = exp(−softplus(G x) ⊙ r) (Mamba's
     Ā_t = exp(Δ_t A) for one channel), complex with a phase when ``complex_state``."""
 
-    def __init__(self, N=4, n=2, complex_state=False, declare=True, seed=0):
+    def __init__(self, N=4, n=2, complex_state=False, seed=0):
         super().__init__()
         g = torch.Generator().manual_seed(seed)
-        self.input_size, self.hidden_size, self.declare = n, N, declare
+        self.input_size, self.hidden_size = n, N
         self.G = nn.Parameter(torch.randn(N, n, generator=g, dtype=F64))
         self.r = nn.Parameter(torch.rand(N, generator=g, dtype=F64) + 0.1)
         theta = torch.rand(N, generator=g, dtype=F64) * 3 if complex_state else torch.zeros(N, dtype=F64)
@@ -40,13 +40,14 @@ class Selective(nn.Module):
     def step(self, x_t, h):
         return self.a(x_t) * h + x_t.to(self.B.dtype) @ self.B.T
 
-    def __getattr__(self, name):
-        if name == "diagonal_jacobian" and not self.__dict__.get("declare", True):
-            raise AttributeError(name)
-        return super().__getattr__(name)
-
     def diagonal_jacobian(self, x_t, h):
         return self.a(x_t)
+
+
+class Undeclared(Selective):
+    """The same layer without the declaration: its diagonality can only be found from its Jacobians."""
+
+    diagonal_jacobian = None
 
 
 def rel(a, b):
@@ -79,7 +80,7 @@ def test_the_fast_path_on_a_grid_is_the_all_pairs_map_at_the_grid():
 
 
 def test_undeclared_diagonal_jacobians_are_detected_by_their_exact_zeros():
-    module = Selective(complex_state=True, declare=False)
+    module = Undeclared(complex_state=True)
     x = torch.randn(15, 2, dtype=F64)
     auto = hidden_jacobian_maps(module, x, norms=NORMS)
     dense = hidden_jacobian_maps(module, x, norms=NORMS, method="dense")
@@ -156,3 +157,25 @@ def test_diagonal_lyapunov_exponents_are_the_exact_means_of_log_moduli():
     assert float((spec.exponents - want).abs().max()) <= AGREE
     qr = lyapunov_spectrum(module, x, diagonal=False)  # the QR recursion converges to them
     assert float((qr.exponents - want).abs().max()) <= 0.05
+
+
+def test_the_cost_estimate_of_a_declared_diagonal_layer_is_the_fast_paths():
+    from rnnaudit.analysis import estimate_cost
+
+    layer = Selective(N=64, complex_state=True)
+    fast = estimate_cost(layer, 2000, method="auto")
+    general = estimate_cost(layer, 2000, method="products")
+    assert fast.method == "diagonal" and general.method == "all-pairs"
+    assert fast.gemms * 50 < general.gemms and fast.peak_bytes < general.peak_bytes
+    undeclared = estimate_cost(Undeclared(N=64), 2000, method="auto")
+    assert undeclared.method == "all-pairs"  # detection needs the formed Jacobians: estimated as the general path
+
+
+def test_a_probe_copy_keeps_complex_parameters_complex():
+    """A float64 copy for the probes casts complex tensors to complex128, never to float64 (which dropped Im)."""
+    from rnnaudit.cells.copying import probe_copy
+
+    layer = Selective(complex_state=True)._apply(lambda t: t.to(torch.complex64) if t.is_complex() else t.float())
+    twin = probe_copy(layer)
+    assert twin.B.dtype == C128 and twin.G.dtype == F64
+    assert torch.equal(twin.B.imag, layer.B.imag.to(F64)) and bool(twin.B.imag.abs().sum() > 0)
