@@ -22,9 +22,11 @@ Arithmetic: each |a_{k,i}| is split into a mantissa in [½, 1) and an exponent (
 P_t = Π_{k ≤ t} |a_k| are kept as mantissa M_t and integer exponent E_t (a cumulative product of at most
 :data:`_BLOCK` mantissas ≥ 2⁻¹⁰⁰⁰ never leaves the normal range), so no value under- or overflows however long
 the sequence, and a zero factor is counted apart (the product over a window holding one is exactly 0). A pair's
-value is 2^d with d = (E_t − E_s) + (log₂ M_t − log₂ M_s); its relative error is at most
-:func:`diagonal_rtol` (c_t + c_s + 4 + ln2·(|d| + 4))·u with c_t = t + ⌈t/_BLOCK⌉ the roundings in M_t
-(u = 2⁻⁵³): 1e-13 or better for t, s ≤ 100 and values above 1e-40.
+value is 2^d with d = ℓ_t − ℓ_s, ℓ_t = E_t + log₂ M_t; its relative error is at most :func:`diagonal_rtol`
+(c_t + c_s + 4 + ln2·(|d| + 4 + |ℓ_t| + |ℓ_s|))·u with c_t = t + ⌈t/_BLOCK⌉ the roundings in M_t (u = 2⁻⁵³):
+1e-13 or better for t, s ≤ 100 and values above 1e-40. The |ℓ| term is the rounding of ℓ_t itself; where
+max|ℓ| exceeds :data:`_COMBINED_MAX` the difference is taken as (E_t − E_s) + (log₂ M_t − log₂ M_s) instead (two
+more passes over the pairs), exact in its integer part, and the term drops out.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ DECLARATION_RTOL = 1e-8
 _BLOCK = 1000
 #: Elements of the (chunk, s, N) difference array of one chunk of rows t (128 MiB of float64).
 _CHUNK_ELEMENTS = 2 ** 24
+#: Largest max|ℓ_t| (log₂ of a prefix product) for which d = ℓ_t − ℓ_s is formed from ℓ itself (one pass): its
+#: rounding then adds at most ln2·2·4096·u ≈ 6.3e-13 to the relative error; beyond, the exact split form is used.
+_COMBINED_MAX = 4096.0
 _U = 2.0 ** -53
 
 
@@ -158,14 +163,14 @@ def _prefix(mod: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     return E, torch.log2(M), Z
 
 
-def diagonal_rtol(t: Tensor | int, s: Tensor | int, log2_value: Tensor | float) -> Tensor | float:
+def diagonal_rtol(t: int, s: int, log2_value: float, prefix_log2: float = 0.0) -> float:
     """The relative error bound of a fast-path value at the pair (t, s) whose value is 2^log2_value (module
-    docstring): (c_t + c_s + 4 + ln2·(|log2_value| + 4))·u, c_t = t + ⌈t/_BLOCK⌉, u = 2⁻⁵³. Exact zeros (a zero
-    factor in the window) are exact."""
+    docstring): (c_t + c_s + 4 + ln2·(|log2_value| + 4 + 2·prefix_log2))·u, c_t = t + ⌈t/_BLOCK⌉, u = 2⁻⁵³, where
+    prefix_log2 bounds |ℓ_t|, |ℓ_s| when d was formed from ℓ (0 for the split form). Exact zeros (a zero factor in
+    the window) are exact."""
     def c(k):
         return k + (k + _BLOCK - 1) // _BLOCK
-    lv = log2_value.abs() if isinstance(log2_value, Tensor) else abs(log2_value)
-    return (c(t) + c(s) + 4 + math.log(2) * (lv + 4)) * _U
+    return float((c(t) + c(s) + 4 + math.log(2) * (abs(log2_value) + 4 + 2 * prefix_log2)) * _U)
 
 
 def diagonal_maps(mod: Tensor, multiplicity: int, norms, steps: Tensor | None = None) -> dict[str, Tensor]:
@@ -179,25 +184,37 @@ def diagonal_maps(mod: Tensor, multiplicity: int, norms, steps: Tensor | None = 
 
     Returns:
         name → (T + 1, T + 1) or (R, R) float64 map indexed [t, s], 0 above the diagonal (``smallest_log10``:
-        NaN there, −inf where a zero factor makes the product singular). Relative error: :func:`diagonal_rtol`.
+        NaN there, −inf where a zero factor makes the product singular), and ``"rtol"``: the largest relative error
+        bound of the map's values (:func:`diagonal_rtol`), a float.
     """
     E, F, Z = _prefix(mod)
     if steps is not None:
         E, F, Z = E[steps], F[steps], Z[steps]
     R, N = E.shape
+    L = E + F
+    lmax = float(L.abs().max())
+    combined = lmax <= _COMBINED_MAX
+    widest = 0.0  # the largest finite |d| of a value returned
     out = {nm: torch.zeros(R, R, dtype=torch.float64, device=mod.device) for nm in norms}
     if "smallest_log10" in out:
         out["smallest_log10"].fill_(math.nan)
     chunk = max(1, _CHUNK_ELEMENTS // max(1, R * N))
     any_zero = bool(Z[-1].any())
+    buf = torch.empty(min(R, chunk) * R * N, dtype=torch.float64, device=mod.device)  # reused: no page faults
     for t0 in range(0, R, chunk):
         t1 = min(R, t0 + chunk)
-        d = (E[t0:t1, None, :] - E[None, :t1, :]).add_(F[t0:t1, None, :] - F[None, :t1, :])
+        d = buf[:(t1 - t0) * t1 * N].view(t1 - t0, t1, N)
+        if combined:
+            torch.sub(L[t0:t1, None, :], L[None, :t1, :], out=d)
+        else:
+            torch.sub(E[t0:t1, None, :], E[None, :t1, :], out=d)
+            d.add_(F[t0:t1, None, :]).sub_(F[None, :t1, :])
         if any_zero:
             d.masked_fill_((Z[t0:t1, None, :] - Z[None, :t1, :]) > 0, -math.inf)
         lower = torch.arange(t0, t1, device=mod.device)[:, None] >= torch.arange(t1, device=mod.device)[None, :]
         if "spectral" in out or "frobenius" in out:
             top = d.amax(-1)
+            widest = max(widest, _largest_finite(top, lower))
             if "spectral" in out:
                 out["spectral"][t0:t1, :t1] = torch.where(lower, torch.exp2(top), 0.0)
             if "frobenius" in out:
@@ -208,8 +225,16 @@ def diagonal_maps(mod: Tensor, multiplicity: int, norms, steps: Tensor | None = 
                 out["frobenius"][t0:t1, :t1] = torch.where(lower & finite, fro, 0.0)
         if "smallest" in out or "smallest_log10" in out:
             low = d.amin(-1)
+            widest = max(widest, _largest_finite(low, lower))
             if "smallest" in out:
                 out["smallest"][t0:t1, :t1] = torch.where(lower, torch.exp2(low), 0.0)
             if "smallest_log10" in out:
                 out["smallest_log10"][t0:t1, :t1] = torch.where(lower, low * math.log10(2), math.nan)
+    T = mod.shape[0] if steps is None else int(steps[-1])
+    out["rtol"] = diagonal_rtol(T, T, widest, lmax if combined else 0.0)
     return out
+
+
+def _largest_finite(v: Tensor, mask: Tensor) -> float:
+    keep = mask & torch.isfinite(v)
+    return float(v[keep].abs().max()) if bool(keep.any()) else 0.0

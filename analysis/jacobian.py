@@ -66,7 +66,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
-from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal, diagonal_maps, diagonal_of, diagonal_rtol
+from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal, diagonal_maps, diagonal_of
 from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors,
                                          default_memory_limit, estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
@@ -463,12 +463,7 @@ def _diagonal_result(moduli: list[Tensor], mult: int, norms, steps, reduce: str)
         maps = diagonal_maps(mod, mult, want, steps)
         for nm in want:
             per[nm].append(maps[nm])
-        T = mod.shape[0]
-        for nm in ("spectral", "smallest"):
-            if nm in maps:
-                v = maps[nm][maps[nm] > 0]
-                if v.numel():
-                    worst = max(worst, float(diagonal_rtol(T, T, torch.log2(v).abs().max())))
+        worst = max(worst, maps["rtol"])
     out = {nm: _reduce(per[nm], reduce) for nm in norms}
     log10 = None
     if "smallest" in norms:
@@ -478,7 +473,7 @@ def _diagonal_result(moduli: list[Tensor], mult: int, norms, steps, reduce: str)
     R = moduli[0].shape[0] + 1 if steps is None else steps.numel()
     stats = {**new_stats(), "diagonal": len(moduli) * R * (R + 1) // 2}
     return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10, steps=steps,
-                        rtol=worst or diagonal_rtol(R, R, 0.0))
+                        rtol=worst)
 
 
 def _declared_diagonal_maps(cell, x: Tensor, h0, steps, norms, reduce: str) -> JacobianMaps:

@@ -133,19 +133,27 @@ def test_zero_factors_make_exact_zeros_and_underflow_is_exact():
     assert float(maps["frobenius"][5, 1]) == math.sqrt(2) * 2.0 ** -4 and float(maps["spectral"][5, 1]) == 2.0 ** -4
 
 
-def test_the_stated_bound_covers_long_products_against_exact_rationals():
-    """Random |a| over 3000 steps (three blocks of cumulative products): each pair within diagonal_rtol of the exact
-    product computed in Python's exact rationals (Fraction) for a sample of pairs."""
+@pytest.mark.parametrize("scale", [1.0, 2.0 ** -4], ids=["from log2 of the prefix", "split exponent form"])
+def test_the_stated_bound_covers_long_products_against_exact_rationals(scale):
+    """Random |a| over 3000 steps (three blocks of cumulative products): sampled pairs within the map's stated bound
+    of the exact product in Python's rationals (Fraction); with |a| ~ 2⁻⁴ the prefix logs pass _COMBINED_MAX and the
+    split form is taken. Computed as 2^d, the exact value must also lie within the bound read at its own size."""
     from fractions import Fraction
 
+    from rnnaudit.analysis.diagonal import _COMBINED_MAX
+
     g = torch.Generator().manual_seed(5)
-    mod = torch.rand(3000, 2, generator=g, dtype=F64) * 0.2 + 0.85
-    maps = diagonal_maps(mod, 1, ("spectral",))
-    for t, s in [(3000, 0), (2999, 1000), (1001, 999), (2500, 1)]:
+    mod = (torch.rand(3000, 2, generator=g, dtype=F64) * 0.2 + 0.85) * scale
+    maps = diagonal_maps(mod, 1, ("spectral", "smallest_log10"))
+    assert (scale < 1) == (3000 * -math.log2(0.85 * scale) > _COMBINED_MAX)
+    assert maps["rtol"] <= 1e-11
+    for t, s in [(3000, 0), (2999, 1000), (1001, 999), (2500, 1), (40, 3)]:
         exact = max(math.prod((Fraction(float(v)) for v in mod[s:t, i]), start=Fraction(1)) for i in range(2))
-        got = Fraction(float(maps["spectral"][t, s]))
-        err = abs(got - exact) / exact
-        assert err <= diagonal_rtol(t, s, math.log2(float(exact)))
+        if float(exact) > 0:
+            got = Fraction(float(maps["spectral"][t, s]))
+            assert abs(got - exact) / exact <= maps["rtol"]
+        log10_exact = min(sum(math.log10(float(v)) for v in mod[s:t, i]) for i in range(2))
+        assert abs(float(maps["smallest_log10"][t, s]) - log10_exact) <= 1e-9 * max(1.0, abs(log10_exact))
 
 
 def test_diagonal_lyapunov_exponents_are_the_exact_means_of_log_moduli():
