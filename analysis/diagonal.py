@@ -12,8 +12,9 @@ state z ∈ ℂᴺ is probed as (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view
 Jacobian diag(a) realified, whose coordinate i is the 2 × 2 block |a_i|·(rotation): the same 2-norm and σ_min,
 and multiplicity m = 2 in the Frobenius norm (m = 1 for a real state).
 
-Diagonality is never guessed. Either the cell declares it (a method ``diagonal_jacobian(x_t, h) -> (batch, N)``,
-complex for a complex state; :func:`declares_diagonal`), and the declaration is checked along one seeded random
+Diagonality is never guessed. Either the cell declares it (a method ``diagonal_jacobian(x_t, h) -> (batch, N)``
+taking the state as its step does, complex for a complex state; a cell that is itself the real view of a complex
+state of width N says so by an attribute ``complex_width = N``; :func:`declares_diagonal`), and the declaration is checked along one seeded random
 direction per step by forward mode (:data:`DECLARATION_RTOL`), or the one-step Jacobians, formed by the general
 path, are checked to be exactly diagonal (exact zeros off the diagonal; for the real view of a complex state, the
 exact pattern of a realified complex diagonal): :func:`diagonal_of`.
@@ -87,13 +88,15 @@ def declared_moduli(cell, x: Tensor, hs: Tensor, *, seed: int = 0) -> tuple[Tens
         ValueError: the declared a has the wrong shape, is not finite, or disagrees with the step's Jacobian
             along the random direction by more than :data:`DECLARATION_RTOL` (naming the step).
     """
-    from rnnaudit.cells.real_view import to_complex, to_real
+    from rnnaudit.cells.real_view import RealView, to_complex, to_real
 
     T = x.shape[0]
     cw = _complex_width(cell)
     rows = hs[:-1]
     with torch.no_grad():
-        a = cell.diagonal_jacobian(x, to_complex(rows) if cw is not None else rows)
+        # the hook takes the state as the cell's own step does: complex z behind a RealView, real h otherwise (also for
+        # a cell that is its own real view and names its complex width N: then a is complex, (batch, N))
+        a = cell.diagonal_jacobian(x, to_complex(rows) if isinstance(cell, RealView) else rows)
         width = cw if cw is not None else cell.hidden_size
         if not isinstance(a, Tensor) or tuple(a.shape) != (T, width):
             shape = tuple(a.shape) if isinstance(a, Tensor) else type(a).__name__

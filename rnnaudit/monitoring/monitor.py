@@ -197,7 +197,9 @@ class Monitor:
             self.model, self.cell = model, wrap(model, **self.wrap_kwargs)
         except (TypeError, ValueError) as err:
             raise ValueError(f"model: {err}") from None
-        if getattr(self.cell, "complex_width", None) is not None:
+        from rnnaudit.cells.real_view import RealView
+
+        if isinstance(self.cell, RealView):
             raise ValueError("model: its state is complex, which the Monitor does not record yet (the probes do: "
                              "rnnaudit.hidden_jacobian_maps, lyapunov_spectrum, the CLI's heatmap/lyapunov/spectrum)")
         self.run_dir, self.readout, self.loss_fn, self.per_step = Path(run_dir), readout, loss_fn, per_step

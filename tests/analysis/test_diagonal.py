@@ -187,3 +187,39 @@ def test_a_probe_copy_keeps_complex_parameters_complex():
     twin = probe_copy(layer)
     assert twin.B.dtype == C128 and twin.G.dtype == F64
     assert torch.equal(twin.B.imag, layer.B.imag.to(F64)) and bool(twin.B.imag.abs().sum() > 0)
+
+
+def test_a_cell_that_is_its_own_real_view_declares_its_complex_width_and_diagonal():
+    """The LRU written on (Re x, Im x) in real arithmetic (x' = λ ⊙ x + B u): ``complex_width = N`` and a complex
+    ``diagonal_jacobian`` on the real state take the fast path, equal to the general path; undeclared, the exact
+    realified pattern is detected."""
+    from rnnaudit.cells.base import RecurrentCell
+
+    lam = torch.polar(torch.tensor([0.95, 0.7, 0.99], dtype=F64), torch.tensor([0.3, -2.0, 1.1], dtype=F64))
+
+    class RealLRU(RecurrentCell):
+        input_size, hidden_size, complex_width = 2, 6, 3
+
+        def __init__(self):
+            super().__init__()
+            self.lam_re, self.lam_im = nn.Parameter(lam.real.clone()), nn.Parameter(lam.imag.clone())
+            self.B = nn.Parameter(torch.ones(6, 2, dtype=F64))
+
+        def step(self, x_t, h):
+            u, v = h[..., :3], h[..., 3:]
+            out = torch.cat([self.lam_re * u - self.lam_im * v, self.lam_im * u + self.lam_re * v], -1)
+            return out + x_t @ self.B.T
+
+        def diagonal_jacobian(self, x_t, h):
+            return torch.complex(self.lam_re, self.lam_im).expand(h.shape[0], -1)
+
+    class Undeclared(RealLRU):
+        diagonal_jacobian = None
+
+    x = torch.randn(20, 2, dtype=F64)
+    dense = hidden_jacobian_maps(RealLRU(), x, norms=NORMS, method="dense")
+    for cell in (RealLRU(), Undeclared()):
+        fast = hidden_jacobian_maps(cell, x, norms=NORMS)
+        assert fast.stats["diagonal"] == 21 * 22 // 2
+        for name in NORMS:
+            assert rel(getattr(fast, name), getattr(dense, name)) <= AGREE, name
