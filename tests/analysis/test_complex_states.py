@@ -10,7 +10,7 @@ from torch import nn
 
 from rnnaudit import wrap
 from rnnaudit.analysis import (hidden_jacobian_maps, input_jacobian_maps, lyapunov_spectrum, pseudospectrum,
-                               spectral_summary, step_jacobians)
+                               recurrent_matrix_probes, spectral_summary, step_jacobians)
 from rnnaudit.analysis.grid_maps import SKETCH_PROBES
 from rnnaudit.cells.real_view import RealView
 
@@ -198,6 +198,8 @@ def test_the_spectrum_of_a_complex_recurrent_matrix_is_that_of_the_real_view_wit
     assert np.allclose(key(got), key(both), rtol=0, atol=AGREE)
     sv = torch.linalg.svdvals(W)
     assert float((torch.linalg.svdvals(R) - sv.repeat_interleave(2)).abs().max()) <= AGREE
+    probes = recurrent_matrix_probes(module, K=5, kreiss=False)["W"]  # W itself, complex, through the real view
+    assert abs(probes.sigma_max - float(sv[0])) <= AGREE and abs(probes.sigma_min - float(sv[-1])) <= AGREE
     summary = spectral_summary(wrap(module).recurrent_matrix())
     assert abs(summary.spectral_radius - float(lam.abs().max())) <= AGREE
     assert abs(summary.spectral_radius - float(got.abs().max())) <= AGREE
