@@ -124,7 +124,10 @@ class RecurrentCell(nn.Module):
             shapes = [tuple(t.shape) if isinstance(t, Tensor) else type(t).__name__ for t in (x_t, h)]
             raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
                              f"got {shapes[0]} and {shapes[1]}")
-        if x_t.dtype != self.input_dtype() or h.dtype != self.state_dtype():
+        dtype = self._dtype()
+        # has_complex_state() only where h is not in the parameters' dtype: it may walk every parameter, per step
+        if x_t.dtype != real_dtype(dtype) or (h.dtype != dtype and not (
+                h.dtype == complex_dtype(dtype) and self.has_complex_state())):
             raise ValueError(f"x_t and h must have the cell's dtypes {self.input_dtype()} and {self.state_dtype()}, "
                              f"got {x_t.dtype} and {h.dtype}")
 
