@@ -435,7 +435,7 @@ def _diagonal_estimate(cell, T, grid, batch, norms, dtype, device, memory_limit,
     fixed = batch * pairs * 4 * N * _ELEMENT_FLOPS / unit * (1 + ("frobenius" in tuple(norms)))
     stepped = batch * 2 * T  # the forward pass and one checking jvp per step, one unit each at most
     peak = (4 * (T + 1) * N * 8  # the prefix products E, F, Z and the moduli
-            + 2 ** 24 * 8  # one chunk of differences (analysis.diagonal._CHUNK_ELEMENTS)
+            + min(R * R * N, 2 ** 24) * 8  # the reused buffer of differences (analysis.diagonal._CHUNK_ELEMENTS)
             + (batch + 1) * R * R * size * (len(tuple(norms)) + 1))
     gemms = fixed + stepped
     return CostEstimate("diagonal", int(batch * pairs), float(gemms), float(batch * (T + 1) * (T + 2) / 2), int(peak),

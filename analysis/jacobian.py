@@ -548,6 +548,8 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
     steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
     if method in ("auto", "diagonal") and r_idx is None and c_idx is None and declares_diagonal(cell):
+        _refuse_above_limit(cell, x, kind="hidden", grid=grid, rows=None, cols=None, norms=norms,
+                            memory_limit=memory_limit, method="auto")  # the fast path's own estimate: its maps
         return _declared_diagonal_maps(cell, x, h0, steps, norms, reduce)
     if method == "diagonal":
         if r_idx is not None or c_idx is not None or steps is not None:

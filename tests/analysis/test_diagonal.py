@@ -223,3 +223,10 @@ def test_a_cell_that_is_its_own_real_view_declares_its_complex_width_and_diagona
         assert fast.stats["diagonal"] == 21 * 22 // 2
         for name in NORMS:
             assert rel(getattr(fast, name), getattr(dense, name)) <= AGREE, name
+
+
+def test_the_fast_path_refuses_maps_above_the_memory_limit_before_computing():
+    with pytest.raises(ValueError, match=r"the diagonal map of T = 300 steps .* above memory_limit"):
+        hidden_jacobian_maps(Selective(), torch.randn(300, 2, dtype=F64), memory_limit=2 ** 20)
+    assert hidden_jacobian_maps(Selective(), torch.randn(300, 2, dtype=F64), memory_limit=2 ** 20,
+                                grid=16).spectral.shape == (16, 16)
