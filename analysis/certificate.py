@@ -27,6 +27,10 @@ three bounds, each with a slack for the rounding of the sums it is built from (s
 
 On CPU float64 the Gram/Cholesky/eigenvalue kernels run through scipy's LAPACK without the GIL
 (:mod:`analysis.lapack`), elsewhere through ``torch.linalg``; the results agree to rounding.
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the factors this module multiplies are the real 2N × 2N
+Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's.
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ per-step Jacobians). Measured against dense SVDs: ``benchmarks/bench_heatmap.py 
 
 Input maps ‖∂h_τ/∂x_t‖ use the same grid on 1..T: start blocks K_{g_j} = ∂h_{g_j}/∂x_{g_j} at the grid
 points only, advanced by the same aggregated factors.
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the factors this module multiplies are the real 2N × 2N
+Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's.
 """
 
 from __future__ import annotations
@@ -207,8 +211,9 @@ class CostEstimate:
     """What a Jacobian map will cost (:func:`estimate_cost`).
 
     Attributes:
-        method: ``"grid"`` (certified products on a grid), ``"sketch"`` (randomized sweeps on a grid) or
-            ``"all-pairs"``.
+        method: ``"grid"`` (certified products on a grid), ``"sketch"`` (randomized sweeps on a grid),
+            ``"all-pairs"``, or ``"diagonal"`` (the exact fast path of a cell declaring a diagonal Jacobian,
+            :mod:`analysis.diagonal`, which ``method="auto"`` takes).
         cells: map cells computed (pairs × sequences).
         gemms: predicted time in GEMM units: one unit is the float GEMM (h × h)·(h × h) (h = the state width)
             that forms one product of the all-pairs baseline. Forward-mode passes (h directions through one
@@ -327,7 +332,8 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         calibrate: time one GEMM unit and one forward-mode step now (:func:`gemm_seconds`,
             :func:`push_seconds`), count the step at its measured cost in GEMM units, and fill ``seconds``.
         method: ``"products"`` (the certified engine, on a grid or every pair), ``"auto"`` (the map functions'
-            default, which chooses among that engine's exact paths: estimated as ``"products"``) or ``"sketch"``
+            default, which chooses among that engine's exact paths: estimated as ``"products"``, or as the diagonal
+            fast path for a cell declaring ``diagonal_jacobian``, hidden maps of the whole state) or ``"sketch"``
             (needs a grid).
 
     Returns:
@@ -349,11 +355,17 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise ValueError(f"dtype must be a floating torch dtype (the map's, float64 by default), got {dtype!r}")
+    auto = method == "auto"
     if method == "auto":  # the map functions' default: it chooses among the certified engine's exact paths
         method = "products"
     if method not in ("products", "sketch") or (method == "sketch" and grid is None):
         raise ValueError(f"method must be 'auto', 'products' or, with a grid, 'sketch', got {method!r}")
     cell = wrap(cell)
+    if auto and kind == "hidden" and rows is None and cols is None:
+        from rnnaudit.analysis.diagonal import declares_diagonal
+
+        if declares_diagonal(cell):
+            return _diagonal_estimate(cell, T, grid, batch, norms, dtype, device, memory_limit, calibrate)
     h, n = cell.hidden_size, cell.input_size
     q = n if kind == "input" else (h if cols is None else len(cols))
     size = torch.finfo(dtype).bits // 8
@@ -400,6 +412,34 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
     gemms = fixed + stepped * per_step
     return CostEstimate(method, int(batch * pairs), float(gemms), float(baseline), int(peak), int(memory_limit),
                         None if sec is None else gemms * sec, sec, float(fixed + stepped))
+
+
+#: Flops one element operation of the diagonal fast path is counted as, in GEMM units: elementwise work is
+#: memory-bound and runs far below the GEMM rate (about 4 element operations per (pair, coordinate): two
+#: differences, a sum and a max); 16 flops each is the order measured on one CPU core (benchmarks/bench_diagonal.py).
+_ELEMENT_FLOPS = 16
+
+
+def _diagonal_estimate(cell, T, grid, batch, norms, dtype, device, memory_limit, calibrate) -> CostEstimate:
+    """:class:`CostEstimate` of the diagonal fast path (:mod:`analysis.diagonal`): 4 element operations per pair
+    and coordinate, the trajectory (T steps, each a GEMM unit at most) and the declaration's check."""
+    h = cell.hidden_size
+    N = getattr(cell, "complex_width", None) or h
+    size = torch.finfo(dtype).bits // 8
+    R = T + 1 if grid is None else int(grid_steps(grid, 0, T).numel())
+    pairs = R * (R + 1) // 2
+    if memory_limit is None:
+        memory_limit = default_memory_limit(device)
+    sec = gemm_seconds(h, h, dtype=dtype, device=device) if calibrate else None
+    unit = 2.0 * h ** 3
+    fixed = batch * pairs * 4 * N * _ELEMENT_FLOPS / unit * (1 + ("frobenius" in tuple(norms)))
+    stepped = batch * 2 * T  # the forward pass and one checking jvp per step, one unit each at most
+    peak = (4 * (T + 1) * N * 8  # the prefix products E, F, Z and the moduli
+            + min(R * R * N, 2 ** 24) * 8  # the reused buffer of differences (analysis.diagonal._CHUNK_ELEMENTS)
+            + (batch + 1) * R * R * size * (len(tuple(norms)) + 1))
+    gemms = fixed + stepped
+    return CostEstimate("diagonal", int(batch * pairs), float(gemms), float(batch * (T + 1) * (T + 2) / 2), int(peak),
+                        int(memory_limit), None if sec is None else gemms * sec, sec, float(gemms))
 
 
 def stated_error_ratio(values: Tensor, exact: Tensor, rtol: float, *, floor: float = 0.0) -> float:

@@ -48,6 +48,12 @@ engine keeps every product scaled by an exact power of two, so norms of 1e-200 (
 cell) or 1e200 are certified like norms near 1; only the value written to the float64 map is rounded
 outside float64's normal range (to 0 below about 4.9e-324, inf above 1.8e308); ``smallest_log10`` holds
 log₁₀ σ_min at any magnitude.
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the factors this module multiplies are the real 2N × 2N
+Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's.
+A cell declaring a diagonal Jacobian (``diagonal_jacobian(x_t, h)``), or whose formed one-step Jacobians are
+exactly diagonal, takes the exact fast path of :mod:`analysis.diagonal` instead of the products.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal, diagonal_maps, diagonal_of
 from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBES, aggregated_factors,
                                          default_memory_limit, estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
@@ -266,12 +273,15 @@ class JacobianMaps:
             certificate closed), ``exact`` (exact at once: the pair's Gram path needed refinement or the
             eigenvalue at the step before), ``dense_small`` (exact by the ``"dense"`` method or for blocks no
             larger than ``block``); ``shift_invert`` counts pairs refined by inverse iteration and
-            ``iterations`` Krylov blocks summed over pairs.
+            ``iterations`` Krylov blocks summed over pairs; ``diagonal`` (present only then) the (pair, sequence)
+            values of the diagonal fast path (:mod:`analysis.diagonal`).
         steps: the grid's steps (R,) when the maps were computed on a grid (``grid=``): then the maps are
             (R, R) and entry [i, j] is the norm at the steps (steps[i], steps[j]); None for all-pairs maps.
         rtol: the stated error of every spectral value (and of 1/‖P⁻¹‖ for ``smallest``): relative,
             one-sided, certified (confidence 1): σ̂ ≤ ‖P̂‖₂ ≤ σ̂ (1 + rtol). Frobenius values are exact to
-            rounding. None for ``method="sketch"``.
+            rounding. None for ``method="sketch"``. For the diagonal fast path: the two-sided bound
+            |value − norm| ≤ rtol·norm of every value (:func:`analysis.diagonal.diagonal_rtol`, its largest over the
+            map).
         factor: for ``method="sketch"`` only: each cell's stated error as a factor f (same shape as the map):
             ‖B‖₂ ∈ [value/f, value·f] with probability ≥ ``confidence`` per cell
             (:func:`analysis.grid_maps.sketch_maps`; batch-averaged maps: the largest factor over the batch,
@@ -444,6 +454,41 @@ def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_
     return per
 
 
+def _diagonal_result(moduli: list[Tensor], mult: int, norms, steps, reduce: str) -> JacobianMaps:
+    """:class:`JacobianMaps` of the diagonal fast path (:mod:`analysis.diagonal`) from per-sequence moduli."""
+    want = tuple(norms) + (("smallest_log10",) if "smallest" in norms else ())
+    per = {nm: [] for nm in want}
+    worst = 0.0
+    for mod in moduli:
+        maps = diagonal_maps(mod, mult, want, steps)
+        for nm in want:
+            per[nm].append(maps[nm])
+        worst = max(worst, maps["rtol"])
+    out = {nm: _reduce(per[nm], reduce) for nm in norms}
+    log10 = None
+    if "smallest" in norms:
+        stacked = torch.stack(per["smallest_log10"])
+        log10 = stacked if reduce == "none" else \
+            (torch.logsumexp(stacked * math.log(10), 0) - math.log(len(moduli))) / math.log(10)
+    R = moduli[0].shape[0] + 1 if steps is None else steps.numel()
+    stats = {**new_stats(), "diagonal": len(moduli) * R * (R + 1) // 2}
+    return JacobianMaps(out.get("spectral"), out.get("frobenius"), out.get("smallest"), stats, log10, steps=steps,
+                        rtol=worst)
+
+
+def _declared_diagonal_maps(cell, x: Tensor, h0, steps, norms, reduce: str) -> JacobianMaps:
+    """The fast path for a cell that declares its Jacobian diagonal: |a_t| from its ``diagonal_jacobian`` along
+    each trajectory (checked along a random direction), then :func:`_diagonal_result`."""
+    h0 = _initial_states(cell, x, h0)
+    with torch.no_grad():
+        hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    moduli, mult = [], 1
+    for i in range(x.shape[0]):
+        mod, mult = declared_moduli(cell, x[i], hs_all[i], seed=i)
+        moduli.append(mod)
+    return _diagonal_result(moduli, mult, norms, steps, reduce)
+
+
 def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None, *,
                          norms=("spectral", "frobenius"), rows=None, cols=None, reduce: str = "mean",
                          rtol: float = CERTIFIED_RTOL, block: int = 8, max_iter: int = 4,
@@ -473,7 +518,11 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
             or ``"dense"`` (exact norms by batched eigensolves); with ``grid``, also ``"sketch"``: randomized
             forward sweeps of a few probe vectors per grid start, never forming a Jacobian, each value within a
             stated factor (``factor``) at a stated confidence (:func:`analysis.grid_maps.sketch_maps`), spectral
-            only: for states too wide for the products (h ≳ 1000 at T = 1000).
+            only: for states too wide for the products (h ≳ 1000 at T = 1000). ``"diagonal"``: the exact fast
+            path of a diagonal recurrence (:mod:`analysis.diagonal`: max_i Π|a_{k,i}| from prefix products, no
+            matrix product), which ``"auto"`` takes for a cell declaring ``diagonal_jacobian(x_t, h)`` and, for
+            all-pairs maps, when the formed one-step Jacobians are exactly diagonal; ``rtol`` of the result is
+            then its two-sided bound (:func:`analysis.diagonal.diagonal_rtol`).
         grid: None (default: every pair, the exact all-pairs map the claims use), or an int R ≥ 2 or a
             sequence of steps (:func:`analysis.grid_maps.grid_steps`): the map at the grid's steps only, by
             aggregated factors streamed one interval at a time (:mod:`analysis.grid_maps`; heatmap grade,
@@ -498,6 +547,20 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     h = cell.hidden_size
     r_idx, c_idx = _index("rows", rows, h, x.device), _index("cols", cols, h, x.device)
     steps = None if grid is None else grid_steps(grid, 0, x.shape[1], device=x.device)
+    if method in ("auto", "diagonal") and r_idx is None and c_idx is None and declares_diagonal(cell):
+        _refuse_above_limit(cell, x, kind="hidden", grid=grid, rows=None, cols=None, norms=norms,
+                            memory_limit=memory_limit, method="auto")  # the fast path's own estimate: its maps
+        return _declared_diagonal_maps(cell, x, h0, steps, norms, reduce)
+    if method == "diagonal":
+        if r_idx is not None or c_idx is not None or steps is not None:
+            raise ValueError("method='diagonal' needs the full square map (rows=None, cols=None) and, for a cell "
+                             "that declares no diagonal_jacobian(x_t, h), all pairs (grid=None)")
+        J, _, _ = _trajectory_jacobians(cell, x, _initial_states(cell, x, h0), inputs=False)
+        found = diagonal_of(J, getattr(cell, "complex_width", None))
+        if found is None:
+            raise ValueError(f"method='diagonal': the {type(cell).__name__}'s one-step Jacobians are not diagonal "
+                             "(nonzero entries off the diagonal); use method='auto'")
+        return _diagonal_result(list(found[0]), found[1], norms, None, reduce)
     if method == "sketch":
         return _sketch(cell, x, h0, steps, kind="hidden", rows=r_idx, cols=c_idx, norms=norms, reduce=reduce,
                        memory_limit=memory_limit, progress=progress)
@@ -518,6 +581,10 @@ def hidden_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = Non
     B, T = J.shape[0], J.shape[1]
     if progress is not None:
         progress(B * T)
+    if method == "auto" and r_idx is None and c_idx is None:
+        found = diagonal_of(J, getattr(cell, "complex_width", None))  # exact zeros: never a guess
+        if found is not None:
+            return _diagonal_result(list(found[0]), found[1], norms, None, reduce)
     eye = torch.eye(h, dtype=x.dtype, device=x.device)
     start = eye if c_idx is None else eye[c_idx]
     starts = start.expand(T + 1, *start.shape)

@@ -27,6 +27,12 @@ For a few exponents of a wide state (S ≥ :data:`MATRIX_FREE_MIN_WIDTH` and k +
 no J_t is formed: the k columns of Q_{t−1} are pushed through the step by forward mode (J_t Q_{t−1} by
 ``torch.func.jvp``, vmapped over the columns): k + 4 directions per step instead of S, and memory S·(k + 4)
 instead of chunk·S².
+
+A complex state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`): 2N exponents;
+for a holomorphic step each exponent of the complex system appears twice. A cell that declares a diagonal
+Jacobian diag(a_t) (:mod:`analysis.diagonal`) gets the exact exponents of the diagonal product instead of the
+QR recursion: the sorted per-coordinate means (1/N) Σ_t log|a_{t,i}| (each twice for a complex state), with no
+alignment transient of Q.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal
 from rnnaudit.analysis.jacobian import _initial_states, _jacobians_at, _sequences
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
@@ -112,8 +119,8 @@ def _int_option(name: str, value, low: int) -> int:
 
 def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
                       warmup: int = 0, window: int | None = None, seed: int = 0, chunk: int = 256,
-                      dtype: torch.dtype = torch.float64, progress=None, matrix_free: bool | None = None
-                      ) -> LyapunovSpectrum:
+                      dtype: torch.dtype = torch.float64, progress=None, matrix_free: bool | None = None,
+                      diagonal: bool | None = None) -> LyapunovSpectrum:
     """The k largest Lyapunov exponents along the trajectory of x, by the QR (Benettin) method (module
     docstring); Engelken, Wolf & Abbott (2023), Vogt et al. (2022).
 
@@ -134,6 +141,8 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
             when S ≥ :data:`MATRIX_FREE_MIN_WIDTH` and k + :data:`FROBENIUS_PROBES` ≤ S/4. Both give the same
             exponents to rounding; the rank-loss threshold of the matrix-free path uses an estimated ‖J_t‖_F
             (:data:`FROBENIUS_PROBES`).
+        diagonal: use the exact diagonal exponents (module docstring; the cell must declare
+            ``diagonal_jacobian``, which is checked along a random direction); None: when it declares one.
 
     Returns:
         :class:`LyapunovSpectrum`, tensors in ``dtype`` on x's device. An exponent is −inf where the
@@ -170,6 +179,15 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         raise ValueError(f"the trajectory is not finite from step t = {t} of T = {T} on (h_t overflowed: "
                          f"max |h_{t - 1}| = {float(hs[t - 1].abs().max()):.3g}); the Lyapunov exponents need a finite "
                          f"trajectory, so shorten x or rescale the cell")
+    if diagonal is not None and not isinstance(diagonal, bool):
+        raise ValueError(f"diagonal must be True, False or None (automatic), got {diagonal!r}")
+    if diagonal or (diagonal is None and declares_diagonal(cell)):
+        mod, mult = declared_moduli(cell, x[0], hs, seed=seed)
+        with torch.no_grad():
+            logs = torch.log(mod[warmup:].to(dtype)).repeat_interleave(mult, dim=1)  # log 0 = −inf: singular
+        if progress is not None:
+            progress(T)
+        return _summary(logs, k, window, warmup, steps, x.device, dtype)
     unit = torch.finfo(dtype).eps / 2
     gen = torch.Generator().manual_seed(seed)
     Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
@@ -209,12 +227,17 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
                 logs[t - warmup] = torch.where(lost, -math.inf, torch.log(d))
         if progress is not None:
             progress(hi - lo)
+    return _summary(logs, k, window, warmup, steps, x.device, dtype)
+
+
+def _summary(logs: Tensor, k: int, window: int, warmup: int, steps: int, device, dtype) -> LyapunovSpectrum:
+    """The :class:`LyapunovSpectrum` of per-step log growth factors ``logs`` (steps, ≥ k): the k largest means."""
     exponents = logs.mean(0)
-    order = torch.sort(exponents, descending=True, stable=True).indices
+    order = torch.sort(exponents, descending=True, stable=True).indices[:k]
     exponents, logs = exponents[order], logs[:, order]
     n_windows = steps // window
     finite_time = logs[:n_windows * window].reshape(n_windows, window, k).mean(1)
-    nan = torch.full((k,), math.nan, dtype=dtype, device=x.device)
+    nan = torch.full((k,), math.nan, dtype=dtype, device=device)
     if n_windows >= 2:
         stderr = finite_time.std(0) / math.sqrt(n_windows)
         half = n_windows // 2

@@ -23,6 +23,12 @@ Model (seconds; ``_RATES`` measured on one core of a 2-core AMD EPYC, ``benchmar
 with E(d) = eig·d³ + call (Gram and top eigenvalue), K = krylov·pqk + call (two Krylov blocks), and
 band = (T + 1)·min(T + 1, 30) pairs assumed flat (the band of short gaps measured for the papers' cells
 is 10–100 steps wide).
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the maps it chooses a method
+for are those of the real 2N × 2N Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's. A
+diagonal recurrence never reaches this model: :func:`analysis.jacobian.hidden_jacobian_maps` takes the exact fast
+path of :mod:`analysis.diagonal` first.
 """
 
 from __future__ import annotations

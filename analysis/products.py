@@ -26,6 +26,10 @@ stable rank ‖A‖_F²/‖A‖₂² rules the Krylov certificate out (orthogona
 Work for one t is split into chunks of about equal expected cost, each done whole (GEMM, Frobenius and
 spectral norms while the chunk is in cache) by one of ``torch.get_num_threads()`` Python threads running
 torch single-threaded (torch and the LAPACK kernels of :mod:`analysis.lapack` release the GIL).
+
+Complex states: a state z ∈ ℂᴺ is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`, which
+:func:`rnnaudit.cells.wrap` returns for a complex cell), so the factors this module multiplies are the real 2N × 2N
+Jacobians; where the step is holomorphic (the linear part of an LRU) their 2-norm is the complex Jacobian's.
 """
 
 from __future__ import annotations

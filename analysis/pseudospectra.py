@@ -24,6 +24,12 @@ set by the spectrum. These probes quantify that statement:
 
 Matrices are validated by :func:`analysis.spectra.as_square_matrix`. The work is done on the
 CPU in complex128 whatever A's dtype; results are returned in A's real dtype on A's device.
+
+Complex matrices: a complex recurrent matrix (an LRU's diag(λ), a complex cell's W) is probed as it is, in
+complex arithmetic. The state it acts on is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`),
+whose linear map is the realification [[Re W, −Im W], [Im W, Re W]]: its eigenvalues are λ(W) ∪ conj(λ(W)), its
+singular values those of W each twice, and its pseudospectrum at z is the smaller of W's and conj(W)'s, so the
+spectra of W itself are the ones shown (without the conjugate copies).
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ from normality and transient growth (enrnn.md Sec. 2). :func:`recurrent_matrix_p
 :func:`analysis.pseudospectra.kreiss_constant` and, on request, :func:`analysis.pseudospectra.pseudospectrum`
 on each matrix of ``cell.recurrent_matrices()``, and gives the σ range [σ_min, σ_max] of every one
 (spectral_rnn.md eq. 7 keeps W's singular values in [1 − r, 1 + r]).
+
+Complex matrices: a complex recurrent matrix (an LRU's diag(λ), a complex cell's W) is probed as it is, in
+complex arithmetic. The state it acts on is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`),
+whose linear map is the realification [[Re W, −Im W], [Im W, Re W]]: its eigenvalues are λ(W) ∪ conj(λ(W)), its
+singular values those of W each twice, and its pseudospectrum at z is the smaller of W's and conj(W)'s, so the
+spectra of W itself are the ones shown (without the conjugate copies).
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ growth and Kreiss constant live in :mod:`analysis.pseudospectra`.
 All functions take a dense (n, n) tensor, real or complex, on any device; results keep the
 input's device and (real) precision. Array-likes (NumPy arrays, nested lists) are accepted and
 become float64 / complex128 tensors, integer or boolean entries become float64.
+
+Complex matrices: a complex recurrent matrix (an LRU's diag(λ), a complex cell's W) is probed as it is, in
+complex arithmetic. The state it acts on is probed as the real state (Re z, Im z) ∈ ℝ²ᴺ (:mod:`cells.real_view`),
+whose linear map is the realification [[Re W, −Im W], [Im W, Re W]]: its eigenvalues are λ(W) ∪ conj(λ(W)), its
+singular values those of W each twice, and its pseudospectrum at z is the smaller of W's and conj(W)'s, so the
+spectra of W itself are the ones shown (without the conjugate copies).
 """
 
 from __future__ import annotations

@@ -10,12 +10,19 @@ import torch
 from torch import Tensor
 
 
-def complex_refusal(what: str, dtype: torch.dtype) -> str:
-    """The one line refusing a complex tensor (``what`` names it: "x", "parameter 'lam'", a file's entry): complex
-    states are not yet supported, and no cast is suggested, since a cast to a real dtype drops the imaginary part
-    (a diagonal complex recurrence then reports a wrong λ₁)."""
-    return (f"{what} is complex ({str(dtype).replace('torch.', '')}); complex weights, inputs and states are not yet "
-            "supported by rnnaudit (a cast to a real dtype would drop the imaginary part)")
+#: What the probes do with complex tensors, quoted by every refusal so that a user learns where they are accepted.
+COMPLEX_SUPPORTED = ("complex states and weights are probed by the Jacobian maps, Lyapunov spectra and spectra, "
+                     "as the real state (Re z, Im z)")
+
+
+def complex_refusal(what: str, dtype: torch.dtype, surface: str = "as inputs") -> str:
+    """The one line refusing a complex tensor where complex is still unsupported (``what`` names it: "x",
+    "parameter 'lam'", a file's entry; ``surface`` says where: "as inputs" (x, everywhere), "by the audit", "by
+    the Monitor", "in torch.nn.RNN/GRU/LSTM"). No cast is suggested, since a cast to a real dtype drops the imaginary
+    part (a diagonal complex recurrence then reports a wrong λ₁); the line says where complex states are accepted
+    (:data:`COMPLEX_SUPPORTED`)."""
+    return (f"{what} is complex ({str(dtype).replace('torch.', '')}); complex tensors are not supported yet {surface} "
+            f"(a cast to a real dtype would drop the imaginary part; {COMPLEX_SUPPORTED})")
 
 
 def check_sizes(minimum: int = 1, **sizes) -> None:
@@ -65,8 +72,8 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
     """Check a batch-first sequence of shape (batch, T, input_size) with T ≥ 1.
 
     Raises:
-        ValueError: wrong rank, width, T = 0, dtype different from the cell's, NaN/Inf; complex x or a complex
-            cell (:func:`complex_refusal`).
+        ValueError: wrong rank, width, T = 0, dtype different from the cell's, NaN/Inf; complex x (inputs are
+            real; a cell with a complex state takes real x: :func:`complex_refusal`).
     """
     if not isinstance(x, Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape (batch, T, {input_size}), got {type(x).__name__}")
@@ -76,10 +83,8 @@ def check_sequence(x: Tensor, input_size: int, dtype: torch.dtype, name: str = "
         raise ValueError(f"{name} must have T >= 1 time steps, got T = 0")
     if x.shape[2] != input_size:
         raise ValueError(f"{name} must have input width {input_size} (last dim), got {x.shape[2]}")
-    if dtype.is_complex:
-        raise ValueError(complex_refusal("the cell's dtype", dtype))
     if x.is_complex():
-        raise ValueError(complex_refusal(name, x.dtype))
+        raise ValueError(complex_refusal(name, x.dtype, "as inputs"))
     if not x.is_floating_point():  # an int x: converting the cell to its dtype is no remedy
         raise ValueError(f"{name} must be a floating-point tensor like the cell's parameters ({dtype}), got "
                          f"{x.dtype}; convert it (e.g. {name}.to({dtype}))")
@@ -93,14 +98,15 @@ def check_state(h: Tensor, batch: int, hidden_size: int, dtype: torch.dtype, nam
     """Check an initial hidden state of shape (batch, hidden_size).
 
     Raises:
-        ValueError: not a tensor, wrong shape or dtype (complex: :func:`complex_refusal`), NaN/Inf.
+        ValueError: not a tensor, wrong shape or dtype (a complex h for a real state: :func:`complex_refusal`),
+            NaN/Inf.
     """
     if not isinstance(h, Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of shape ({batch}, {hidden_size}), got {type(h).__name__}")
     if h.shape != (batch, hidden_size):
         raise ValueError(f"{name} must have shape ({batch}, {hidden_size}), got {tuple(h.shape)}")
-    if h.is_complex():
-        raise ValueError(complex_refusal(name, h.dtype))
+    if h.is_complex() and not dtype.is_complex:
+        raise ValueError(complex_refusal(name, h.dtype, "as the state of a real cell"))
     if h.dtype != dtype:
         raise ValueError(f"{name} has dtype {h.dtype}, expected {dtype}")
     require_finite(name, h)

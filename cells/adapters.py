@@ -49,6 +49,7 @@ from torch.nn.utils import parametrize
 
 from rnnaudit.cells._validate import check_state_memory, complex_refusal, first_unsupported
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.real_view import RealView
 
 __all__ = ["wrap", "TorchRecurrent", "StepCell", "SUPPORTED_MODULES", "meta_tensor_name", "complex_tensor_name"]
 
@@ -412,6 +413,12 @@ class StepCell(RecurrentCell):
         p = next(self.parameters(), None)
         return self._dtype_default if p is None else p.dtype
 
+    def has_complex_state(self) -> bool:
+        """A complex state when ``dtype`` or any parameter or buffer of the owner is complex (an LRU keeps real ν, θ
+        beside a complex B), or the owner declares ``complex_state = True``."""
+        return (bool(getattr(self.module, "complex_state", False)) or self._dtype_default.is_complex
+                or any(t.is_complex() for t in (*self.parameters(), *self.buffers())))
+
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
         """One user step on the packed state: x_t (batch, n), h (batch, S) → (batch, S).
 
@@ -427,6 +434,21 @@ class StepCell(RecurrentCell):
             raise ValueError(f"the wrapped step must return the next state, packed to shape {tuple(h.shape)} "
                              f"(batch, state_size={self.hidden_size}), got {shape}")
         return packed
+
+    def declares_diagonal(self) -> bool:
+        """Whether the owner declares its Jacobian diagonal: a method ``diagonal_jacobian(x_t, h) -> (batch, S)``
+        on an unpacked tensor state (:mod:`analysis.diagonal`)."""
+        return self._unpack is None and callable(getattr(self.module, "diagonal_jacobian", None))
+
+    def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
+        """The owner's ``diagonal_jacobian(x_t, h)``: a (batch, S) with ∂step/∂h = diag(a).
+
+        Raises:
+            AttributeError: the owner declares none (:meth:`declares_diagonal`).
+        """
+        if not self.declares_diagonal():
+            raise AttributeError(f"{type(self.module).__name__} declares no diagonal_jacobian(x_t, h)")
+        return self.module.diagonal_jacobian(x_t, h)
 
     def recurrent_matrices(self) -> dict[str, Tensor]:
         """Role → recurrent matrix, from ``recurrent`` or the owner's own methods (see the class doc);
@@ -537,22 +559,24 @@ def meta_tensor_name(module: nn.Module) -> str | None:
 
 
 def complex_tensor_name(module: nn.Module) -> tuple[str, torch.dtype] | None:
-    """The first parameter or buffer of ``module`` that is complex, as ("parameter 'lam'", dtype), or None: complex
-    states are not yet supported, and the float64 copy the probes take would drop the imaginary part."""
+    """The first parameter or buffer of ``module`` that is complex, as ("parameter 'lam'", dtype), or None: torch's
+    own RNN modules and the surfaces that still refuse complex tensors name it
+    (:func:`cells._validate.complex_refusal`)."""
     return next(((f"{kind} {name!r}", t.dtype) for kind, items in (("parameter", module.named_parameters()),
                                                                   ("buffer", module.named_buffers()))
                  for name, t in items if t.is_complex()), None)
 
 
 def _require_values(module) -> None:
-    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`), are complex
-    (:func:`complex_tensor_name`), or that the probes cannot compute with: float8 or quantized dtypes, sparse
-    layouts (:func:`cells._validate.unsupported_tensor`)."""
+    """Refuse a module whose tensors hold no values (:func:`meta_tensor_name`), a torch RNN/GRU/LSTM with complex
+    tensors (:func:`complex_tensor_name`: torch computes them in real arithmetic only; a step of one's own may be
+    complex), or tensors the probes cannot compute with: float8 or quantized dtypes, sparse layouts
+    (:func:`cells._validate.unsupported_tensor`)."""
     if not isinstance(module, nn.Module):
         return
-    odd = complex_tensor_name(module)
+    odd = complex_tensor_name(module) if isinstance(module, SUPPORTED_MODULES) else None
     if odd is not None:
-        raise ValueError(complex_refusal(f"the model's {odd[0]}", odd[1]))
+        raise ValueError(complex_refusal(f"the model's {odd[0]}", odd[1], "in torch.nn.RNN/GRU/LSTM (real arithmetic)"))
     meta = meta_tensor_name(module)
     if meta is not None:
         raise ValueError(f"the model is on the meta device ({meta!r} has a shape but no values); build it on the "
@@ -599,7 +623,9 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
             of the layers below (needed with ``direction`` for a bidirectional module of several layers).
 
     Returns:
-        A :class:`RecurrentCell` sharing the model's parameters (no copy).
+        A :class:`RecurrentCell` sharing the model's parameters (no copy); for a complex state (complex
+        parameters or ``dtype``, or a cell declaring ``complex_state``) the real view
+        :class:`cells.real_view.RealView`, whose state is (Re z, Im z) of width 2N.
 
     Raises:
         ValueError: an unsupported object (the message names what is supported), a bidirectional torch
@@ -607,14 +633,12 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
             anything but a torch RNN/GRU/LSTM or out of range, sizes missing or not positive ints, sizes whose (S, S) and (S, n) Jacobians do not fit the
             memory limit (:func:`cells._validate.check_state_memory`), ``pack`` without ``unpack``, ``state_sizes``
             not summing to ``state_size``, protocol arguments given for a torch module, a module on the meta
-            device (shapes without values), complex parameters, buffers or ``dtype`` (complex states are not
-            yet supported; :func:`cells._validate.complex_refusal`), or a parameter or buffer in a dtype or
+            device (shapes without values), complex tensors in a torch RNN/GRU/LSTM
+            (:func:`cells._validate.complex_refusal`), or a parameter or buffer in a dtype or
             layout the probes cannot compute with (float8, quantized, sparse; the message names the tensor).
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
-    if isinstance(dtype, torch.dtype) and dtype.is_complex:
-        raise ValueError(complex_refusal("dtype", dtype))
     _require_values(model if isinstance(model, nn.Module) else getattr(getattr(model, "step", model), "__self__", None))
     if (direction is not None or layer is not None) and not isinstance(model, SUPPORTED_MODULES):
         raise ValueError(f"direction= and layer= pick one recurrence of a torch.nn.RNN, GRU or LSTM; got a "
@@ -623,7 +647,9 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         given = [k for k, v in protocol.items() if v is not None]
         if given:
             raise ValueError(f"{type(model).__name__} is wrapped from its own attributes; leave out {given}")
-        return model if isinstance(model, RecurrentCell) else TorchRecurrent(model, direction, layer)
+        if isinstance(model, RecurrentCell):
+            return RealView(model) if model.has_complex_state() else model
+        return TorchRecurrent(model, direction, layer)
     step_method = getattr(model, "step", None)
     fn = step_method if callable(step_method) else model
     if not callable(fn) or not _takes_two_arguments(fn):
@@ -653,5 +679,6 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         _positive_int(name, value)
     check_state_memory(input_size, state_size)
     _check_recurrent(recurrent)
-    return StepCell(fn, owner, input_size=input_size, state_size=state_size, dtype=dtype, pack=pack, unpack=unpack,
+    cell = StepCell(fn, owner, input_size=input_size, state_size=state_size, dtype=dtype, pack=pack, unpack=unpack,
                     recurrent=recurrent)
+    return RealView(cell) if cell.has_complex_state() else cell

@@ -21,6 +21,19 @@ ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh, "identity": lambda z: z,
                "leaky_relu": lambda z: torch.nn.functional.leaky_relu(z, LEAKY_RELU_SLOPE)}
 
 
+def real_dtype(dtype: torch.dtype) -> torch.dtype:
+    """float64 for complex128, float32 for complex64; a real dtype unchanged."""
+    return {torch.complex128: torch.float64, torch.complex64: torch.float32,
+            torch.complex32: torch.float16}.get(dtype, dtype)
+
+
+def complex_dtype(dtype: torch.dtype) -> torch.dtype:
+    """complex128 for float64, complex64 for float32 (and float16/bfloat16); a complex dtype unchanged."""
+    if dtype.is_complex:
+        return dtype
+    return torch.complex128 if dtype == torch.float64 else torch.complex64
+
+
 def get_activation(name: str):
     """Pointwise activation σ by name (``relu``, ``tanh``, ``identity``, ``leaky_relu`` with slope
     :data:`LEAKY_RELU_SLOPE`, spectral_rnn.md Sec. 7).
@@ -45,9 +58,25 @@ class RecurrentCell(nn.Module):
     hidden_size: int
     #: the role of :meth:`recurrent_matrix` in the cell's paper (its key in :meth:`recurrent_matrices`)
     recurrent_role: str = "W"
+    #: True for a cell whose state z is complex (batch, hidden_size) while its inputs are real (an LRU, a
+    #: complex diagonal SSM); a cell with complex parameters has a complex state too (:meth:`has_complex_state`).
+    #: The probes see such a cell through :class:`cells.real_view.RealView`: z ∈ ℂᴺ as (Re z, Im z) ∈ ℝ²ᴺ.
+    complex_state: bool = False
 
     def _dtype(self) -> torch.dtype:
         return next(self.parameters()).dtype
+
+    def has_complex_state(self) -> bool:
+        """Whether the state is complex: declared (:attr:`complex_state`) or implied by complex parameters."""
+        return bool(self.complex_state) or self._dtype().is_complex
+
+    def input_dtype(self) -> torch.dtype:
+        """The dtype of x: the real counterpart of the parameters' dtype (float64 for complex128)."""
+        return real_dtype(self._dtype())
+
+    def state_dtype(self) -> torch.dtype:
+        """The dtype of h: the parameters' dtype, or its complex counterpart for a complex state."""
+        return complex_dtype(self._dtype()) if self.has_complex_state() else self._dtype()
 
     def initial_state(self, x: Tensor, h0: Tensor | None) -> Tensor:
         """Validate x (batch, T, n), h0 (batch, h) and the cell's own tensors, and return h0 (zeros
@@ -57,12 +86,11 @@ class RecurrentCell(nn.Module):
             ValueError: see :meth:`forward`; a NaN/Inf parameter or floating buffer is named
                 (module path and, where it has one, its role from :meth:`parameters_by_role`).
         """
-        dtype = self._dtype()
-        check_sequence(x, self.input_size, dtype)
+        check_sequence(x, self.input_size, self.input_dtype())
         self.check_finite()
         if h0 is None:
-            return x.new_zeros(x.shape[0], self.hidden_size)
-        check_state(h0, x.shape[0], self.hidden_size, dtype)
+            return x.new_zeros(x.shape[0], self.hidden_size, dtype=self.state_dtype())
+        check_state(h0, x.shape[0], self.hidden_size, self.state_dtype())
         return h0
 
     def check_finite(self) -> None:
@@ -97,8 +125,11 @@ class RecurrentCell(nn.Module):
             raise ValueError(f"x_t must be (batch, {self.input_size}) and h (batch, {self.hidden_size}), "
                              f"got {shapes[0]} and {shapes[1]}")
         dtype = self._dtype()
-        if x_t.dtype != dtype or h.dtype != dtype:
-            raise ValueError(f"x_t and h must have the cell's dtype {dtype}, got {x_t.dtype} and {h.dtype}")
+        # has_complex_state() only where h is not in the parameters' dtype: it may walk every parameter, per step
+        if x_t.dtype != real_dtype(dtype) or (h.dtype != dtype and not (
+                h.dtype == complex_dtype(dtype) and self.has_complex_state())):
+            raise ValueError(f"x_t and h must have the cell's dtypes {self.input_dtype()} and {self.state_dtype()}, "
+                             f"got {x_t.dtype} and {h.dtype}")
 
     def step(self, x_t: Tensor, h: Tensor) -> Tensor:
         """One recurrence step: x_t (batch, n), h (batch, h) → next h (batch, h)."""

@@ -31,7 +31,9 @@ def _non_leaf_tensors(value, found: dict[int, Tensor]) -> None:
 
 
 def probe_copy(module: nn.Module, dtype: torch.dtype | None = torch.float64) -> nn.Module:
-    """A deep copy of ``module`` (in ``dtype``; None keeps each tensor's own), parametrizations kept.
+    """A deep copy of ``module`` (in ``dtype``; None keeps each tensor's own), parametrizations kept. Complex
+    parameters and buffers go to the complex counterpart of ``dtype`` (complex128 for float64), never to ``dtype``
+    itself, which would drop their imaginary parts.
 
     Non-leaf tensors held as plain attributes (caches of a forward pass or of a parametrization) are
     copied detached; parameters and buffers are copied as ``copy.deepcopy`` copies them.
@@ -44,20 +46,10 @@ def probe_copy(module: nn.Module, dtype: torch.dtype | None = torch.float64) -> 
 
     Raises:
         TypeError: ``module`` not an ``nn.Module``.
-        ValueError: a complex parameter or buffer and a real ``dtype`` (the cast would drop the imaginary part;
-            :func:`cells._validate.complex_refusal`).
         RuntimeError: the module holds something else ``copy.deepcopy`` cannot copy (torch's message).
     """
     if not isinstance(module, nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
-    if dtype is not None and not dtype.is_complex:  # a cast to a real dtype would drop every imaginary part
-        odd = next(((kind, name, t.dtype) for kind, items in (("parameter", module.named_parameters()),
-                                                              ("buffer", module.named_buffers()))
-                    for name, t in items if t.is_complex()), None)
-        if odd is not None:
-            from rnnaudit.cells._validate import complex_refusal
-
-            raise ValueError(complex_refusal(f"the model's {odd[0]} {odd[1]!r}", odd[2]))
     found: dict[int, Tensor] = {}
     for sub in module.modules():
         for key, value in vars(sub).items():
@@ -66,4 +58,10 @@ def probe_copy(module: nn.Module, dtype: torch.dtype | None = torch.float64) -> 
     memo = {key: tensor.detach().clone() for key, tensor in found.items()}
     memo[id(memo)] = list(found.values())  # keeps the originals alive while the memo is in use, as deepcopy does
     twin = copy.deepcopy(module, memo)
-    return twin if dtype is None else twin.to(dtype)
+    if dtype is None:
+        return twin
+    from rnnaudit.cells.base import complex_dtype
+
+    cdtype = complex_dtype(dtype)
+    # Module.to(float64) casts complex tensors to float64 too (dropping the imaginary part): one rule per kind
+    return twin._apply(lambda t: t.to(cdtype) if t.is_complex() else t.to(dtype) if t.is_floating_point() else t)

@@ -285,6 +285,9 @@ def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:
 def _size_words(module: torch.nn.Module, cell) -> str:
     """Sizes as torch names them: "hidden size 64, 2 layers, state = [...]", never the packed width as h."""
     hidden = getattr(module, "hidden_size", None)
+    width = getattr(cell, "complex_width", None)
+    if width is not None:  # the probes' convention for a complex state, said on every figure's title
+        return f"complex state z ∈ ℂ^{width}, probed as (Re z, Im z) ∈ ℝ^{2 * width}"
     if not isinstance(hidden, int) or cell is None or not hasattr(cell, "state_slices"):
         return f"hidden size {hidden}" if isinstance(hidden, int) else f"state size {cell.hidden_size}"
     layers = getattr(module, "num_layers", 1)

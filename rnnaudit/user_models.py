@@ -182,7 +182,8 @@ def load_checkpoint_file(path, *, allow_large: bool = False) -> tuple[dict[str, 
         raise ValueError(f"weights file {str(path)!r}: tensor {bad[0]!r} is {bad[1]}")
     odd = [k for k, v in data.items() if v.is_complex()]
     if odd:
-        raise ValueError(f"weights file {str(path)!r}: {complex_refusal(repr(odd[0]), data[odd[0]].dtype)}")
+        refusal = complex_refusal(repr(odd[0]), data[odd[0]].dtype, "in weights files")
+        raise ValueError(f"weights file {str(path)!r}: {refusal}")
     nonfinite = {k: int((~torch.isfinite(v)).sum()) for k, v in data.items() if v.is_floating_point()}
     nonfinite = {k: n for k, n in nonfinite.items() if n}
     if nonfinite:
@@ -356,7 +357,7 @@ def load_inputs(path, input_size: int, *, dtype: torch.dtype = torch.float64, al
         raise ValueError(f"{where} must hold one tensor of shape (T, {input_size}) or (batch, T, {input_size}), "
                          f"got a {type(x).__name__}")
     if x.is_complex():
-        raise ValueError(f"{where}: {complex_refusal('the tensor', x.dtype)}")
+        raise ValueError(f"{where}: {complex_refusal('the tensor', x.dtype, 'as inputs')}")
     why = unsupported_tensor(x)
     if why is not None:
         raise ValueError(f"{where}: its tensor is {why}")

@@ -236,7 +236,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
 
         odd = next(((n, p.dtype) for n, p in model.named_parameters() if not p.is_floating_point()), None)
         if odd is not None and odd[1].is_complex:
-            raise TypeError(f"model: {complex_refusal(f'parameter {odd[0]!r}', odd[1])}")
+            raise TypeError(f"model: {complex_refusal(f'parameter {odd[0]!r}', odd[1], 'by the audit')}")
         if odd is not None:
             raise TypeError(f"model: parameter {odd[0]!r} is {odd[1]}; the audit needs real floating weights")
     trained = _trained_dtype(model, trained_dtype)
@@ -262,7 +262,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     if inputs.is_complex():
         from rnnaudit.cells._validate import complex_refusal
 
-        raise ValueError(complex_refusal("inputs", inputs.dtype))
+        raise ValueError(complex_refusal("inputs", inputs.dtype, "as inputs"))
     if not inputs.is_floating_point() or 0 in inputs.shape:
         raise ValueError(f"inputs must be a non-empty real floating tensor, got {inputs.dtype} {tuple(inputs.shape)}")
     if T is not None:

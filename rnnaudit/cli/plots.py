@@ -85,7 +85,7 @@ def heatmap_plan(args, src):
                          "--rtol")
     common = {"kind": args.kind, "grid": grid, "rows": rows, "cols": rows, "dtype": src.x.dtype, "memory_limit": limit,
               "calibrate": True}
-    est = estimate_cost(src.cell, src.x.shape[1], method="sketch" if args.method == "sketch" else "products",
+    est = estimate_cost(src.cell, src.x.shape[1], method="sketch" if args.method == "sketch" else "auto",
                         **common)
     if args.method == "auto" and grid is not None and est.seconds > AUTO_SKETCH_SECONDS:
         sketch = estimate_cost(src.cell, src.x.shape[1], method="sketch", **common)

@@ -187,10 +187,21 @@ class Monitor:
             raise ValueError(f"wrap_kwargs: {picked} pick one recurrence of a torch module, which Monitor does not "
                              "follow (its probes run the inputs in their own order); audit a bidirectional model "
                              "with rnnaudit.audit(model, x), which reports each direction")
+        from rnnaudit.cells.adapters import complex_tensor_name
+        from rnnaudit.cells._validate import complex_refusal
+
+        odd = complex_tensor_name(model)
+        if odd is not None:  # its float64 twin would drop the imaginary parts; the probes themselves take complex
+            raise ValueError(f"model: {complex_refusal(odd[0], odd[1], 'by the Monitor')}")
         try:
             self.model, self.cell = model, wrap(model, **self.wrap_kwargs)
         except (TypeError, ValueError) as err:
             raise ValueError(f"model: {err}") from None
+        from rnnaudit.cells.real_view import RealView
+
+        if isinstance(self.cell, RealView):
+            raise ValueError("model: its state is complex, which the Monitor does not record yet (the probes do: "
+                             "rnnaudit.hidden_jacobian_maps, lyapunov_spectrum, the CLI's heatmap/lyapunov/spectrum)")
         self.run_dir, self.readout, self.loss_fn, self.per_step = Path(run_dir), readout, loss_fn, per_step
         self.factory = self._check_factory(factory)
         self.description = describe_model(model, self.cell)
@@ -288,7 +299,7 @@ class Monitor:
         if inputs.is_complex():
             from rnnaudit.cells._validate import complex_refusal
 
-            raise ValueError(complex_refusal("inputs", inputs.dtype))
+            raise ValueError(complex_refusal("inputs", inputs.dtype, "as inputs"))
         if not inputs.is_floating_point() or inputs.dim() not in (2, 3) or inputs.shape[-1] != n or 0 in inputs.shape:
             raise ValueError(f"inputs must be a non-empty floating tensor (m, T, {n}) or (T, {n}), got "
                              f"{inputs.dtype} {tuple(inputs.shape)}")

@@ -271,7 +271,7 @@ def _check_weights(weights, where: str, *, required: bool) -> None:
         if tensor.is_complex():  # integer buffers (a step counter) are fine; complex weights are not real
             from rnnaudit.cells._validate import complex_refusal
 
-            raise InputError(f"{where}: {complex_refusal(repr(name), tensor.dtype)}")
+            raise InputError(f"{where}: {complex_refusal(repr(name), tensor.dtype, 'in Monitor checkpoints')}")
         if tensor.is_floating_point() and not torch.isfinite(tensor).all():
             raise InputError(f"{where}: {name!r} holds NaN or Inf entries")
 

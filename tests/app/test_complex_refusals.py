@@ -1,6 +1,7 @@
-"""Complex weights and inputs are refused on every surface with one line naming the tensor or argument, until
-complex states are supported: no cast is suggested (a cast to a real dtype drops the imaginary part, and a
-diagonal complex recurrence then reports a wrong λ₁)."""
+"""Complex states and weights are probed as the real state (Re z, Im z); where complex is still unsupported (complex
+inputs, torch's own RNN modules, the audit, the Monitor, weights files) it is refused with one line naming the tensor
+or argument and the surface: no cast is suggested (a cast to a real dtype drops the imaginary part, and a diagonal
+complex recurrence then reports a wrong λ₁)."""
 
 import pytest
 import torch
@@ -9,9 +10,10 @@ from torch import nn
 import rnnaudit
 from rnnaudit import hidden_jacobian_maps, wrap
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.real_view import RealView
 from tests.conftest import cli_status
 
-NOT_YET = "complex weights, inputs and states are not yet supported by rnnaudit"
+NOT_YET = "complex tensors are not supported yet"
 
 
 class DiagonalComplex(nn.Module):
@@ -45,41 +47,41 @@ def _refusal(message: str, what: str) -> None:
     assert ".to(" not in message and "convert" not in message, message  # no cast suggested
 
 
-def test_wrap_refuses_complex_parameters_buffers_and_dtype():
-    with pytest.raises(ValueError) as err:
-        wrap(DiagonalComplex())
-    _refusal(str(err.value), "the model's parameter 'lam' is complex (complex128)")
+def test_wrap_takes_a_complex_step_as_its_real_view_and_refuses_complex_torch_rnns():
+    cell = wrap(DiagonalComplex())
+    assert isinstance(cell, RealView) and cell.hidden_size == 4
     module = nn.GRU(2, 3)
     module.register_buffer("phase", torch.ones(3, dtype=torch.complex64))
     with pytest.raises(ValueError) as err:
         wrap(module)
     _refusal(str(err.value), "buffer 'phase' is complex (complex64)")
-    with pytest.raises(ValueError) as err:
-        wrap(lambda x_t, h: h, input_size=2, state_size=2, dtype=torch.complex128)
-    _refusal(str(err.value), "dtype is complex (complex128)")
+    assert "in torch.nn.RNN/GRU/LSTM" in str(err.value)
+    free = wrap(lambda x_t, h: 0.5j * h, input_size=2, state_size=2, dtype=torch.complex128)
+    assert isinstance(free, RealView) and free.hidden_size == 4
 
 
-def test_the_probes_refuse_complex_inputs_and_a_complex_cell_without_a_contradiction():
+def test_the_probes_refuse_complex_inputs_and_take_a_complex_cell_as_its_real_view():
     cell = wrap(nn.GRU(2, 3).double())
     with pytest.raises(ValueError) as err:
         hidden_jacobian_maps(cell, torch.randn(5, 2, dtype=torch.complex64))
     _refusal(str(err.value), "x is complex (complex64)")
-    assert "complex64; convert to complex64" not in str(err.value)
-    with pytest.raises(ValueError) as err:
-        hidden_jacobian_maps(ComplexCell(), torch.randn(5, 2, dtype=torch.float64))
-    _refusal(str(err.value), "parameter 'W' is complex (complex128)")
-    with pytest.raises(ValueError) as err:  # the cell's own forward, which every probe's sequence check runs
-        ComplexCell()(torch.randn(1, 5, 2, dtype=torch.float64))
-    _refusal(str(err.value), "the cell's dtype is complex (complex128)")
+    assert "as inputs" in str(err.value) and "complex64; convert to complex64" not in str(err.value)
+    # a RecurrentCell with a complex W = I/2: ‖∂h_t/∂h_s‖₂ = 2^−(t−s) on the real view (the complex norm)
+    maps = hidden_jacobian_maps(ComplexCell(), torch.randn(5, 2, dtype=torch.float64), method="dense")
+    t, s = torch.tril_indices(6, 6)
+    assert torch.equal(maps.spectral[t, s], torch.ldexp(torch.ones(t.numel(), dtype=torch.float64), s - t))
+    assert ComplexCell()(torch.randn(1, 5, 2, dtype=torch.float64)).dtype == torch.complex128
     with pytest.raises(ValueError) as err:
         cell(torch.randn(1, 5, 2, dtype=torch.float64), torch.zeros(1, 3, dtype=torch.complex128))
     _refusal(str(err.value), "h0 is complex (complex128)")
+    assert "as the state of a real cell" in str(err.value)
 
 
 def test_audit_refuses_complex_weights_and_inputs():
     with pytest.raises(TypeError) as err:
         rnnaudit.audit(DiagonalComplex(), torch.randn(5, 2))
     _refusal(str(err.value), "model: parameter 'lam' is complex (complex128)")
+    assert "by the audit" in str(err.value)
     with pytest.raises(ValueError) as err:
         rnnaudit.audit(nn.GRU(2, 3), torch.randn(5, 2, dtype=torch.complex64))
     _refusal(str(err.value), "inputs is complex (complex64)")
@@ -89,6 +91,7 @@ def test_monitor_refuses_a_complex_model_and_complex_inputs(tmp_path):
     with pytest.raises(ValueError) as err:
         rnnaudit.Monitor(DiagonalComplex(), tmp_path / "a")
     _refusal(str(err.value), "parameter 'lam' is complex (complex128)")
+    assert "by the Monitor" in str(err.value)
     with pytest.raises(ValueError) as err:
         rnnaudit.Monitor(nn.GRU(2, 3), tmp_path / "b", inputs=torch.randn(5, 2, dtype=torch.complex64))
     _refusal(str(err.value), "inputs is complex (complex64)")
