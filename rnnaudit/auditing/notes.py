@@ -43,8 +43,10 @@ def measured_text(d: dict) -> str:
     horizon = f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps"
     lyap = ""
     if d.get("lyapunov"):
-        se = d["lyapunov_stderr"][0]
-        lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(se)}" if se is not None else "") + " nats/step"
+        u = (d.get("lyapunov_halfwidth") or [None])[0]
+        lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(u)}" if u is not None else "") + " nats/step"
+        if d.get("lyapunov_converged") is False:
+            lyap += " (not converged: a finite-time rate, lengthen T)"
     return (f"max ‖∂h_t/∂h_{{t−1}}‖₂ = {c_text} "
             f"({'contractive' if c is not None and c < 1 else 'not contractive'}"
             f" on these inputs), memory horizon {horizon}{lyap}")
