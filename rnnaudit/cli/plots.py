@@ -114,8 +114,8 @@ def _heatmap(args, src):
     rtol, grid, method, est = heatmap_plan(args, src)
     which = (f"sequence {pick} of {src.x.shape[0]}" if pick is not None else "the one sequence" if x.shape[0] == 1
              else f"the mean of the per-sequence norms over all {x.shape[0]} sequences")
-    print(f"heatmap of {which}")
     print(f"estimate: {est.describe()}")
+    print(f"heatmap of {which}")
     check_budget("heatmap", est.seconds, args.max_minutes)
     # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
     # model, corrected by the rate measured as the bar advances
