@@ -336,7 +336,12 @@ def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         :class:`LyapunovEstimate` (tensors in float64 unless ``dtype`` says otherwise).
 
     Raises:
-        ValueError: as :func:`lyapunov_spectrum`; ``sequence`` not an index of x's sequences.
+        ValueError: as :func:`lyapunov_spectrum`; ``sequence`` not an index of x's sequences; h0 (m', S) with
+            m' ≠ m.
+
+    Source: the QR method of Engelken, Wolf & Abbott (2023) and Vogt et al. (2022), per sequence; the error bars
+    are rnnaudit's (module docstring, "Error bars": batch means, a Richardson-type drift check, a second start
+    frame, and Student's t over sequences).
     """
     from scipy.stats import t as student_t
 
