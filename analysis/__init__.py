@@ -11,7 +11,7 @@ from rnnaudit.analysis.jacobian import (CERTIFIED_RTOL, HEATMAP_RTOL, JacobianMa
 from rnnaudit.analysis.grid_maps import (DEFAULT_RESOLUTION, CostEstimate, default_memory_limit, estimate_cost,
                                          gemm_seconds, grid_steps, state_block, stated_error_ratio)
 from rnnaudit.analysis.fixed_points import FixedPoints, find_fixed_points
-from rnnaudit.analysis.lyapunov import LyapunovSpectrum, lyapunov_spectrum
+from rnnaudit.analysis.lyapunov import LyapunovEstimate, LyapunovSpectrum, lyapunov_estimate, lyapunov_spectrum
 from rnnaudit.analysis.neumann import NeumannMonitor, neumann_arrays, series_truncation_errors
 from rnnaudit.analysis.pseudospectra import (KreissEstimate, PseudospectrumGrid, TransientGrowth, kreiss_constant,
                                              pseudospectrum, sigma_min, sigma_min_dense, transient_growth)
@@ -20,7 +20,7 @@ from rnnaudit.analysis.spectra import (SpectralSummary, condition_number, eigenv
                                        numerical_radius, numerical_range, orthogonality_distance, schur_departure,
                                        singular_values, spectral_summary)
 
-__all__ = ["FixedPoints", "find_fixed_points", "gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum",
+__all__ = ["FixedPoints", "find_fixed_points", "gradient_norms", "max_norm", "euclidean_norm", "LyapunovSpectrum", "lyapunov_spectrum", "LyapunovEstimate", "lyapunov_estimate",
            "RecurrentMatrixProbes", "recurrent_matrix_probes",
            "parameter_gradients", "hidden_jacobian_norms", "step_jacobians", "JacobianMaps",
            "hidden_jacobian_maps", "input_jacobian_maps", "input_jacobians", "pair_jacobian", "RademacherEstimate",

@@ -7,8 +7,9 @@ own inputs, in float64, on the state of one recurrence (one layer, one direction
 - the memory horizon: the smallest lag τ ≥ 1 at which the median over t (and sequences) of
   ‖∂h_t/∂h_{t−τ}‖₂ = ‖J_t ⋯ J_{t−τ+1}‖₂ falls below a threshold (10⁻³), or None ("beyond T") when no
   lag up to T gets there: how far back a perturbation of the state still shows;
-- the top Lyapunov exponents with their standard errors (:func:`rnnaudit.analysis.lyapunov_spectrum`,
-  Engelken, Wolf & Abbott 2023), the asymptotic log-growth rates of perturbations;
+- the top Lyapunov exponents with error bars that cover the finite-T bias and the spread over sequences
+  (:func:`rnnaudit.analysis.lyapunov_estimate`, Engelken, Wolf & Abbott 2023), the asymptotic log-growth rates of
+  perturbations, and whether they converged;
 - ‖∂L/∂h_0‖ for a loss L of the outputs (:func:`initial_state_gradient`): how much the loss still
   depends on where the sequence started.
 
@@ -28,7 +29,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.jacobian import _initial_states, _sequences, _trajectory_jacobians
-from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+from rnnaudit.analysis.lyapunov import CONVERGENCE_TOL, lyapunov_estimate
 from rnnaudit.cells.adapters import wrap
 
 __all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "spectral_norms", "norm_bounds",
@@ -51,8 +52,11 @@ class StateDiagnostics:
         horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
         horizon_medians: the median at τ = 1, 2, … up to the horizon (or T).
         threshold: of the horizon.
-        lyapunov: the top k exponents, largest first. lyapunov_stderr: their standard errors (NaN when
-            fewer than 2 windows). lyapunov_windows: windows behind the standard errors.
+        lyapunov: the top k exponents, largest first, the mean over the sequences used
+            (:func:`rnnaudit.analysis.lyapunov_estimate`). lyapunov_halfwidth: their stated errors (noise, finite-T
+            bias and spread over sequences; NaN when fewer than 2 windows). lyapunov_converged: every half-width
+            ≤ :data:`rnnaudit.analysis.lyapunov.CONVERGENCE_TOL`. lyapunov_windows: windows per sequence.
+            lyapunov_method: how the estimate and its error were formed, one line.
     """
 
     state_size: int
@@ -65,8 +69,10 @@ class StateDiagnostics:
     horizon_medians: list[float]
     threshold: float
     lyapunov: list[float] = field(default_factory=list)
-    lyapunov_stderr: list[float] = field(default_factory=list)
+    lyapunov_halfwidth: list[float] = field(default_factory=list)
     lyapunov_windows: int = 0
+    lyapunov_converged: bool = False
+    lyapunov_method: str = ""
 
     def to_json(self) -> dict:
         def num(v):
@@ -78,8 +84,9 @@ class StateDiagnostics:
                 "horizon_threshold": self.threshold,
                 "median_norm_at_horizon": num(self.horizon_medians[-1]) if self.horizon_medians else None,
                 "lyapunov": [v if math.isfinite(v) else ("-inf" if v < 0 else "inf") for v in self.lyapunov],
-                "lyapunov_stderr": [num(v) for v in self.lyapunov_stderr],
-                "lyapunov_windows": self.lyapunov_windows}
+                "lyapunov_halfwidth": [num(v) for v in self.lyapunov_halfwidth],
+                "lyapunov_windows": self.lyapunov_windows, "lyapunov_converged": self.lyapunov_converged,
+                "lyapunov_method": self.lyapunov_method}
 
 
 def spectral_norms(P: Tensor) -> Tensor:
@@ -213,8 +220,8 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
     Args:
         cell: a :class:`rnnaudit.cells.base.RecurrentCell` or anything :func:`rnnaudit.cells.wrap` accepts,
             float64 (the state measured is its whole packed state: (h, c) for an LSTM).
-        x: (T, n) or (m, T, n), the cell's dtype; the first ``max_sequences`` sequences are used, the
-            Lyapunov exponents along the first (warm-up T // 10 steps, 10 windows).
+        x: (T, n) or (m, T, n), the cell's dtype; the first ``max_sequences`` sequences are used, for every
+            quantity (the Lyapunov exponents: the mean over them, warm-up T // 10 steps, 10 windows each).
         k: how many exponents (capped at the state width). threshold: of the memory horizon.
         max_sequences: ≥ 1. h0: initial state (S,) or (m, S), zeros by default.
 
@@ -240,13 +247,14 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         steps, steps_upper = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
-        spectrum = lyapunov_spectrum(cell, x[:1], k=min(k, S), h0=None if h0 is None else h_start[0],
-                                     warmup=T // 10)
+        spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10)
     return StateDiagnostics(
         state_size=S, T=T, sequences=B, contractivity=float(steps.max()), contractivity_at=(flat // T, flat % T + 1),
         contractive_fraction=float((steps_upper < 1).double().mean()), horizon=horizon, horizon_medians=medians,
         threshold=float(threshold), lyapunov=[float(v) for v in spectrum.exponents],
-        lyapunov_stderr=[float(v) for v in spectrum.stderr], lyapunov_windows=int(spectrum.finite_time.shape[0]))
+        lyapunov_halfwidth=[float(v) for v in spectrum.halfwidth],
+        lyapunov_windows=int(spectrum.spectra[0].finite_time.shape[0]),
+        lyapunov_converged=spectrum.converged(CONVERGENCE_TOL), lyapunov_method=spectrum.method)
 
 
 def initial_state_gradient(cell, x: Tensor, loss_fn: Callable, targets, *,

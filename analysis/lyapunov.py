@@ -33,6 +33,33 @@ for a holomorphic step each exponent of the complex system appears twice. A cell
 Jacobian diag(a_t) (:mod:`analysis.diagonal`) gets the exact exponents of the diagonal product instead of the
 QR recursion: the sorted per-coordinate means (1/N) Σ_t log|a_{t,i}| (each twice for a complex state), with no
 alignment transient of Q.
+
+Error bars (:attr:`LyapunovSpectrum.halfwidth`). A finite-T estimate errs in two ways, and the stated
+half-width covers both:
+
+    u_i = 2·SE_i + D_i + 2·A_i
+
+- noise, 2·SE_i: the batch-means standard error (std of the n window means / √n), twice for about 95 %
+  coverage of a mean of nearly independent windows;
+- finite-T bias from a transient, D_i = |mean of the late half of the windows − mean of the early half|. Write
+  the counted log-factors as λ_i + b_t + noise with a transient b_t, whose sums over the early and late half of
+  the N counted steps are B₁ and B₂. The estimate's bias is (B₁ + B₂)/N and D_i = 2|B₁ − B₂|/N, so
+  D_i ≥ bias whenever the transient (one sign, |b_t| decreasing) puts at most a third of its weight in the late
+  half (3|B₂| ≤ |B₁|): an exponential transient of time constant ≤ N/(2 ln 3), or a 1/t one once N ≥ 16. D_i/2
+  is the Richardson estimate of a 1/N bias (the estimate at N against that over the early N/2); D_i doubles it
+  for the transients that have not finished by N/2;
+- the alignment of the start frame, A_i = |λ_i(Q_0) − λ_i(Q_0')|: the same trajectory run from a second,
+  independent Haar-random frame Q_0'. Σ_t log|R_t[i, i]| differs from N·λ_i by the log of the angles between the
+  start frame and the Oseledets subspaces, a sum that does not decay when exponents lie closer than about 1/N
+  (a near-degenerate spectrum, e.g. rotation-scaling blocks of nearly equal modulus, whose estimates trade places
+  with their neighbours for a long time): the drift D_i does not see it, and the spread between two starts does.
+  It is counted twice because a frame's offset has a mean as well as a spread: for the log of the projection
+  |z| of a Gaussian direction, mean −0.64 and sd 1.11 nats, and the difference of two frames has mean
+  |c − c'| ≈ 1.25 sd, so 2·A_i ≈ 2.5 sd covers |mean| + sd.
+
+:meth:`LyapunovSpectrum.converged` says whether every u_i is within a tolerance; an estimate that is not is not
+an exponent of the system, only a finite-time rate. For several sequences, :func:`lyapunov_estimate` combines the
+per-sequence spectra (mean, with the spread over sequences; its docstring).
 """
 
 from __future__ import annotations
@@ -49,8 +76,8 @@ from rnnaudit.analysis.jacobian import _initial_states, _jacobians_at, _sequence
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "kaplan_yorke_dimension", "RANK_LOSS_FACTOR", "FROBENIUS_PROBES",
-           "MATRIX_FREE_MIN_WIDTH"]
+__all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "LyapunovEstimate", "lyapunov_estimate", "kaplan_yorke_dimension", "RANK_LOSS_FACTOR", "FROBENIUS_PROBES",
+           "MATRIX_FREE_MIN_WIDTH", "CONVERGENCE_TOL"]
 
 #: |R_t[i, i]| ≤ RANK_LOSS_FACTOR·S·u·‖J_t‖_F counts as an exact 0 (u: the unit roundoff of ``dtype``). When J_t Q
 #: has lost rank in exact arithmetic (a ReLU unit off zeroes a row of J_t, and a non-diagonal W mixes that loss
@@ -69,6 +96,9 @@ FROBENIUS_PROBES = 4
 #: J_t is cheaper than T small passes (k = 1, T = 64, GRU: 0.22 s formed against 0.68 s matrix-free at S = 64,
 #: 1.16 against 1.35 at S = 256, but 3.46 against 1.21 at S = 512).
 MATRIX_FREE_MIN_WIDTH = 384
+#: Half-width (nats per step) within which the CLI, the diagnostics and the audit call an exponent converged: an
+#: error of 0.01 per step moves e^{λ T}, the growth of ‖∂h_T/∂h_0‖ it predicts, by at most a factor e over 100 steps.
+CONVERGENCE_TOL = 1e-2
 
 
 @dataclass(frozen=True)
@@ -85,6 +115,8 @@ class LyapunovSpectrum:
             / √n_windows, assuming windows long enough to be nearly independent); NaN with < 2 windows.
         drift: (k,) |mean of the second half of the windows − mean of the first half|: a trend that the
             standard error does not see; NaN with < 2 windows.
+        alignment: (k,) |exponents − the exponents from a second, independent start frame| on the same
+            trajectory (module docstring, A_i); 0 where both are −inf.
     """
 
     exponents: Tensor
@@ -94,21 +126,30 @@ class LyapunovSpectrum:
     steps: int
     stderr: Tensor
     drift: Tensor
+    alignment: Tensor
+
+    @property
+    def halfwidth(self) -> Tensor:
+        """(k,) the stated error u_i = 2·stderr + drift + 2·alignment (nats per step; module docstring, "Error
+        bars"): the interval exponents ± halfwidth covers the noise and the finite-T bias; NaN with < 2 windows,
+        0 for an exponent that is −inf (a singular product is exact)."""
+        u = 2 * self.stderr + self.drift + 2 * self.alignment
+        return torch.where(torch.isfinite(self.exponents), u, torch.zeros_like(u))
 
     def converged(self, tol: float) -> bool:
-        """True when every finite exponent has ``stderr`` and ``drift`` ≤ tol (nats per step), with at
-        least 4 windows. Exponents that are −inf (a singular product) count as converged.
+        """True when every finite exponent has :attr:`halfwidth` ≤ tol (nats per step), with at least 4
+        windows. Exponents that are −inf (a singular product) count as converged.
 
         Raises:
             ValueError: tol not a positive number.
         """
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0:
-            raise ValueError(f"tol must be a number > 0 (nats per step), got {tol!r}")
-        if self.finite_time.shape[0] < 4:
-            return False
-        finite = torch.isfinite(self.exponents)
-        ok = (self.stderr <= tol) & (self.drift <= tol)
-        return bool(torch.where(finite, ok, torch.ones_like(ok)).all())
+        return _converged(self.halfwidth, self.finite_time.shape[0] >= 4, tol)
+
+
+def _converged(halfwidth: Tensor, enough: bool, tol: float) -> bool:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol > 0:
+        raise ValueError(f"tol must be a number > 0 (nats per step), got {tol!r}")
+    return enough and bool((halfwidth <= tol).all())
 
 
 def _int_option(name: str, value, low: int) -> int:
@@ -187,30 +228,38 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
             logs = torch.log(mod[warmup:].to(dtype)).repeat_interleave(mult, dim=1)  # log 0 = −inf: singular
         if progress is not None:
             progress(T)
-        return _summary(logs, k, window, warmup, steps, x.device, dtype)
+        return _summary(logs, None, k, window, warmup, steps, x.device, dtype)
     unit = torch.finfo(dtype).eps / 2
     gen = torch.Generator().manual_seed(seed)
     Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
     logs = torch.empty(steps, k, dtype=dtype, device=x.device)
+    logs_b = torch.empty_like(logs)  # from the second start frame (the alignment term of the error bars)
+
+    def record(t, R, Rb, scale):
+        if t >= warmup:
+            for out, r in ((logs, R), (logs_b, Rb)):
+                d = r.diagonal().abs()
+                out[t - warmup] = torch.where(d <= RANK_LOSS_FACTOR * S * unit * scale, -math.inf, torch.log(d))
+
     if matrix_free:
         probes = torch.randn(FROBENIUS_PROBES, S, generator=gen, dtype=dtype).to(x.device)
+        Qb = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
         for t in range(T):
             # copies, not views of the trajectory: forward mode gives a view's tangent its base's size
             xr, hr = x[0, t][None].clone(), hs[t][None].clone()
-            V = torch.cat([Q.mT, probes]).to(x.dtype)
+            V = torch.cat([Q.mT, Qb.mT, probes]).to(x.dtype)
             with torch.no_grad():
                 Y = vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v[None],))[1][0])(V).to(dtype)
             if not bool(torch.isfinite(Y).all()):
                 raise ValueError(f"the Jacobian J_t is not finite at step t = {t + 1} of T = {T} (the state or the "
                                  f"cell's derivative overflowed); the Lyapunov exponents need finite Jacobians")
             Q, R = torch.linalg.qr(Y[:k].mT)
-            if t >= warmup:
-                d = R.diagonal().abs()
-                fro = float(Y[k:].square().sum() / FROBENIUS_PROBES) ** 0.5
-                lost = d <= RANK_LOSS_FACTOR * S * unit * fro
-                logs[t - warmup] = torch.where(lost, -math.inf, torch.log(d))
+            Qb, Rb = torch.linalg.qr(Y[k:2 * k].mT)
+            record(t, R, Rb, float(Y[2 * k:].square().sum() / FROBENIUS_PROBES) ** 0.5)
             if progress is not None and ((t + 1) % chunk == 0 or t + 1 == T):
                 progress((t + 1) - (t // chunk) * chunk)
+    else:
+        Qb = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
     for lo in range(0, T if not matrix_free else 0, chunk):
         hi = min(T, lo + chunk)
         J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
@@ -221,20 +270,27 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
                              f"or the cell's derivative overflowed); the Lyapunov exponents need finite Jacobians")
         for t, J_t in zip(range(lo, hi), J):
             Q, R = torch.linalg.qr(J_t @ Q)
-            if t >= warmup:
-                d = R.diagonal().abs()
-                lost = d <= RANK_LOSS_FACTOR * S * unit * torch.linalg.matrix_norm(J_t)
-                logs[t - warmup] = torch.where(lost, -math.inf, torch.log(d))
+            Qb, Rb = torch.linalg.qr(J_t @ Qb)
+            record(t, R, Rb, torch.linalg.matrix_norm(J_t))
         if progress is not None:
             progress(hi - lo)
-    return _summary(logs, k, window, warmup, steps, x.device, dtype)
+    return _summary(logs, logs_b, k, window, warmup, steps, x.device, dtype)
 
 
-def _summary(logs: Tensor, k: int, window: int, warmup: int, steps: int, device, dtype) -> LyapunovSpectrum:
-    """The :class:`LyapunovSpectrum` of per-step log growth factors ``logs`` (steps, ≥ k): the k largest means."""
+def _summary(logs: Tensor, logs_b: Tensor | None, k: int, window: int, warmup: int, steps: int, device,
+             dtype) -> LyapunovSpectrum:
+    """The :class:`LyapunovSpectrum` of per-step log growth factors ``logs`` (steps, ≥ k): the k largest means.
+    ``logs_b``: the same from the second start frame (steps, k), or None where no frame is involved (the exact
+    diagonal exponents: their alignment term is 0)."""
     exponents = logs.mean(0)
     order = torch.sort(exponents, descending=True, stable=True).indices[:k]
     exponents, logs = exponents[order], logs[:, order]
+    if logs_b is None:
+        alignment = torch.zeros_like(exponents)
+    else:
+        other = torch.sort(logs_b.mean(0), descending=True).values
+        both_inf = torch.isinf(exponents) & torch.isinf(other)
+        alignment = torch.where(both_inf, torch.zeros_like(other), (exponents - other).abs())
     n_windows = steps // window
     finite_time = logs[:n_windows * window].reshape(n_windows, window, k).mean(1)
     nan = torch.full((k,), math.nan, dtype=dtype, device=device)
@@ -245,7 +301,112 @@ def _summary(logs: Tensor, k: int, window: int, warmup: int, steps: int, device,
     else:
         stderr, drift = nan, nan.clone()
     return LyapunovSpectrum(exponents=exponents, finite_time=finite_time, window=window, warmup=warmup, steps=steps,
-                            stderr=stderr, drift=drift)
+                            stderr=stderr, drift=drift, alignment=alignment)
+
+
+@dataclass(frozen=True)
+class LyapunovEstimate:
+    """Result of :func:`lyapunov_estimate`: the exponents of one recurrence over m input sequences, in nats per step.
+
+    Attributes:
+        exponents: (k,) the mean over sequences of each sequence's estimate (sorted per sequence).
+        halfwidth: (k,) the stated error (:func:`lyapunov_estimate`): exponents ± halfwidth covers the noise, the
+            finite-T bias and the spread over sequences.
+        per_sequence: (m, k) each sequence's estimate. spectra: the m :class:`LyapunovSpectrum`.
+        warmup, steps: discarded and counted steps per sequence.
+        method: one line naming how the estimate and its error were formed (for labels and reports).
+    """
+
+    exponents: Tensor
+    halfwidth: Tensor
+    per_sequence: Tensor
+    spectra: tuple
+    warmup: int
+    steps: int
+    method: str
+
+    def converged(self, tol: float) -> bool:
+        """True when every finite exponent has :attr:`halfwidth` ≤ tol (nats per step) and every sequence had at
+        least 4 windows; −inf exponents count as converged.
+
+        Raises:
+            ValueError: tol not a positive number.
+        """
+        return _converged(self.halfwidth, all(s.finite_time.shape[0] >= 4 for s in self.spectra), tol)
+
+
+def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
+                      warmup: int | None = None, sequence: int | None = None, seed: int = 0, progress=None,
+                      **options) -> LyapunovEstimate:
+    """The k largest Lyapunov exponents of ``cell`` driven by every sequence of x, with error bars that cover the
+    finite-T bias as well as the noise: the one estimate of λ_i that the diagnostics, the audit and ``rnnaudit
+    lyapunov`` print.
+
+    Method: :func:`lyapunov_spectrum` on each of the m sequences (the same ``seed``), each giving λ̂_i^(s) with
+    u_i^(s) = 2·SE + drift + 2·alignment (module docstring, "Error bars"). The estimate is the mean
+    λ̄_i = (1/m) Σ_s λ̂_i^(s) and its half-width
+
+        U_i = max(t_{m−1}·sd_s(λ̂_i^(s))/√m, 2·√(Σ_s SE_s²)/m) + (1/m) Σ_s (drift + 2·alignment)^(s)
+
+    The first term is the noise of a mean of m independent estimates: the spread over sequences with Student's
+    t quantile t_{m−1} at 0.975 (m ≥ 2; it also covers genuine differences between sequences, so that an exponent
+    whose sign flips between sequences is reported with an interval containing both signs), and never below what
+    the windows give. The bias terms do not average out over sequences (every start frame is biased the same
+    way), so their mean is added in full. With one sequence, U_i = u_i.
+
+    Args:
+        cell, k, h0, seed, progress, options (window, chunk, dtype, matrix_free): as :func:`lyapunov_spectrum`;
+            h0 (S,) shared or (m, S). progress is called with steps done, summing to m·T.
+        x: (T, n) or (m, T, n), the cell's dtype.
+        warmup: discarded steps per sequence, 0 ≤ warmup < T; None: T // 10.
+        sequence: use only this sequence (0-based) instead of all.
+
+    Returns:
+        :class:`LyapunovEstimate` (tensors in float64 unless ``dtype`` says otherwise).
+
+    Raises:
+        ValueError: as :func:`lyapunov_spectrum`; ``sequence`` not an index of x's sequences; h0 (m', S) with
+            m' ≠ m.
+
+    Source: the QR method of Engelken, Wolf & Abbott (2023) and Vogt et al. (2022), per sequence; the error bars
+    are rnnaudit's (module docstring, "Error bars": batch means, a Richardson-type drift check, a second start
+    frame, and Student's t over sequences).
+    """
+    from scipy.stats import t as student_t
+
+    from rnnaudit.analysis.jacobian import _sequences as as_batch
+
+    cell = wrap(cell)
+    x = as_batch(cell, x, single=False)
+    if sequence is not None:
+        if isinstance(sequence, bool) or not isinstance(sequence, int) or not 0 <= sequence < x.shape[0]:
+            raise ValueError(f"sequence must be an index 0..{x.shape[0] - 1} of the {x.shape[0]} sequence(s), "
+                             f"got {sequence!r}")
+        x = x[sequence:sequence + 1]
+        if h0 is not None and h0.dim() == 2:
+            h0 = h0[sequence:sequence + 1]
+    m, T = x.shape[0], x.shape[1]
+    warmup = T // 10 if warmup is None else warmup
+    if h0 is not None and h0.dim() == 2 and h0.shape[0] != m:
+        raise ValueError(f"h0 must be (S,) or (m, S) with m = {m} sequences, got {tuple(h0.shape)}")
+    spectra = tuple(lyapunov_spectrum(cell, x[s], k, None if h0 is None else (h0[s] if h0.dim() == 2 else h0),
+                                      warmup=warmup, seed=seed, progress=progress, **options) for s in range(m))
+    per = torch.stack([s.exponents for s in spectra])
+    mean = per.mean(0)
+    bias = torch.stack([s.drift + 2 * s.alignment for s in spectra]).mean(0)
+    windows = 2 * torch.stack([s.stderr for s in spectra]).square().sum(0).sqrt() / m
+    if m >= 2:
+        finite = torch.isfinite(per).all(0)
+        spread = torch.where(finite, per, torch.zeros_like(per)).std(0) * float(student_t.ppf(0.975, m - 1)) / m ** 0.5
+        noise = torch.maximum(spread, windows)
+        how = (f"mean over {m} sequences ± (Student-t spread over sequences, or 2 batch-means standard errors, "
+               f"+ drift + start-frame alignment)")
+    else:
+        noise = windows
+        how = "one sequence ± (2 batch-means standard errors + drift + start-frame alignment)"
+    halfwidth = torch.where(torch.isfinite(mean), noise + bias, torch.zeros_like(mean))
+    return LyapunovEstimate(exponents=mean, halfwidth=halfwidth, per_sequence=per, spectra=spectra, warmup=warmup,
+                            steps=spectra[0].steps, method=f"{how}, {warmup} warm-up steps discarded")
 
 
 def kaplan_yorke_dimension(exponents) -> float:

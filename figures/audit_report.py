@@ -66,13 +66,14 @@ def _claim_name(c: dict) -> str:
 
 def _fmt_lyapunov(d: dict) -> str:
     out = []
-    for v, se in zip(d.get("lyapunov") or [], d.get("lyapunov_stderr") or []):
-        out.append(str(v) if isinstance(v, str) else fmt_number(v) + ("" if se is None else f" ± {fmt_number(se)}"))
-    return ", ".join(out) or "–"
+    for v, u in zip(d.get("lyapunov") or [], d.get("lyapunov_halfwidth") or []):
+        out.append(str(v) if isinstance(v, str) else fmt_number(v) + ("" if u is None else f" ± {fmt_number(u)}"))
+    text = ", ".join(out) or "–"
+    return text + (" (not converged)" if out and d.get("lyapunov_converged") is False else "")
 
 
 _DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "steps certified contractive", "memory horizon",
-                 "top Lyapunov exponents (nats/step ± s.e.)", "‖∂L/∂h_0‖")
+                 "top Lyapunov exponents (nats/step ± noise, finite-T bias and spread over sequences)", "‖∂L/∂h_0‖")
 
 
 def _diag_columns(latest: dict) -> tuple:

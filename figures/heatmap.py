@@ -22,7 +22,8 @@ def jacobian_panel_maps(cell, x: Tensor, kind: str = "hidden", rtol: float | Non
 
     Args:
         cell: any :class:`cells.base.RecurrentCell` or a model :func:`rnnaudit.cells.wrap` accepts.
-            x: one sequence (T, n).
+            x: one sequence (T, n), or m sequences (m, T, n): the map is then the mean over them of the
+            per-sequence norms (the map functions' ``reduce="mean"``), as the figure's titles and data say.
         kind: ``"hidden"`` (‖∂h_t/∂h_s‖₂, :func:`analysis.hidden_jacobian_maps`) or ``"input"``
             (‖∂h_τ/∂x_t‖₂, :func:`analysis.input_jacobian_maps`).
         rtol: relative tolerance of the certified norms; None (default) is
@@ -102,13 +103,17 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
         The matplotlib Figure. Its data (:func:`rnnaudit.figures.saving.save_figure` writes them as .npz): the map
         ``jacobian_norm`` (T' × T', lower-triangular) with the steps of its rows and columns, ``t`` and ``s``
         (``tau`` and ``t`` for ``kind="input"``; 0..T, or the grid's steps); with two panels (ENRNN) each name
-        ends in the block, ``jacobian_norm_h_L``, ``t_h_L``, …; the colour bar's label of each in ``labels``.
+        ends in the block, ``jacobian_norm_h_L``, ``t_h_L``, …; ``sequences``, how many sequences the map
+        aggregates (the title and every label say how: one sequence, or the mean of the norms); the colour bar's
+        label of each in ``labels``.
 
     Raises:
         ValueError: see :func:`jacobian_panel_maps`.
     """
     panels = jacobian_panel_maps(cell, x, kind, rtol, grid=grid, block=block, layer=layer,
                                  memory_limit=memory_limit, progress=work, method=method)
+    n_seq = x.shape[0] if x.dim() == 3 else 1
+    aggregate = "one sequence" if n_seq == 1 else f"mean of the norms over {n_seq} sequences"
     if progress is not None:
         progress(1)
     positive = torch.cat([m.spectral[m.spectral > 0] for m in panels.values()])
@@ -125,8 +130,7 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
             stated = f", certified to rtol {m.rtol:g}"
         plot_jacobian_heatmap(m.spectral, ax=ax, log=log, title=f"{where}{sampled}{stated}", vmin=float(positive.min()),
                               vmax=float(positive.max()), kind=kind, steps=m.steps, label=label)
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(f"{title} ({aggregate})" if title else aggregate)
     # the maps themselves go beside the figure (.npz), one array per panel, with the steps of its rows and columns
     data, labels = {}, {}
     row, col = ("t", "s") if kind == "hidden" else ("tau", "t")
@@ -135,10 +139,13 @@ def plot_jacobian_heatmaps(cell, x: Tensor, *, kind: str = "hidden", log: bool =
         steps = (np.arange(m.spectral.shape[0]) if m.steps is None else m.steps.detach().cpu().numpy())
         data[f"jacobian_norm{suffix}"] = m.spectral.detach().cpu().numpy()
         data[f"{row}{suffix}"], data[f"{col}{suffix}"] = steps, steps.copy()
-        labels[f"jacobian_norm{suffix}"] = f"{label}; [i, j] at {row} = {row}{suffix}[i], {col} = {col}{suffix}[j]"
+        labels[f"jacobian_norm{suffix}"] = (f"{label}, {aggregate}; [i, j] at {row} = {row}{suffix}[i], "
+                                            f"{col} = {col}{suffix}[j]")
         labels[f"{row}{suffix}"] = "target step t (rows)" if kind == "hidden" else "state step τ (rows)"
         labels[f"{col}{suffix}"] = "source step s (columns)" if kind == "hidden" else "input step t (columns)"
-    certified = [m.rtol for m in panels.values() if m.factor is None]
+    data["sequences"] = np.asarray(n_seq, dtype=np.int64)
+    labels["sequences"] = f"sequences aggregated: {aggregate}"
+    certified = [p.rtol for p in panels.values() if p.factor is None]
     if certified:  # the stated relative error of every certified value (a randomized sketch states its factor)
         data["rtol"] = np.asarray(max(certified), dtype=np.float64)
         labels["rtol"] = "relative error bound of every certified value"

@@ -3,6 +3,13 @@
 Σ_t log ‖J_t q_(t−1)‖₂ = log ‖J_T ⋯ J_1 q_0‖₂ ≤ log ‖∂h_T/∂h_0‖₂ (Benettin's normalised tangent vector, q_0 = 1/√S),
 so a positive finite-time top exponent λ₁ gives ‖∂h_T/∂h_0‖₂ ≥ e^(Tλ₁) > 1. rnnaudit's extension (see
 laurent2017.no_chaos.general for the converse direction); its content on a model is the assumption λ₁ > 0.
+
+This λ₁ is λ₁(T; q₀) = (1/T) log ‖J_T ⋯ J_1 q₀‖₂, the growth rate of one tangent vector over all T steps of one
+sequence, with no warm-up, because that is the number the inequality is about (it holds for this q₀ at this T). It
+is not the Lyapunov exponent the diagnostics report (:func:`rnnaudit.analysis.lyapunov_estimate`: warm-up T/10
+discarded, the mean over the sequences, ± an error that covers the finite-T bias), which estimates the asymptotic
+rate; the two differ by the transient of the first steps and by sequence, and the assumption's line says which
+one it prints.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ __all__ = ["chaos_explodes_general"]
 def _chaotic(case: ArchCase) -> tuple[bool, str]:
     J, _ = step_jacobians(case)
     lam = float(finite_time_exponent(J).detach())
-    return lam > 0, f"finite-time λ₁ = {lam:.6g} per step"
+    return lam > 0, (f"λ₁(T; q₀) = {lam:.6g} per step: (1/T) log‖J_T⋯J_1 q₀‖, q₀ = 1/√S, all T = {J.shape[0]} steps, "
+                     "no warm-up (not the diagnostics' asymptotic estimate λ₁ ± error)")
 
 
 A_CHAOTIC = Assumption("the sequence is chaotic: finite-time top Lyapunov exponent λ₁ > 0", _chaotic)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["assumption_notes", "remedy", "measured_text"]
+__all__ = ["assumption_notes", "remedy", "by_design", "orthogonal_roles", "measured_text", "ORTHOGONAL_DEFECT"]
 
 #: assumption wording → the standard remedy, first match wins (a constraint the theorem asks of the
 #: weights has a parametrization that enforces it; an architectural assumption has none)
@@ -20,9 +20,46 @@ _REMEDIES = (
 )
 
 
-def remedy(assumption: str) -> str | None:
+#: ‖WᵀW − I‖₂ at or below which the audit takes a recurrent matrix as orthogonal by design: a float32-trained
+#: orthogonal parametrization leaves a defect of order √n·u₃₂ ≈ 6e-8·√n (1e-6 at n = 256), well below; a matrix
+#: that is orthogonal only by accident of training is not, at this distance, told apart from one by design.
+ORTHOGONAL_DEFECT = 1e-5
+
+#: assumption wording that bounds a norm of the recurrent weight below 1 (the remedy "spectral_norm" of _REMEDIES)
+_NORM_BOUNDS = _REMEDIES[-1][0]
+
+
+def orthogonal_roles(model: dict | None) -> list[str]:
+    """Roles of the audited model's square recurrent matrices that are orthogonal (‖WᵀW − I‖₂ ≤
+    :data:`ORTHOGONAL_DEFECT`), from the audit's ``model`` summary; [] without one."""
+    recurrent = (model or {}).get("recurrent") or {}
+    return [role for role, r in recurrent.items()
+            if r.get("orthogonality_defect") is not None and r["orthogonality_defect"] <= ORTHOGONAL_DEFECT]
+
+
+def by_design(assumption: str, model: dict | None = None) -> str | None:
+    """Why a failing assumption cannot be remedied on this model, where its design rules the remedy out; None
+    otherwise. An orthogonal recurrent matrix has ‖W‖₂ = 1 exactly, so a norm bound below 1 fails by
+    construction, and spectral_norm (or any shrinking of W) would give up the norm preservation the model is
+    built for."""
+    roles = orthogonal_roles(model)
+    if roles and any(k in assumption for k in _NORM_BOUNDS):
+        return (f"by design: {', '.join(roles)} orthogonal (‖WᵀW − I‖₂ ≤ {ORTHOGONAL_DEFECT:g}), so ‖W‖₂ = 1 and a "
+                "norm bound below 1 cannot hold; shrinking W would undo the orthogonality the model is built on")
+    return None
+
+
+def remedy(assumption: str, model: dict | None = None) -> str | None:
     """The standard remedy for a failing assumption, by its wording; None when training cannot fix it
-    (an activation, an architecture, a task)."""
+    (an activation, an architecture, a task, a condition on the data such as every step contracting) or when
+    the model's design rules it out (:func:`by_design`: an orthogonal W is never told to use spectral_norm).
+
+    Args:
+        assumption: the assumption's name as the claim states it.
+        model: the audit's ``model`` summary (:func:`rnnaudit.auditing.summary.model_summary`), or None.
+    """
+    if by_design(assumption, model):
+        return None
     for keys, text in _REMEDIES:
         if any(k in assumption for k in keys):
             return text
@@ -43,18 +80,22 @@ def measured_text(d: dict) -> str:
     horizon = f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps"
     lyap = ""
     if d.get("lyapunov"):
-        se = d["lyapunov_stderr"][0]
-        lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(se)}" if se is not None else "") + " nats/step"
+        u = (d.get("lyapunov_halfwidth") or [None])[0]
+        lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(u)}" if u is not None else "") + " nats/step"
+        if d.get("lyapunov_converged") is False:
+            lyap += " (not converged: a finite-time rate, lengthen T)"
     return (f"max ‖∂h_t/∂h_{{t−1}}‖₂ = {c_text} "
             f"({'contractive' if c is not None and c < 1 else 'not contractive'}"
             f" on these inputs), memory horizon {horizon}{lyap}")
 
 
 def assumption_notes(result: dict) -> list[dict]:
-    """For each applicable claim with a failing assumption: {"claim", "part", "assumption", "measured",
-    "remedy", "line"}; "measured" is the diagnostics of the same part (or of every part, joined), None
+    """For each applicable claim with a failing assumption: {"claim", "part", "assumption", "measured", "line"},
+    with "remedy" only where one is right (:func:`remedy`) and "by_design" where the model's design rules one out
+    (:func:`by_design`); "measured" is the diagnostics of the same part (or of every part, joined), None
     without diagnostics."""
     diags = result.get("diagnostics") or []
+    model = result.get("model")
     out = []
     for c in result["claims"]:
         failing = [a for a in c.get("assumptions") or [] if not a["holds"]] if c["applies"] else []
@@ -63,11 +104,15 @@ def assumption_notes(result: dict) -> list[dict]:
         a = failing[0]
         same = [d for d in diags if d["part"] == c.get("part")] or diags
         measured = "; ".join((f"{d['part']}: " if len(same) > 1 else "") + measured_text(d) for d in same) or None
-        fix = remedy(a["name"])
+        fix, design = remedy(a["name"], model), by_design(a["name"], model)
         where = f" ({c['part']})" if c.get("part") else ""
         line = (f"{c['id']}{where}: the assumption “{a['name']}” fails ({a['detail']}), so the theorem says nothing "
                 f"here" + (f"; measured instead: {measured}" if measured else "") + (f"; remedy: {fix}" if fix else "")
-                + ".")
-        out.append({"claim": c["id"], "part": c.get("part"), "assumption": a["name"], "measured": measured,
-                    "remedy": fix, "line": line})
+                + (f"; {design}" if design else "") + ".")
+        note = {"claim": c["id"], "part": c.get("part"), "assumption": a["name"], "measured": measured, "line": line}
+        if fix:
+            note["remedy"] = fix
+        if design:
+            note["by_design"] = design
+        out.append(note)
     return out

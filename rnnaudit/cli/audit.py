@@ -56,7 +56,7 @@ def run(args) -> int:
               f"stable, {f['unstable']} unstable, {f['marginal']} marginal), {f['slow']} slow"
               + ("" if worst is None else f"; largest |λ| = {worst['modulus']:.4g} at an unstable point"))
     for n in doc["latest"].get("notes") or []:
-        if n["remedy"]:
+        if n.get("remedy"):
             print(f"remedy for {n['claim']}{_part(n)}: "
                   f"{n['remedy']}")
     out = Path(args.out)

@@ -198,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--role", help="which recurrent matrix, by role (default: every one)")
         if name == "lyapunov":
             p.add_argument("--k", type=count, help="how many exponents (default: all)")
+        if name in ("heatmap", "lyapunov"):
+            p.add_argument("--sequence", type=seed, metavar="I",
+                           help="use only this sequence of the inputs, 0-based (default: all of them, "
+                                + ("the mean of the per-sequence norms" if name == "heatmap" else
+                                   "the mean of the per-sequence exponents, error bars covering their spread")
+                                + ")")
         if name == "fixed-points":
             p.add_argument("--input", choices=("zero", "mean"), default="zero",
                            help="the constant input x*: zero, or the mean of the inputs (default: zero)")

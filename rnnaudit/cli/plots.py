@@ -83,8 +83,9 @@ def heatmap_plan(args, src):
     if args.method == "sketch" and grid is None:
         raise InputError("--method sketch samples the map on a grid: give --resolution, or drop --certified/a finer "
                          "--rtol")
+    batch = src.x.shape[0] if getattr(args, "sequence", None) is None else 1
     common = {"kind": args.kind, "grid": grid, "rows": rows, "cols": rows, "dtype": src.x.dtype, "memory_limit": limit,
-              "calibrate": True}
+              "calibrate": True, "batch": batch}
     est = estimate_cost(src.cell, src.x.shape[1], method="sketch" if args.method == "sketch" else "auto",
                         **common)
     if args.method == "auto" and grid is not None and est.seconds > AUTO_SKETCH_SECONDS:
@@ -108,14 +109,19 @@ def _heatmap(args, src):
 
     from rnnaudit.cli.budget import check_budget
 
+    pick = _sequence(args, src)
+    x = src.x if pick is None else src.x[pick]
     rtol, grid, method, est = heatmap_plan(args, src)
+    which = (f"sequence {pick} of {src.x.shape[0]}" if pick is not None else "the one sequence" if x.shape[0] == 1
+             else f"the mean of the per-sequence norms over all {x.shape[0]} sequences")
     print(f"estimate: {est.describe()}")
+    print(f"heatmap of {which}")
     check_budget("heatmap", est.seconds, args.max_minutes)
     # the bar's total is the estimate's work in GEMM units (what the maps report as done), so its ETA follows the
     # model, corrected by the rate measured as the bar advances
     with tqdm(total=est.work, unit="GEMM", unit_scale=True, desc="heatmap", file=sys.stderr, dynamic_ncols=True,
               disable=not sys.stderr.isatty(), leave=False) as bar:
-        return plot_jacobian_heatmaps(src.cell, src.x[0], kind=args.kind, log=not args.linear,
+        return plot_jacobian_heatmaps(src.cell, x, kind=args.kind, log=not args.linear,
                                       title=mpl_text(src.label), rtol=rtol, grid=grid, block=args.block,
                                       layer=_layer(args, src), memory_limit=est.memory_limit, work=bar.update,
                                       method=method)
@@ -167,21 +173,38 @@ def no_recurrent_matrix_message(src) -> str:
             "(docs/your-model.md, 'Figures of your own model')")
 
 
+def _sequence(args, src):
+    """--sequence as a 0-based index of the inputs' sequences, or None (all of them)."""
+    from rnnaudit.untrusted import InputError
+
+    pick = getattr(args, "sequence", None)
+    if pick is not None and not pick < src.x.shape[0]:
+        raise InputError(f"--sequence {pick}: the inputs hold {src.x.shape[0]} sequence(s), 0-based indices "
+                         f"0..{src.x.shape[0] - 1}")
+    return pick
+
+
 def _lyapunov(args, src):
-    from rnnaudit.analysis.lyapunov import lyapunov_spectrum
+    from rnnaudit.analysis.lyapunov import CONVERGENCE_TOL, lyapunov_estimate
     from rnnaudit.figures.escaping import mpl_text
     from rnnaudit.figures.lyapunov import plot_lyapunov
     from rnnaudit.progress import progress_bar
 
-    with torch.enable_grad(), progress_bar(src.x.shape[1], "lyapunov") as bar:
-        spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10,
-                                     progress=bar.update)
-    values = spectrum.exponents.tolist()
+    pick = _sequence(args, src)
+    m = src.x.shape[0] if pick is None else 1
+    with torch.enable_grad(), progress_bar(m * src.x.shape[1], "lyapunov") as bar:
+        est = lyapunov_estimate(src.cell, src.x, k=args.k, sequence=pick, progress=bar.update)
+    values = est.exponents.tolist()
+    which = f"sequence {pick} of {src.x.shape[0]}" if pick is not None else \
+        ("the one sequence" if m == 1 else f"the mean over all {m} sequences")
     shown = ", ".join(f"{v:.4g}" for v in values[:10]) + (" ..." if len(values) > 10 else "")
-    print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first: {shown}")
-    print(f"largest: {values[0]:.6g} ± {2 * float(spectrum.stderr[0]):.2g} (2 standard errors over "
-          f"{spectrum.finite_time.shape[0]} windows); converged at 1e-2: {spectrum.converged(1e-2)}")
-    return plot_lyapunov(spectrum, title=mpl_text(src.label))
+    print(f"{src.label}: {len(values)} Lyapunov exponent(s), nats per step, largest first, {which}: {shown}")
+    print(f"largest: {values[0]:.6g} ± {float(est.halfwidth[0]):.2g} ({est.method}); converged at "
+          f"{CONVERGENCE_TOL:g}: {est.converged(CONVERGENCE_TOL)}")
+    if not est.converged(CONVERGENCE_TOL):
+        print(f"warning: not converged: some exponent's stated error exceeds {CONVERGENCE_TOL:g} nats per step; "
+              "these are finite-time rates, lengthen --T or give longer --inputs")
+    return plot_lyapunov(est, title=mpl_text(src.label))
 
 
 def _fixed_points(args, src):

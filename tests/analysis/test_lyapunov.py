@@ -260,3 +260,91 @@ def test_matrix_free_progress_adds_up_to_T():
     seen = []
     lyapunov_spectrum(cell, torch.randn(23, 2, dtype=F64), k=1, chunk=5, progress=seen.append)
     assert seen == [5, 5, 5, 5, 3]
+
+
+def _rotation_scaling(log_moduli, angles) -> torch.Tensor:
+    """Block-diagonal W of 2 × 2 blocks r_j R(θ_j): the real form of the diagonal complex recurrence
+    h ← diag(r_j e^{iθ_j}) h. Each block is conformal, so both of its exponents are log r_j exactly."""
+    W = torch.zeros(2 * len(log_moduli), 2 * len(log_moduli), dtype=F64)
+    for j, (a, th) in enumerate(zip(log_moduli, angles)):
+        W[2 * j:2 * j + 2, 2 * j:2 * j + 2] = math.exp(a) * torch.tensor(
+            [[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]], dtype=F64)
+    return W
+
+
+def _linear_cell(W):
+    return wrap(lambda x_t, h: h @ W.mT + x_t.sum(-1, keepdim=True), input_size=2, state_size=W.shape[0])
+
+
+def test_rotation_scaling_lambda1_lies_inside_the_stated_interval_where_two_standard_errors_miss_it():
+    """16 blocks with log-moduli spread over [−0.1, 0] (gaps ≈ 0.006, so the top direction separates from its
+    neighbours only over ≈ 1/0.006 steps): at T = 100 the estimate of λ₁ is biased low by several standard
+    errors, which the old ±2 SE did not cover; the stated interval (2 SE + drift + start-frame alignment)
+    must, and the estimate must not be called converged at 1e-3."""
+    g = torch.Generator().manual_seed(0)
+    log_r = torch.sort(-0.1 * torch.rand(16, generator=g, dtype=F64), descending=True).values
+    cell = _linear_cell(_rotation_scaling(log_r.tolist(), (math.pi * torch.rand(16, generator=g)).tolist()))
+    x = torch.randn(100, 2, generator=g, dtype=F64)
+    res = lyapunov_spectrum(cell, x, warmup=10)
+    err = abs(float(res.exponents[0]) - float(log_r[0]))
+    assert err > 2 * float(res.stderr[0])  # the old error bar misses the truth
+    assert err <= float(res.halfwidth[0])
+    assert not res.converged(1e-3)
+
+
+def test_normal_map_with_separated_exponents_lies_inside_its_intervals():
+    """W = Q diag(λ) Qᵀ (orthogonal Q): every exponent is log|λ_i|; with gaps ≥ 0.1 the estimates converge fast
+    and every one lies in its interval, which is tight (≤ 0.02) and converged at that tolerance."""
+    lam = torch.tensor([0.95, -0.85, 0.75, 0.6, -0.5, 0.4], dtype=F64)
+    Q = torch.linalg.qr(torch.randn(6, 6, generator=torch.Generator().manual_seed(5), dtype=F64))[0]
+    cell = _linear_cell(Q @ torch.diag(lam) @ Q.mT)
+    res = lyapunov_spectrum(cell, torch.randn(400, 2, dtype=F64, generator=torch.Generator().manual_seed(6)),
+                            warmup=40)
+    truth = torch.sort(lam.abs().log(), descending=True).values
+    assert torch.all((res.exponents - truth).abs() <= res.halfwidth)
+    assert res.converged(0.02)
+
+
+def test_one_unit_tanh_map_at_its_fixed_point_has_exponent_log_w_inside_the_interval():
+    """h ← tanh(w h) with |w| < 1 has the fixed point h* = 0 with J = w: λ = log|w|. From h_0 = 1 the early steps
+    contract faster (tanh′ < 1 away from 0): a transient the warm-up (10 %) does not remove at T = 60; the stated
+    interval covers it, and a long run converges to log|w|."""
+    w = 0.8
+    cell = wrap(lambda x_t, h: torch.tanh(w * h + 0 * x_t), input_size=1, state_size=1)
+    h0 = torch.ones(1, dtype=F64)
+    short = lyapunov_spectrum(cell, torch.zeros(60, 1, dtype=F64), h0=h0, warmup=6)
+    assert abs(float(short.exponents[0]) - math.log(w)) <= float(short.halfwidth[0])
+    assert not short.converged(1e-3)
+    long = lyapunov_spectrum(cell, torch.zeros(1000, 1, dtype=F64), h0=h0, warmup=100)
+    assert abs(float(long.exponents[0]) - math.log(w)) <= float(long.halfwidth[0]) <= 1e-3
+
+
+def test_a_short_run_is_flagged_not_converged_where_the_long_run_is():
+    """The same driven contraction at T = 20 (2 steps per window) and T = 4000: the short run's half-width exceeds
+    the tolerance, the long run's does not."""
+    cell = wrap(lambda x_t, h: torch.tanh(0.9 * h + x_t), input_size=1, state_size=1)
+    g = torch.Generator().manual_seed(7)
+    short = lyapunov_spectrum(cell, torch.randn(20, 1, generator=g, dtype=F64), warmup=2)
+    long = lyapunov_spectrum(cell, torch.randn(4000, 1, generator=g, dtype=F64), warmup=400)
+    assert not short.converged(0.1) and long.converged(0.1)
+
+
+def test_the_estimate_over_sequences_covers_the_spread_between_sequences():
+    """A map whose rate depends on the sequence (h ← a(x) h with a = 0.9 on positive inputs, 0.5 otherwise): one
+    sequence of mostly positive inputs and one of mostly negative give exponents far apart; the mean over both
+    has an interval containing each, and one sequence alone is picked by ``sequence``."""
+    from rnnaudit.analysis.lyapunov import lyapunov_estimate
+
+    cell = wrap(lambda x_t, h: torch.where(x_t > 0, 0.9 * h, 0.5 * h), input_size=1, state_size=1)
+    g = torch.Generator().manual_seed(8)
+    x = torch.stack([torch.randn(200, 1, generator=g, dtype=F64).abs() * torch.where(
+        torch.rand(200, 1, generator=g) < p, 1.0, -1.0).to(F64) for p in (0.8, 0.2)])
+    est = lyapunov_estimate(cell, x, warmup=20)
+    assert est.per_sequence.shape == (2, 1)
+    lo, hi = est.exponents - est.halfwidth, est.exponents + est.halfwidth
+    assert torch.all((lo <= est.per_sequence) & (est.per_sequence <= hi))
+    one = lyapunov_estimate(cell, x, warmup=20, sequence=1)
+    assert float(one.exponents[0]) == float(est.per_sequence[1, 0]) and "one sequence" in one.method
+    assert "mean over 2 sequences" in est.method
+    with pytest.raises(ValueError, match="sequence must be an index 0..1"):
+        lyapunov_estimate(cell, x, sequence=2)

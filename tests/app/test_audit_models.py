@@ -417,7 +417,7 @@ def test_failing_assumption_note_says_what_is_measured_and_the_remedy():
     result = {"claims": [{"id": "p.t", "applies": True, "assumptions": [
         {"name": "W orthogonal", "holds": False, "detail": "‖WᵀW − I‖₂ = 0.4"}]}],
         "diagnostics": [{"part": "layer 0", "contractivity": 1.3, "T": 50, "horizon": None,
-                         "lyapunov": [0.02], "lyapunov_stderr": [0.01]}]}
+                         "lyapunov": [0.02], "lyapunov_halfwidth": [0.01]}]}
     (note,) = assumption_notes(result)
     assert "theorem says nothing here" in note["line"] and "max ‖∂h_t/∂h_{t−1}‖₂ = 1.3 (not contractive" in note["line"]
     assert "beyond T = 50" in note["line"] and "parametrizations.orthogonal" in note["line"]

@@ -1,4 +1,4 @@
-"""The Lyapunov figure: two panels (exponents with ±2 standard errors, finite-time convergence), styled
+"""The Lyapunov figure: two panels (exponents with their stated errors, finite-time convergence), styled
 without touching the caller's rcParams."""
 
 import matplotlib

@@ -85,3 +85,31 @@ def test_laurent2017_chaos_assumption_holds_on_the_chaotic_lstm_as_a_user_module
     assert on.assumptions_hold and on.verdict == "holds"
     assert not assessed(no_chaos_general, ModelView(wrap(m), torch.zeros(1, 200, 1, dtype=torch.float64))
                         ).assumptions_hold
+
+
+def test_chaos_explodes_lambda1_is_the_one_vector_rate_without_warm_up_and_says_so():
+    """The claim's λ₁(T; q₀) and the diagnostics' λ₁ are different numbers by design, and the assumption's line
+    names which it prints. Where the conventions coincide (one unit, so the start vector does not matter; no
+    warm-up; one sequence) the analysis engine gives the same number to rounding; with the diagnostics' warm-up
+    the transient of a tanh unit started far from its fixed point makes them differ."""
+    from rnnaudit.analysis import lyapunov_estimate
+    from rnnaudit.bounds.architectures import step_jacobians
+    from rnnaudit.bounds.laurent2017.chaos import finite_time_exponent
+    from rnnaudit.bounds.laurent2017.chaos_explodes_general import A_CHAOTIC
+    from rnnaudit.bounds.pascanu2013.cases import linear_regime_case
+
+    case = linear_regime_case(1, 40, 1.5, "cpu", torch.float64)
+    J, _ = step_jacobians(case)
+    ok, detail = A_CHAOTIC.check(case)
+    assert ok and "no warm-up" in detail and "not the diagnostics'" in detail
+    cell = wrap(lambda x_t, h: 1.5 * h + 0 * x_t.sum(-1, keepdim=True), input_size=case.x.shape[-1], state_size=1)
+    engine = lyapunov_estimate(cell, case.x, warmup=0)
+    assert float(engine.exponents[0]) == pytest.approx(float(finite_time_exponent(J)), abs=1e-12)
+    tanh = wrap(lambda x_t, h: torch.tanh(0.8 * h + 0 * x_t), input_size=1, state_size=1)
+    x, h0 = torch.zeros(1, 50, 1, dtype=torch.float64), 3 * torch.ones(1, dtype=torch.float64)
+    from rnnaudit.analysis.jacobian import step_jacobians as engine_steps
+
+    J_tanh, _ = engine_steps(tanh, x, h0)
+    whole = float(finite_time_exponent(J_tanh.reshape(50, 1, 1)))
+    after_warm_up = float(lyapunov_estimate(tanh, x, h0=h0).exponents[0])
+    assert abs(whole - after_warm_up) > 0.01
