@@ -145,6 +145,10 @@ def _spectra(args, src):
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
     grids = {r: default_grid(W) for r, W in square.items()}
+    from rnnaudit.cli.budget import announce_and_check
+    from rnnaudit.figures.spectrum import spectrum_cost
+
+    announce_and_check("spectrum", spectrum_cost(square), args.max_minutes)
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
         # the roles may come from a run.json (a Monitor's wrap_kwargs): plain text, never mathtext
         return plot_spectra({mpl_text(r): W for r, W in square.items()}, role=mpl_text(src.label),
@@ -173,6 +177,11 @@ def _lyapunov(args, src):
     from rnnaudit.figures.lyapunov import plot_lyapunov
     from rnnaudit.progress import progress_bar
 
+    from rnnaudit.analysis.lyapunov import lyapunov_cost
+    from rnnaudit.cli.budget import announce_and_check
+
+    with torch.enable_grad():
+        announce_and_check("lyapunov", lyapunov_cost(src.cell, src.x.shape[1], args.k), args.max_minutes)
     with torch.enable_grad(), progress_bar(src.x.shape[1], "lyapunov") as bar:
         spectrum = lyapunov_spectrum(src.cell, src.x[0], k=args.k, warmup=src.x.shape[1] // 10,
                                      progress=bar.update)
