@@ -71,13 +71,15 @@ import torch
 from torch import Tensor
 from torch.func import jvp, vmap
 
+from rnnaudit.analysis.cost import WorkEstimate, best_seconds, single_threaded
 from rnnaudit.analysis.diagonal import declared_moduli, declares_diagonal
 from rnnaudit.analysis.jacobian import _initial_states, _jacobians_at, _sequences
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "LyapunovEstimate", "lyapunov_estimate", "kaplan_yorke_dimension", "RANK_LOSS_FACTOR", "FROBENIUS_PROBES",
-           "MATRIX_FREE_MIN_WIDTH", "CONVERGENCE_TOL"]
+__all__ = ["LyapunovSpectrum", "lyapunov_spectrum", "LyapunovEstimate", "lyapunov_estimate", "lyapunov_cost",
+           "kaplan_yorke_dimension", "RANK_LOSS_FACTOR", "FROBENIUS_PROBES", "MATRIX_FREE_MIN_WIDTH",
+           "SINGLE_THREAD_WIDTH", "CONVERGENCE_TOL"]
 
 #: |R_t[i, i]| ≤ RANK_LOSS_FACTOR·S·u·‖J_t‖_F counts as an exact 0 (u: the unit roundoff of ``dtype``). When J_t Q
 #: has lost rank in exact arithmetic (a ReLU unit off zeroes a row of J_t, and a non-diagonal W mixes that loss
@@ -99,6 +101,11 @@ MATRIX_FREE_MIN_WIDTH = 384
 #: Half-width (nats per step) within which the CLI, the diagnostics and the audit call an exponent converged: an
 #: error of 0.01 per step moves e^{λ T}, the growth of ‖∂h_T/∂h_0‖ it predicts, by at most a factor e over 100 steps.
 CONVERGENCE_TOL = 1e-2
+#: Below this state width the per-step QR recursion runs torch single-threaded (:func:`analysis.cost.single_threaded`):
+#: one step J_t Q → QR took 1.4 ms on one thread against 18.6 ms on torch's two at S = 64, 4.9 against 116 ms at
+#: S = 128, 15 against 128 ms at 256 and 116 against 1150 ms at 512 (2 cores, load 10–16: two threads only spin
+#: while the other core is taken). 512 is the widest measured; wider steps keep the pool.
+SINGLE_THREAD_WIDTH = 512
 
 
 @dataclass(frozen=True)
@@ -268,10 +275,11 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         if bad.numel():
             raise ValueError(f"the Jacobian J_t is not finite at step t = {lo + int(bad[0]) + 1} of T = {T} (the state "
                              f"or the cell's derivative overflowed); the Lyapunov exponents need finite Jacobians")
-        for t, J_t in zip(range(lo, hi), J):
-            Q, R = torch.linalg.qr(J_t @ Q)
-            Qb, Rb = torch.linalg.qr(J_t @ Qb)
-            record(t, R, Rb, torch.linalg.matrix_norm(J_t))
+        with single_threaded(S < SINGLE_THREAD_WIDTH and J.device.type == "cpu"):
+            for t, J_t in zip(range(lo, hi), J):
+                Q, R = torch.linalg.qr(J_t @ Q)
+                Qb, Rb = torch.linalg.qr(J_t @ Qb)
+                record(t, R, Rb, torch.linalg.matrix_norm(J_t))
         if progress is not None:
             progress(hi - lo)
     return _summary(logs, logs_b, k, window, warmup, steps, x.device, dtype)
@@ -407,6 +415,92 @@ def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
     halfwidth = torch.where(torch.isfinite(mean), noise + bias, torch.zeros_like(mean))
     return LyapunovEstimate(exponents=mean, halfwidth=halfwidth, per_sequence=per, spectra=spectra, warmup=warmup,
                             steps=spectra[0].steps, method=f"{how}, {warmup} warm-up steps discarded")
+
+
+def _qr_step(J_t: Tensor, Q: Tensor, S: int, unit: float) -> tuple[Tensor, Tensor]:
+    """One step of the formed path: J_t Q = Q' R, and log|R_ii| with rank loss as −inf (module docstring)."""
+    Q, R = torch.linalg.qr(J_t @ Q)
+    d = R.diagonal().abs()
+    lost = d <= RANK_LOSS_FACTOR * S * unit * torch.linalg.matrix_norm(J_t)
+    return Q, torch.where(lost, -math.inf, torch.log(d))
+
+
+#: Steps whose Jacobians :func:`lyapunov_cost` forms (or pushes) to time one; fewer where T is shorter.
+_TIMED_STEPS = 8
+
+
+def lyapunov_cost(cell: RecurrentCell, T: int, k: int | None = None, *, matrix_free: bool | None = None,
+                  dtype: torch.dtype = torch.float64, chunk: int = 256) -> WorkEstimate:
+    """Predicted time of :func:`lyapunov_spectrum` (same ``cell``, T steps, ``k``, ``matrix_free``, ``dtype``) before
+    it runs, from its work units timed now on a zero state and input of the cell's dtype and device:
+
+    * formed path: T Jacobians (formed by forward mode ``chunk`` steps per pass as the run forms them: a cost per
+      pass and one per step, timed on passes of 2 and min(T, 8) steps) and 2T QR steps (J_t Q_{t−1} = Q_t R_t of
+      an (S × k) block, its log-diagonal and ‖J_t‖_F, timed on a random J, single-threaded below
+      :data:`SINGLE_THREAD_WIDTH` as the run is; twice per step, for the two start frames of the error bars);
+    * matrix-free path: T forward-mode pushes of 2k + :data:`FROBENIUS_PROBES` directions and 2T QRs of S × k;
+    * both: T steps of the trajectory (timed over min(T, 8) steps).
+
+    Every step has the same shapes, so the count of each unit is exact (⌈T/chunk⌉ passes); the estimate is off only by how the
+    time of one unit varies (the machine's load, caches at large S). The timing itself costs about 30 steps.
+
+    Args:
+        cell: as :func:`lyapunov_spectrum`. T: steps (≥ 1). k: exponents (None: all S). matrix_free, dtype,
+            chunk: as :func:`lyapunov_spectrum`.
+
+    Returns:
+        :class:`analysis.cost.WorkEstimate`.
+
+    Raises:
+        ValueError: T not a positive int, k not in [1, S], matrix_free not a bool or None.
+    """
+    cell = wrap(cell)
+    if isinstance(T, bool) or not isinstance(T, int) or T < 1:
+        raise ValueError(f"T must be a positive int, got {T!r}")
+    S, n = cell.hidden_size, cell.input_size
+    k = S if k is None else _int_option("k", k, 1)
+    if k > S:
+        raise ValueError(f"k must be at most the state width S = {S}, got {k}")
+    if matrix_free is not None and not isinstance(matrix_free, bool):
+        raise ValueError(f"matrix_free must be True, False or None (automatic), got {matrix_free!r}")
+    if matrix_free is None:
+        matrix_free = S >= MATRIX_FREE_MIN_WIDTH and 4 * (k + FROBENIUS_PROBES) <= S
+    probe = next(iter(cell.parameters()), None) if hasattr(cell, "parameters") else None
+    device = probe.device if probe is not None else torch.device("cpu")
+    cdtype = probe.dtype if probe is not None and probe.dtype.is_floating_point else dtype
+    c = min(T, _TIMED_STEPS)
+    xr = torch.zeros(c, n, dtype=cdtype, device=device)
+    hr = torch.zeros(c, S, dtype=cdtype, device=device)
+    gen = torch.Generator().manual_seed(0)
+    Q = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(device)
+    unit = torch.finfo(dtype).eps / 2
+    with torch.no_grad():
+        forward = best_seconds(lambda: cell(xr[None], hr[:1]), repeats=2) / c
+    if matrix_free:
+        V = torch.randn(2 * k + FROBENIUS_PROBES, S, generator=gen, dtype=dtype).to(device=device, dtype=cdtype)
+
+        def push():
+            with torch.no_grad():
+                vmap(lambda v: jvp(lambda hh: cell.step(xr[:1], hh), (hr[:1],), (v[None],))[1][0])(V)
+
+        step = best_seconds(push, repeats=2)
+        qr = best_seconds(lambda: torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype).to(device)), repeats=2)
+        parts = (("forward-mode steps", float(T), step), ("QR steps", 2.0 * T, qr),
+                 ("trajectory steps", float(T), forward))
+    else:
+        # one pass forms the Jacobians of up to ``chunk`` steps at once: a fixed cost per pass plus one per step,
+        # separated by timing passes of 2 and 8 steps (a noisy difference falls back to the cost per step of 8)
+        small, large = (best_seconds(lambda: _jacobians_at(cell, xr[:r], hr[:r], inputs=False), repeats=2)
+                        for r in (min(2, c), c))
+        per_step = (large - small) / (c - min(2, c)) if c > 2 and large > small else large / c
+        per_pass = max(0.0, small - min(2, c) * per_step)
+        J = (torch.randn(S, S, generator=gen, dtype=dtype) / math.sqrt(S)).to(device)
+        with single_threaded(S < SINGLE_THREAD_WIDTH and J.device.type == "cpu"):
+            qr = best_seconds(lambda: _qr_step(J, Q, S, unit), repeats=3)
+        parts = (("Jacobian steps", float(T), per_step), ("Jacobian passes", float(math.ceil(T / chunk)), per_pass),
+                 ("QR steps", 2.0 * T, qr), ("trajectory steps", float(T), forward))
+    path = "matrix-free" if matrix_free else "formed Jacobians"
+    return WorkEstimate(f"lyapunov spectrum, k = {k} of S = {S}, T = {T} ({path})", parts)
 
 
 def kaplan_yorke_dimension(exponents) -> float:

@@ -454,9 +454,13 @@ class StepCell(RecurrentCell):
         """Role → recurrent matrix, from ``recurrent`` or the owner's own methods (see the class doc);
         {} when none is declared."""
         if self._recurrent is not None:
-            return {role: (src if isinstance(src, Tensor) else src() if callable(src)
+            mats = {role: (src if isinstance(src, Tensor) else src() if callable(src)
                            else _attribute(self.module, src, role))
                     for role, src in self._recurrent.items()}
+            for role, W in mats.items():  # a path or callable is read only now: its tensor is checked now
+                if isinstance(W, Tensor) and W.is_complex():
+                    raise ValueError(complex_refusal(f"recurrent[{role!r}]", W.dtype, "in wrap(recurrent=...)"))
+            return mats
         owner = self.module
         if owner is not None and callable(getattr(owner, "recurrent_matrices", None)):
             return dict(owner.recurrent_matrices())
@@ -516,6 +520,8 @@ def _check_recurrent(recurrent) -> None:
         if not isinstance(role, str) or not role:
             raise ValueError(f"recurrent: roles must be non-empty strings, got {role!r}")
         if isinstance(src, Tensor):
+            if src.is_complex():
+                raise ValueError(complex_refusal(f"recurrent[{role!r}]", src.dtype, "in wrap(recurrent=...)"))
             if src.dim() != 2:
                 raise ValueError(f"recurrent[{role!r}] must be a 2-D tensor, got shape {tuple(src.shape)}")
         elif not (isinstance(src, str) or callable(src)):

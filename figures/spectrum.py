@@ -9,6 +9,7 @@ non-normal matrix can amplify transiently when Λ_ε reaches outside it, enrnn.m
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import torch
@@ -20,7 +21,7 @@ from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
 __all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectra_layout", "spectrum_grid", "default_grid",
-           "pseudospectrum_levels", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT"]
+           "pseudospectrum_levels", "spectrum_cost", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
 #: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.
@@ -63,6 +64,100 @@ def default_grid(matrix: Tensor) -> int:
     M = M.to(torch.complex128) if M.is_complex() else M.double()
     normal = float(schur_departure(M)) <= NORMAL_TOL * float(torch.linalg.matrix_norm(M))
     return GRID_NORMAL if normal else GRID_NONNORMAL
+
+
+#: Widest matrix whose dense work :func:`spectrum_cost` times as it is; a wider one is timed on its leading block of
+#: this size and scaled by (n/m)³ (dense factorisations) and (n/m)² (a Lanczos step: two triangular solves).
+_TIMED_WIDTH = 128
+#: Grid points of the Lanczos pilot run of :func:`spectrum_cost` (its time and its mean Lanczos steps per point).
+_PILOT_POINTS = 256
+
+
+
+def spectrum_cost(matrices: dict, grid: int | None = None):
+    """Predicted time of the computations of :func:`plot_spectra` (every matrix's dense factorisations and its
+    pseudospectrum grid; not the drawing, about a second per matrix), before they run.
+
+    Per (n × n) matrix, work units timed now on its leading m × m block, m = min(n, 128):
+      * the dense factorisations (the Schur forms of :func:`default_grid` and the grid, ‖A‖₂, the singular
+        values): O(n³), so (n/m)³ timed sets of them;
+      * a normal matrix's grid: grid² distance evaluations of O(n) each, (n/m) timed points each;
+      * any other's: inverse Lanczos on the grid's distinct points (⌈grid/2⌉·grid for a real matrix), two
+        triangular solves, O(n²), per step: the steps per point are the mean of a pilot run on 32 of the grid's
+        points (each converges on its own), and each point-step costs (n/m)² of one step of a batch as large as
+        the run's, timed.
+    For n ≤ 128 every unit is timed on the matrix itself; for a wider one the block stands in for its Lanczos steps
+    (a stated approximation: non-normality, and with it the steps, can differ), and LAPACK's speed-up at large n
+    makes the cubic part an overestimate.
+
+    Args:
+        matrices: name → (h, h) tensor, as :func:`plot_spectra`. grid: as :func:`spectrum_grid`.
+
+    Returns:
+        :class:`rnnaudit.analysis.cost.WorkEstimate`.
+
+    Raises:
+        TypeError, ValueError: as :func:`plot_spectra`.
+    """
+    from rnnaudit.analysis.cost import WorkEstimate, best_seconds
+    from rnnaudit.analysis.pseudospectra import _ShiftedSchur, _colnorm, _default_chunk
+
+
+    if not isinstance(matrices, dict) or not matrices:
+        raise ValueError("matrices must be a non-empty dict of name -> (h, h) tensor")
+    dense_units = point_units = lanczos_units = 0.0
+    dense_sec = point_sec = lanczos_sec = 0.0
+    for M in matrices.values():
+        M = _as_matrix(M)
+        M = M.to(torch.complex128) if M.is_complex() else M.double()
+        n = M.shape[0]
+        m = min(n, _TIMED_WIDTH)
+        B = M[:m, :m].contiguous()
+        g = default_grid(M) if grid is None else grid
+
+        def dense():
+            default_grid(B)
+            _window(B)
+            torch.linalg.svdvals(B)
+            return _ShiftedSchur(B)
+
+        t0 = time.perf_counter()
+        solver = dense()  # timed once: O(m³) work dwarfs the first-call set-up, which the run pays as well
+        dense_units, dense_sec = dense_units + (n / m) ** 3, max(dense_sec, time.perf_counter() - t0)
+        r = _window(B)
+        rows = (g + 1) // 2 if not M.is_complex() else g
+        z = np.linspace(-r, r, g)[None, :] + 1j * np.linspace(0, r, rows)[:, None]
+        sample = z.ravel()[np.linspace(0, z.size - 1, min(z.size, _PILOT_POINTS)).astype(int)]
+        if g == GRID_NORMAL:
+            each = best_seconds(lambda: solver.distance(sample), repeats=1) / sample.size
+            point_units, point_sec = point_units + z.size * n / m, max(point_sec, each)
+            continue
+        # steps per point: a pilot of 32 of the grid's points, each solved alone (convergence is per point)
+        _, used = solver._lanczos(sample[np.linspace(0, sample.size - 1, 32).astype(int)], 1e-11, 200,
+                                  np.random.default_rng(0))
+        per_point = float(used.mean())
+        # one Lanczos step of a batch as large as the run's (its solves' Python work is shared by the batch)
+        batch = min(z.size, _default_chunk(m))
+        zb = np.resize(z.ravel(), batch)
+        Dinv = 1.0 / (solver.t[:, None] - zb[None, :])
+        Q = np.ones((m, batch), dtype=np.complex128) / math.sqrt(m)
+        ritz = np.ones((max(2, round(per_point)), batch))
+
+        def step():
+            W = solver._apply_blocked(zb, Dinv, Dinv.conj(), Q)
+            _colnorm(W)
+            solver._largest_ritz(ritz, ritz[:-1])
+
+        t0 = time.perf_counter()
+        step()  # once: numpy has no first-call set-up to exclude, and this one step costs 1/10 of a 64-wide grid
+        each = (time.perf_counter() - t0) / batch
+        lanczos_units += z.size * per_point * (n / m) ** 2
+        lanczos_sec = max(lanczos_sec, each)
+    parts = tuple(p for p in (("dense factorisation sets", dense_units, dense_sec),
+                              ("distance points", point_units, point_sec),
+                              ("Lanczos point-steps", lanczos_units, lanczos_sec)) if p[1] > 0)
+    widths = sorted({int(_as_matrix(M).shape[0]) for M in matrices.values()})
+    return WorkEstimate(f"spectrum of {len(matrices)} matrix(es) of width {', '.join(map(str, widths))}", parts)
 
 
 def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):

@@ -30,8 +30,12 @@ def atomic_path(path: str | os.PathLike):
     On an exception the temporary file is removed and ``path`` is left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    created = _make_parents(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except BaseException:
+        _remove_empty(created)
+        raise
     os.close(fd)
     try:
         yield Path(tmp)
@@ -41,7 +45,28 @@ def atomic_path(path: str | os.PathLike):
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        _remove_empty(created)  # a refused or failed write leaves no directory it made behind
         raise
+
+
+def _make_parents(directory: Path) -> list[Path]:
+    """Create ``directory`` and its missing parents; return the ones created, innermost first."""
+    missing = []
+    d = directory
+    while not d.exists() and d != d.parent:
+        missing.append(d)
+        d = d.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _remove_empty(created: list[Path]) -> None:
+    """Remove the directories :func:`_make_parents` created, innermost first, where they are still empty."""
+    for d in created:
+        try:
+            d.rmdir()
+        except OSError:  # not empty (another writer's file) or already gone: left as it is
+            break
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

@@ -33,6 +33,9 @@ SAFETENSORS_DTYPES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 
                       "BOOL": 1, "F8_E4M3": 1, "F8_E5M2": 1, "U16": 2, "U32": 4, "U64": 8}
 #: the largest header accepted: the format's reference implementation refuses headers above 100 MB
 MAX_HEADER_BYTES = 100_000_000
+#: The safetensors names of complex dtypes: refused with the complex line (cells._validate.complex_refusal), not as
+#: an unknown dtype.
+_COMPLEX_DTYPES = {"C64": "complex64", "C128": "complex128"}
 
 
 class _DuplicateKey(Exception):
@@ -98,6 +101,10 @@ def safetensors_header(path: str | os.PathLike) -> dict[str, tuple[str, tuple[in
                 and isinstance(entry.get("data_offsets"), list) and len(entry["data_offsets"]) == 2):
             raise InputError(f"{p}: tensor {name!r}: a header entry needs dtype, shape and data_offsets [begin, end]")
         dtype, shape, (begin, end) = entry["dtype"], entry["shape"], entry["data_offsets"]
+        if dtype in _COMPLEX_DTYPES:
+            from rnnaudit.cells._validate import complex_refusal
+
+            raise InputError(f"{p}: {complex_refusal(f'tensor {name!r}', _COMPLEX_DTYPES[dtype], 'in weights files')}")
         if dtype not in SAFETENSORS_DTYPES:
             raise InputError(f"{p}: tensor {name!r} has dtype {dtype!r}, not one of {sorted(SAFETENSORS_DTYPES)}")
         ints = [*shape, begin, end]

@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         _model_source(p, inputs=name != "spectrum")
         p.add_argument("--out", type=figure_file, default=Path(default),
                        help=f"figure file, .png, .pdf or .svg (default: {default})")
-        if name == "heatmap":
+        if name in ("heatmap", "spectrum", "lyapunov"):
             p.add_argument("--max-minutes", type=positive_float, default=None,
                            help="refuse a job whose estimate (printed before it starts, from rates measured on this "
                                 "machine) exceeds this many minutes (default: 10)")

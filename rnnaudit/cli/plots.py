@@ -151,6 +151,10 @@ def _spectra(args, src):
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
     grids = {r: default_grid(W) for r, W in square.items()}
+    from rnnaudit.cli.budget import announce_and_check
+    from rnnaudit.figures.spectrum import spectrum_cost
+
+    announce_and_check("spectrum", spectrum_cost(square), args.max_minutes)
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
         # the roles may come from a run.json (a Monitor's wrap_kwargs): plain text, never mathtext
         return plot_spectra({mpl_text(r): W for r, W in square.items()}, role=mpl_text(src.label),
@@ -190,8 +194,18 @@ def _lyapunov(args, src):
     from rnnaudit.figures.lyapunov import plot_lyapunov
     from rnnaudit.progress import progress_bar
 
+    from dataclasses import replace
+
+    from rnnaudit.analysis.lyapunov import lyapunov_cost
+    from rnnaudit.cli.budget import announce_and_check
+
     pick = _sequence(args, src)
     m = src.x.shape[0] if pick is None else 1
+    with torch.enable_grad():
+        one = lyapunov_cost(src.cell, src.x.shape[1], args.k)
+    # every sequence repeats the same work units: m times the estimate of one
+    cost = replace(one, what=f"{one.what}, {m} sequence(s)", parts=tuple((u, m * c, s) for u, c, s in one.parts))
+    announce_and_check("lyapunov", cost, args.max_minutes)
     with torch.enable_grad(), progress_bar(m * src.x.shape[1], "lyapunov") as bar:
         est = lyapunov_estimate(src.cell, src.x, k=args.k, sequence=pick, progress=bar.update)
     values = est.exponents.tolist()
