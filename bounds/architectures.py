@@ -16,10 +16,13 @@ form with σ applied before W); Li et al. 2018, IndRNN (the elementwise recurren
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import math
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +30,14 @@ import torch
 from torch import Tensor
 from torch.func import jacrev, vmap
 
-from rnnaudit.bounds.core import NotApplicable
+from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.norms import spectral as _spectral
+from rnnaudit.bounds.core import NotApplicable, safe_ratio, worst_pair
 
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "step_norms",
            "step_products", "layer_cases", "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch",
-           "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS"]
+           "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS",
+           "StepMap", "step_map", "shared_maps"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -48,8 +54,9 @@ GAMMA = {"rnn_tanh": 1.0, "rnn_relu": 1.0, "pascanu_tanh": 1.0, "pascanu_sigmoid
 
 
 def spectral(M: Tensor) -> Tensor:
-    """‖M‖₂ of a matrix or of each in a batch (largest singular value)."""
-    return torch.linalg.matrix_norm(M, ord=2)
+    """‖M‖₂ of a matrix or of each in a batch (largest singular value): :func:`rnnaudit.analysis.norms.spectral`,
+    the one function every claim computes a spectral norm with."""
+    return _spectral(M)
 
 
 @dataclass
@@ -166,13 +173,26 @@ def trajectory(case: ArchCase) -> Tensor:
     return torch.stack(states)
 
 
+#: numbers of step Jacobian entries formed by one vectorised jacrev call (2^22 float64: 32 MB, whose autograd
+#: intermediates are a few times that)
+JACOBIAN_CHUNK = 2 ** 22
+
+
 def step_jacobians(case: ArchCase, states: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T, by autograd (torch.func.jacrev, vectorised over t
     with vmap; a user's step that vmap cannot run is differentiated one step at a time)."""
     states = trajectory(case) if states is None else states
     step = lambda x_t, h: arch_step(case, x_t, h)  # noqa: E731
+    S, T = case.size()
+    # vmap holds about S vector-Jacobian products of every step at once: chunks of t keep that to JACOBIAN_CHUNK
+    # numbers per chunk (a short sequence is one chunk, as before)
+    chunk = max(1, JACOBIAN_CHUNK // max(1, S * S))
     try:
-        return vmap(jacrev(step, argnums=(1, 0)))(case.x, states[:-1])
+        if T <= chunk:
+            return vmap(jacrev(step, argnums=(1, 0)))(case.x, states[:-1])
+        parts = [vmap(jacrev(step, argnums=(1, 0)))(x, h) for x, h in zip(case.x.split(chunk),
+                                                                         states[:-1].split(chunk), strict=True)]
+        return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
     except (RuntimeError, ValueError, TypeError, NotImplementedError):
         if case.kind != "step":
             raise
@@ -249,7 +269,30 @@ def product_norms(J: Tensor, max_starts: int | None = None) -> tuple[Tensor, Ten
 #: T = 100, S = 128); a larger result is computed and not kept.
 MEMO_SIZE = 8
 MEMO_NUMBERS = 2 ** 25
-_MEMO: OrderedDict[tuple, tuple] = OrderedDict()
+#: inside :func:`shared_maps` (one model's audit) the memo keeps up to this many numbers (2^28 float64: 2 GiB) so that
+#: a long sequence's map is formed once for every claim, and drops them all when the audit ends
+SHARED_NUMBERS = 2 ** 28
+_MEMO: OrderedDict[tuple, Any] = OrderedDict()
+_SHARED: ContextVar[bool] = ContextVar("rnnaudit_shared_maps", default=False)
+
+
+@contextlib.contextmanager
+def shared_maps() -> Iterator[None]:
+    """Within the block (one model's audit), every claim reads one :class:`StepMap` per model sequence, formed once
+    (the memo's budget is :data:`SHARED_NUMBERS`); on leaving it the maps are dropped. Note [one map per model and
+    input]: the claims stay plain functions of their case; the sharing is keyed by the case's content
+    (:func:`_case_key`), so two claims that build the same case from the model read the same map."""
+    token = _SHARED.set(True)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+        if not _SHARED.get():
+            _MEMO.clear()
+
+
+def _budget() -> int:
+    return SHARED_NUMBERS if _SHARED.get() else MEMO_NUMBERS
 
 
 def _case_key(case: ArchCase) -> tuple | None:
@@ -268,7 +311,7 @@ def _case_key(case: ArchCase) -> tuple | None:
     return case.kind, digest.hexdigest()
 
 
-def _memo(name: str, case: ArchCase, compute) -> tuple:
+def _memo(name: str, case: ArchCase, compute) -> Any:
     """``compute(case)``, computed once per distinct case content (see :func:`_case_key`); recomputed, never
     stored, for a case with no key."""
     key = _case_key(case)
@@ -279,38 +322,132 @@ def _memo(name: str, case: ArchCase, compute) -> tuple:
         _MEMO.move_to_end(key)
         return _MEMO[key]
     value = compute(case)
-    if _numbers(value) > MEMO_NUMBERS:
+    budget = _budget()
+    if _numbers(value) > budget:
         return value
     _MEMO[key] = value
-    while len(_MEMO) > MEMO_SIZE or sum(_numbers(v) for v in _MEMO.values()) > MEMO_NUMBERS:
+    while len(_MEMO) > (MEMO_SIZE if not _SHARED.get() else 4 * MEMO_SIZE) or \
+            sum(_numbers(v) for v in _MEMO.values()) > budget:
         _MEMO.popitem(last=False)
     return value
 
 
-def _numbers(value: tuple) -> int:
+def _numbers(value) -> int:
+    if isinstance(value, StepMap):
+        return value.numbers()
     return sum(t.numel() for t in value)
 
 
-def _jacobians(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_jacobians(case)
-    return J, spectral(J)
+class _ExactNorms:
+    """Every norm computed, differentiably (a case an ascent moves): the interface of
+    :class:`rnnaudit.analysis.norms.PairNorms` over exact values."""
+
+    def __init__(self, M: Tensor):
+        self.values = spectral(M) if M.shape[0] else M.new_zeros(0)
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def all(self) -> Tensor:
+        return self.values
+
+    def max(self) -> tuple[Tensor, int]:
+        return self.values.max(), int(self.values.argmax())
+
+    def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
+        return worst_pair(self.values, bound)
+
+
+class StepMap:
+    """One sequence's step Jacobians and the products the claims read, formed once (:func:`step_map`).
+
+    Attributes:
+        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n). exact: every norm is computed
+            (a case whose tensors require a gradient); else norms are bracketed and factorised only where a
+            maximum or a worst ratio needs them (:class:`rnnaudit.analysis.norms.PairNorms`), the same values.
+    Norms are ‖·‖₂ of the packed state (all layers; h and c of an LSTM).
+    """
+
+    def __init__(self, case: ArchCase):
+        self.J, self.B = step_jacobians(case)
+        self.exact = _case_key(case) is None
+        self._steps = self._pairs = self._inputs = None
+
+    def _norms(self, M: Tensor):
+        return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
+
+    def numbers(self) -> int:
+        held = [self.J, self.B] + [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
+                                   if isinstance(n, PairNorms)]
+        return sum(t.numel() for t in held)
+
+    @property
+    def steps(self):
+        """The norms ‖J_t‖₂ (t = 1..T)."""
+        if self._steps is None:
+            self._steps = self._norms(self.J)
+        return self._steps
+
+    def eta(self) -> Tensor:
+        """η = max_t ‖∂h_t/∂h_{t−1}‖₂ (0-d)."""
+        return self.steps.max()[0]
+
+    def products(self) -> tuple:
+        """(norms of ∂h_t/∂h_k, τ = t − k (N,)) over :func:`pair_schedule` (T, :data:`MAX_STARTS`)'s pairs, in
+        :func:`product_norms`'s order."""
+        if self._pairs is None:
+            T, S = self.J.shape[0], self.J.shape[1]
+            eye = torch.eye(S, dtype=self.J.dtype, device=self.J.device)
+            mats, taus = [], []
+            for k, ts in pair_schedule(T, MAX_STARTS).items():
+                P = eye
+                for t in range(k + 1, max(ts) + 1):
+                    P = self.J[t - 1] @ P
+                    if t in ts:
+                        mats.append(P)
+                        taus.append(t - k)
+            M = torch.stack(mats) if mats else self.J.new_zeros(0, S, S)
+            self._pairs = (self._norms(M), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
+        return self._pairs
+
+    def inputs(self) -> tuple:
+        """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
+        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t)."""
+        if self._inputs is None:
+            T = self.J.shape[0]
+            mats, base, taus = [], [], []
+            for s, ts in pair_schedule(T - 1, MAX_STARTS).items():
+                P, b = self.B[s], spectral(self.B[s])
+                for t in range(s + 1, max(ts) + 1):
+                    P = self.J[t] @ P
+                    if t in ts:
+                        mats.append(P)
+                        base.append(b)
+                        taus.append(t - s)
+            if not mats:
+                self._inputs = (None, None, None)
+            else:
+                self._inputs = (self._norms(torch.stack(mats)), torch.stack(base),
+                                torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
+        return self._inputs
+
+
+def step_map(case: ArchCase) -> StepMap:
+    """The :class:`StepMap` of ``case``, formed once per case content (and per audit, :func:`shared_maps`)."""
+    return _memo("map", case, StepMap)
 
 
 def step_norms(case: ArchCase) -> tuple[Tensor, Tensor]:
-    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and their spectral norms (T,)."""
-    return _memo("jacobians", case, _jacobians)
-
-
-def _products(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_norms(case)
-    prods, _, taus = product_norms(J, MAX_STARTS)
-    return prods, taus
+    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and every step's spectral norm (T,)."""
+    m = step_map(case)
+    return m.J, m.steps.all()
 
 
 def step_products(case: ArchCase) -> tuple[Tensor, Tensor]:
     """(‖∂h_t/∂h_k‖₂, τ = t − k) over :func:`~rnnaudit.bounds.architectures.pair_schedule`'s pairs with
-    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,)."""
-    return _memo("products", case, _products)
+    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,), every norm exact."""
+    norms, taus = step_map(case).products()
+    return norms.all(), taus
 
 
 def _draw(gen: torch.Generator) -> float:

@@ -100,10 +100,13 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     docstring); one dict per claim (:meth:`rnnaudit.bounds.on_model.ClaimOnModel.to_json`)."""
     from rnnaudit.progress import advance
 
+    from rnnaudit.bounds.architectures import shared_maps
+
     claims = []
-    for c in all_claims():
-        claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
-        advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
+    with shared_maps():  # one step map per model sequence, read by every claim (rnnaudit.bounds.architectures)
+        for c in all_claims():
+            claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
+            advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
     return claims + _model_constraints(view)
 
 

@@ -1,0 +1,127 @@
+"""The spectral norm ‖M‖₂ of many matrices, computed once and only where a decision needs it.
+
+Two functions, one quantity:
+
+* :func:`spectral` is the exact value (LAPACK's singular values, ``torch.linalg.matrix_norm(ord=2)``) of one
+  matrix or of a batch, computed with torch single-threaded: the dense factorisations of S × S matrices (S in
+  the hundreds) gain little from OpenMP and, on a shared machine, spin (measured on 2 loaded cores: ‖A‖₂ of a
+  256 × 256 matrix 0.58 s with 2 OpenMP threads, 0.014 s with one). The values are those of ``matrix_norm``
+  itself, bit for bit. (A pool of Python threads over the batch, as the product engine uses for its GEMMs, was
+  tried and dropped: MKL's LU in the main thread afterwards failed on a 256-wide GRU's fixed-point search.)
+* :class:`PairNorms` holds a set of matrices (the step Jacobians of a sequence, or the products ∂h_t/∂h_k of a
+  pair schedule) with cheap two-sided bounds on each norm (:func:`rnnaudit.analysis.diagnostics.norm_bounds`:
+  max(‖M‖_F/√r, largest row and column norm) ≤ ‖M‖₂ ≤ min(‖M‖_F, √(‖M‖₁‖M‖_∞)), Golub & Van Loan, Matrix
+  Computations, Sec. 2.3.2), and answers "the largest ‖M_i‖₂" and "the pair of largest ‖M_i‖₂ / b_i" exactly:
+  only the matrices whose upper bound reaches the best lower bound can be the answer, and only those are
+  factorised (each once, kept for the next question). The answer is therefore the same number, and the same
+  pair, as computing every norm exactly.
+
+Uses torch only (and the engine's thread helper).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from rnnaudit.analysis.products import _threads
+
+__all__ = ["spectral", "PairNorms"]
+
+def spectral(M: Tensor) -> Tensor:
+    """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
+
+    Exact to LAPACK's accuracy (``torch.linalg.matrix_norm(M, ord=2)``, the same bits), float or complex,
+    differentiable when M requires a gradient; computed with torch single-threaded (see the module docstring).
+    Source: the definition.
+    """
+    with _threads(1):
+        return torch.linalg.matrix_norm(M, ord=2)
+
+
+class PairNorms:
+    """‖M_i‖₂ of a fixed set of matrices, factorised lazily (see the module docstring).
+
+    Args:
+        M: (N, p, q) matrices, any floating dtype; not copied (the caller keeps them unchanged).
+
+    Attributes:
+        lower, upper: (N,) bounds on each norm (exact where ``known``). known: (N,) bool, exact values held.
+    """
+
+    def __init__(self, M: Tensor):
+        from rnnaudit.analysis.diagnostics import norm_bounds
+
+        if not isinstance(M, Tensor) or M.dim() != 3:
+            raise ValueError(f"M must be a batch of matrices (N, p, q), got "
+                             f"{tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
+        self.M = M.detach()
+        with _threads(1):
+            lower, upper = norm_bounds(self.M)
+        # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
+        # so that the exact value, itself within O(eps)‖M‖₂, is never cut off
+        slack = 4 * (M.shape[-1] * M.shape[-2] + 1) * torch.finfo(M.dtype).eps
+        self.lower, self.upper = lower * (1 - slack), upper * (1 + slack)
+        self.known = torch.zeros(M.shape[0], dtype=torch.bool, device=M.device)
+        self.exact = torch.zeros(M.shape[0], dtype=self.lower.dtype, device=M.device)
+
+    def __len__(self) -> int:
+        return self.M.shape[0]
+
+    def solve(self, idx: Tensor) -> Tensor:
+        """The exact norms of the matrices ``idx`` (long (k,)), factorising those not yet known."""
+        todo = idx[~self.known[idx]].unique()
+        if todo.numel():
+            values = spectral(self.M[todo])
+            self.exact[todo], self.known[todo] = values, True
+            self.lower[todo], self.upper[todo] = values, values
+        return self.exact[idx]
+
+    def all(self) -> Tensor:
+        """Every norm, exact (N,)."""
+        return self.solve(torch.arange(len(self), device=self.M.device))
+
+    def candidates(self, weight: Tensor | None = None) -> Tensor:
+        """Indices i that can maximise ‖M_i‖₂·w_i (w ≥ 0, default 1): upper_i w_i ≥ max_j lower_j w_j."""
+        w = torch.ones_like(self.lower) if weight is None else weight.to(self.lower)
+        lo, hi = self.lower * w, self.upper * w
+        # settle the leaders first: the exact values of the top upper bounds raise the bar for the rest
+        order = torch.argsort(hi, descending=True)
+        self.solve(order[:1])
+        lo, hi = self.lower * w, self.upper * w
+        return (hi >= lo.max()).nonzero().squeeze(-1)
+
+    def max(self) -> tuple[Tensor, int]:
+        """(max_i ‖M_i‖₂, its index i), exact: the value and the first index attaining it, as ``norms.max()``
+        and ``argmax`` over all exact norms give them."""
+        idx = self.candidates()
+        values = self.solve(idx)
+        best = values.max()
+        i = int(idx[values == best].min())
+        return best, i
+
+    def worst(self, bound: Tensor, ratio) -> tuple[Tensor, Tensor]:
+        """The (‖M_i‖₂, b_i) pair that ``ratio(measured, bound)`` ranks first (its argmax), exact: computed over
+        the candidates that can reach the largest ratio (ratio increasing in the measured value and equal to
+        measured/bound for bound > 0); every other pair's ratio is certified below it.
+
+        Args:
+            bound: (N,) the right-hand sides b_i ≥ 0. ratio: e.g. :func:`rnnaudit.bounds.core.safe_ratio`.
+        """
+        bound = bound.detach()
+        positive = bound > 0
+        # a zero or negative bound: its ratio is decided by the measured value alone; keep such pairs in
+        weight = torch.where(positive, 1 / torch.where(positive, bound, torch.ones_like(bound)),
+                             torch.full_like(bound, math.inf))
+        lo, hi = self.lower * weight, self.upper * weight
+        lo = torch.where(torch.isnan(lo), torch.full_like(lo, -math.inf), lo)
+        self.solve(torch.argsort(hi, descending=True)[:1])
+        lo, hi = self.lower * weight, self.upper * weight
+        lo = torch.where(torch.isnan(lo), torch.full_like(lo, -math.inf), lo)
+        idx = ((hi >= lo.max()) | ~positive | torch.isnan(hi)).nonzero().squeeze(-1)
+        values = self.solve(idx)
+        r = ratio(values, bound[idx])
+        k = int(r.argmax())
+        return values[k], bound[idx][k]
