@@ -153,8 +153,10 @@ def _loss_gradient(probe, cell, x: Tensor, loss_fn, targets, parts) -> dict:
         shapes = [(probe.num_layers * D, probe.proj_size or probe.hidden_size)]
         if isinstance(probe, torch.nn.LSTM):
             shapes.append((probe.num_layers * D, probe.hidden_size))
-        with torch.enable_grad():
-            h0 = [torch.zeros(n, 1, w, dtype=x.dtype, requires_grad=True) for n, w in shapes]
+        # the module stays in the mode it is in (never .train()): cuDNN's RNN backward refuses evaluation mode, so the
+        # module's forward is differentiated with cuDNN off (torch's own kernels, any device)
+        with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):
+            h0 = [torch.zeros(n, 1, w, dtype=x.dtype, device=x.device, requires_grad=True) for n, w in shapes]
             init = [h.expand(-1, x.shape[0], -1) for h in h0]
             out, _ = probe(x if probe.batch_first else x.transpose(0, 1), tuple(init) if len(init) == 2 else init[0])
             loss = loss_fn(out, targets)

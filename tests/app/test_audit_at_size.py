@@ -1,0 +1,88 @@
+"""The audit at real sizes: one step map per model sequence read by every claim, norms factorised only where a
+maximum or a worst ratio needs them (the same numbers as factorising all), and the user's model never switched to
+training mode."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from rnnaudit.analysis.norms import PairNorms, spectral
+from rnnaudit.bounds import architectures as arch
+from rnnaudit.bounds.core import safe_ratio, worst_pair
+
+
+def _matrices(seed: int, n: int = 24, p: int = 7, q: int = 5) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    scales = torch.exp(torch.randn(n, 1, 1, generator=g, dtype=torch.float64))
+    return torch.randn(n, p, q, generator=g, dtype=torch.float64) * scales
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pair_norms_give_the_same_maximum_and_worst_pair_as_every_exact_norm(seed):
+    M = _matrices(seed)
+    exact = spectral(M)
+    bound = torch.rand(M.shape[0], generator=torch.Generator().manual_seed(100 + seed), dtype=torch.float64) * 3
+    bound[seed % M.shape[0]] = 0.0  # a zero bound is ranked by the measured value alone (safe_ratio)
+    value, i = PairNorms(M).max()
+    assert value == exact.max() and i == int(exact.argmax())
+    m, b = PairNorms(M).worst(bound, safe_ratio)
+    m0, b0 = worst_pair(exact, bound)
+    assert m == m0 and b == b0
+
+
+def test_pair_norms_factorise_fewer_matrices_than_all_when_one_dominates():
+    M = _matrices(7)
+    M[3] *= 1e3  # its lower bound is above every other upper bound
+    norms = PairNorms(M)
+    value, i = norms.max()
+    assert i == 3 and value == spectral(M[3]) and int(norms.known.sum()) == 1
+
+
+def test_pair_norms_bounds_enclose_the_exact_norms():
+    """Negative control of the certificate: a bound below the exact value would let max() skip the true maximum."""
+    M = _matrices(8)
+    norms = PairNorms(M)
+    exact = spectral(M)
+    assert bool((norms.lower <= exact).all()) and bool((exact <= norms.upper).all())
+
+
+def test_the_single_threaded_norm_is_torchs_own_value_bit_for_bit():
+    M = _matrices(9)
+    assert torch.equal(spectral(M), torch.linalg.matrix_norm(M, ord=2))
+
+
+def test_one_audit_forms_each_sequences_step_jacobians_once(monkeypatch):
+    import rnnaudit
+
+    calls = []
+    real = arch.step_jacobians
+
+    def counted(case, *a, **k):
+        calls.append((case.kind, case.layers, case.h0.shape[0]))
+        return real(case, *a, **k)
+
+    monkeypatch.setattr(arch, "step_jacobians", counted)
+    torch.manual_seed(0)
+    model = nn.LSTM(3, 5, num_layers=2, batch_first=True)
+    rnnaudit.audit(model, torch.randn(2, 9, 3), diagnostics=False)
+    whole = [c for c in calls if c[1] == 2]
+    # one map per sequence of the whole stack, one per sequence and layer for the per-layer claims
+    assert len(whole) == 2 and len([c for c in calls if c[1] == 1]) <= 2 * 2
+    assert not arch._MEMO  # the maps are dropped when the audit ends
+
+
+def test_the_audit_never_switches_the_users_model_to_training_mode():
+    import rnnaudit
+
+    class Frozen(nn.GRU):
+        def train(self, mode: bool = True):  # the library must never call it (nor .eval(), which calls it)
+            raise AssertionError(f"train({mode}) called on the user's model")
+
+    torch.manual_seed(0)
+    model = Frozen(3, 4, batch_first=True)
+    nn.Module.train(model, False)
+    result = rnnaudit.audit(model, torch.randn(2, 6, 3), loss_fn=lambda out, y: ((out - y) ** 2).mean(),
+                            targets=torch.zeros(2, 6, 4, dtype=torch.float64))
+    assert math.isfinite(result["initial_state_gradient"]["norm"]) and not model.training
