@@ -104,6 +104,7 @@ def _audit(args) -> tuple[dict, dict | None]:
         from rnnaudit.cli.plots import source_of
 
         src = source_of(args, n_sequences=4)  # a cell name: initialised as in its paper, inputs of --task
+        _check_cost(args, src.cell if named_cell else src.module, src.x)
         result = audit(src.cell if named_cell else src.module, src.x, T=src.x.shape[1],
                        trained_dtype=src.trained_dtype)
         model = result["model"]
@@ -126,6 +127,29 @@ def _audit(args) -> tuple[dict, dict | None]:
     doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
            "source": command_text(path)}
     return doc, None
+
+
+def _check_cost(args, model, x) -> None:
+    """Print the audit's estimate (:func:`rnnaudit.auditing.cost.audit_cost`) and refuse, in one line, an audit
+    above --memory-limit or --max-minutes."""
+    from rnnaudit.auditing.cost import audit_cost
+    from rnnaudit.bounds import all_claims
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.cli.budget import check_budget
+    from rnnaudit.untrusted import InputError
+
+    try:
+        cell = wrap(model)
+    except (TypeError, ValueError):  # a bidirectional module: the audit itself reports it per direction
+        return
+    limit = None if getattr(args, "memory_limit", None) is None else int(args.memory_limit * 2 ** 30)
+    est = audit_cost(cell, x.shape[-2], x.shape[0] if x.dim() == 3 else 1, claims=len(all_claims()),
+                     memory_limit=limit)
+    print(f"estimate: {est.describe()}")
+    if not est.fits:
+        raise InputError(f"audit: estimated peak memory {est.peak_bytes / 2 ** 30:.3g} GiB is above the limit of "
+                         f"{est.memory_limit / 2 ** 30:.3g} GiB; pass --memory-limit, or fewer or shorter --inputs")
+    check_budget("audit", est.seconds, getattr(args, "max_minutes", None))
 
 
 def _part(note: dict) -> str:

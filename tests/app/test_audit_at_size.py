@@ -86,3 +86,29 @@ def test_the_audit_never_switches_the_users_model_to_training_mode():
     result = rnnaudit.audit(model, torch.randn(2, 6, 3), loss_fn=lambda out, y: ((out - y) ** 2).mean(),
                             targets=torch.zeros(2, 6, 4, dtype=torch.float64))
     assert math.isfinite(result["initial_state_gradient"]["norm"]) and not model.training
+
+
+def test_the_cli_prints_the_audits_estimate_and_refuses_one_above_the_memory_limit(tmp_path, capsys, monkeypatch):
+    from tests.conftest import cli_status
+
+    torch.manual_seed(0)
+    torch.save(nn.GRU(2, 6, batch_first=True).state_dict(), tmp_path / "w.pt")
+    torch.save(torch.randn(1, 8, 2), tmp_path / "x.pt")
+    monkeypatch.chdir(tmp_path)
+    # a limit below what the maps of 8 steps of a 6-wide state need (the jacobian chunks alone are 128 MiB)
+    assert cli_status(["audit", "--arch", "gru", "--weights", "w.pt", "--inputs", "x.pt", "--out", "a",
+                       "--memory-limit", "0.01"]) == 2
+    captured = capsys.readouterr()
+    assert "estimate: audit of" in captured.out and not (tmp_path / "a").exists()
+    assert len(captured.err.strip().splitlines()) == 1 and "--memory-limit" in captured.err
+
+
+def test_the_audit_estimate_grows_with_the_sequence_length_and_fits_a_small_model():
+    from rnnaudit.auditing.cost import audit_cost
+    from rnnaudit.cells.adapters import wrap
+
+    cell = wrap(nn.LSTM(3, 16, num_layers=2))
+    short = audit_cost(cell, 20, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 31)
+    long = audit_cost(cell, 400, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 31)
+    assert short.fits and long.peak_bytes > short.peak_bytes and long.seconds > short.seconds
+    assert not audit_cost(cell, 400, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 20).fits
