@@ -2,12 +2,12 @@
 
 Two functions, one quantity:
 
-* :func:`spectral` is the exact value (LAPACK's singular values, ``torch.linalg.matrix_norm(ord=2)``) of one
-  matrix or of a batch, computed with torch single-threaded: the dense factorisations of S × S matrices (S in
-  the hundreds) gain little from OpenMP and, on a shared machine, spin (measured on 2 loaded cores: ‖A‖₂ of a
-  256 × 256 matrix 0.58 s with 2 OpenMP threads, 0.014 s with one). The values are those of ``matrix_norm``
-  itself, bit for bit. (A pool of Python threads over the batch, as the product engine uses for its GEMMs, was
-  tried and dropped: MKL's LU in the main thread afterwards failed on a 256-wide GRU's fixed-point search.)
+* :func:`spectral` is the exact value (LAPACK's singular values, ``torch.linalg.matrix_norm(ord=2)``, the same
+  bits) of one matrix or of a batch. Note [no thread switching]: on a loaded 2-core machine the factorisation of
+  a 256 × 256 matrix took 0.58 s with torch's 2 OpenMP threads against 0.014 s with one, but switching
+  ``torch.set_num_threads`` to 1 and back breaks MKL's batched LU afterwards in torch 2.13 (``solve_ex`` then
+  raises "Pivots given to lu_solve must all be greater or equal to 1"; the fixed-point search of the audit
+  hit it), so the threads are left as the user set them; fewer factorisations is the remedy.
 * :class:`PairNorms` holds a set of matrices (the step Jacobians of a sequence, or the products ∂h_t/∂h_k of a
   pair schedule) with cheap two-sided bounds on each norm (:func:`rnnaudit.analysis.diagnostics.norm_bounds`:
   max(‖M‖_F/√r, largest row and column norm) ≤ ‖M‖₂ ≤ min(‖M‖_F, √(‖M‖₁‖M‖_∞)), Golub & Van Loan, Matrix
@@ -16,7 +16,7 @@ Two functions, one quantity:
   factorised (each once, kept for the next question). The answer is therefore the same number, and the same
   pair, as computing every norm exactly.
 
-Uses torch only (and the engine's thread helper).
+Uses torch only.
 """
 
 from __future__ import annotations
@@ -26,19 +26,16 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.products import _threads
-
 __all__ = ["spectral", "PairNorms"]
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
 
     Exact to LAPACK's accuracy (``torch.linalg.matrix_norm(M, ord=2)``, the same bits), float or complex,
-    differentiable when M requires a gradient; computed with torch single-threaded (see the module docstring).
+    differentiable when M requires a gradient.
     Source: the definition.
     """
-    with _threads(1):
-        return torch.linalg.matrix_norm(M, ord=2)
+    return torch.linalg.matrix_norm(M, ord=2)
 
 
 class PairNorms:
@@ -58,8 +55,7 @@ class PairNorms:
             raise ValueError(f"M must be a batch of matrices (N, p, q), got "
                              f"{tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
         self.M = M.detach()
-        with _threads(1):
-            lower, upper = norm_bounds(self.M)
+        lower, upper = norm_bounds(self.M)
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
         # so that the exact value, itself within O(eps)‖M‖₂, is never cut off
         slack = 4 * (M.shape[-1] * M.shape[-2] + 1) * torch.finfo(M.dtype).eps

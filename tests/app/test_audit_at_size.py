@@ -48,7 +48,7 @@ def test_pair_norms_bounds_enclose_the_exact_norms():
     assert bool((norms.lower <= exact).all()) and bool((exact <= norms.upper).all())
 
 
-def test_the_single_threaded_norm_is_torchs_own_value_bit_for_bit():
+def test_the_norm_is_torchs_own_value_bit_for_bit():
     M = _matrices(9)
     assert torch.equal(spectral(M), torch.linalg.matrix_norm(M, ord=2))
 
@@ -112,3 +112,15 @@ def test_the_audit_estimate_grows_with_the_sequence_length_and_fits_a_small_mode
     long = audit_cost(cell, 400, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 31)
     assert short.fits and long.peak_bytes > short.peak_bytes and long.seconds > short.seconds
     assert not audit_cost(cell, 400, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 20).fits
+
+
+def test_the_norms_leave_torchs_threads_alone_and_lapacks_batched_lu_working():
+    """Switching torch.set_num_threads to 1 and back broke MKL's batched LU afterwards (torch 2.13): the audit's
+    fixed-point search then raised; the norms must not switch threads."""
+    threads = torch.get_num_threads()
+    PairNorms(_matrices(10)).max()
+    spectral(_matrices(11))
+    g = torch.Generator().manual_seed(12)
+    A = torch.randn(64, 128, 128, generator=g, dtype=torch.float64)
+    _, info = torch.linalg.solve_ex(A, torch.randn(64, 128, generator=g, dtype=torch.float64))
+    assert torch.get_num_threads() == threads and int(info.abs().sum()) == 0
