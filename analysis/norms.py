@@ -22,11 +22,12 @@ Uses torch only.
 from __future__ import annotations
 
 import math
+import re
 
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "PairNorms"]
+__all__ = ["spectral", "PairNorms", "step_norm_name"]
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
@@ -121,3 +122,20 @@ class PairNorms:
         r = ratio(values, bound[idx])
         k = int(r.argmax())
         return values[k], bound[idx][k]
+
+
+def step_norm_name(state: str | None = None, over: str | None = None) -> str:
+    """The one label of "the largest step-Jacobian norm" max_t ‖∂s_t/∂s_{t−1}‖₂, naming the state s it is of and
+    the sequences it is taken over, so that two numbers printed under one label are the same quantity.
+
+    Args:
+        state: the state in words as the audit names it ("h (64)", "h (150), c (150)", "the packed state
+            [l0.h (150) | l1.h (150) | l0.c (150) | l1.c (150)]"); None or an h alone gives the h label.
+        over: the aggregation ("all 8 sequences", "sequence 1 of 8"); None adds nothing.
+
+    Returns:
+        e.g. "max ‖∂h_t/∂h_{t−1}‖₂" or "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150), over all 8 sequences".
+    """
+    only_h = state is None or re.search(r"(?<![A-Za-z])c(?![A-Za-z])", state) is None
+    name = "max ‖∂h_t/∂h_{t−1}‖₂" if only_h else f"max ‖∂s_t/∂s_{{t−1}}‖₂ of s = {state}"
+    return name if over is None else f"{name}, over {over}"

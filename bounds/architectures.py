@@ -37,7 +37,7 @@ from rnnaudit.bounds.core import NotApplicable, safe_ratio, worst_pair
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "step_norms",
            "step_products", "layer_cases", "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch",
            "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS",
-           "StepMap", "step_map", "shared_maps"]
+           "StepMap", "step_map", "shared_maps", "state_words"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -198,6 +198,18 @@ def step_jacobians(case: ArchCase, states: Tensor | None = None) -> tuple[Tensor
             raise
     pairs = [jacrev(step, argnums=(1, 0))(x_t, h) for x_t, h in zip(case.x, states[:-1], strict=True)]
     return torch.stack([p[0] for p in pairs]), torch.stack([p[1] for p in pairs])
+
+
+def state_words(case: ArchCase) -> str:
+    """The packed state of ``case`` in words, as the audit names states: "h (64)", "h (150), c (150)", or for a
+    stack "the packed state [l0.h (150) | l1.h (150) | l0.c (150) | l1.c (150)]"; "state (S)" for a ``step``."""
+    if case.kind == "step":
+        return f"state ({case.h0.shape[0]})"
+    H = [case.units(k) for k in range(case.layers)]
+    parts = ["h"] + (["c"] if case.kind == "lstm" else [])
+    if case.layers == 1:
+        return ", ".join(f"{p} ({H[0]})" for p in parts)
+    return "the packed state [" + " | ".join(f"l{k}.{p} ({H[k]})" for p in parts for k in range(case.layers)) + "]"
 
 
 def layer_cases(case: ArchCase) -> list[ArchCase]:

@@ -15,10 +15,12 @@ from rnnaudit.bounds.architectures import (
     layer_cases,
     sample_arch,
     spectral,
+    state_words,
     step_map,
     step_norms,
     step_products,
 )
+from rnnaudit.analysis.norms import step_norm_name
 from rnnaudit.bounds.core import Assumption
 
 __all__ = ["draw", "pick", "layer_lambdas", "eta", "growth", "step_norms", "step_products",
@@ -69,7 +71,7 @@ def growth(case: ArchCase) -> Tensor:
 
 def _eta_below(case: ArchCase) -> tuple[bool, str]:
     value = float(eta(case).detach())
-    return value < 1, f"η = max_t ‖∂h_t/∂h_(t−1)‖₂ = {value:.6g}"
+    return value < 1, f"η = {step_norm_name(state_words(case))} = {value:.6g}"
 
 
 def _grows(case: ArchCase) -> tuple[bool, str]:

@@ -225,6 +225,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     """
     from rnnaudit.auditing.layers import recurrences
     from rnnaudit.auditing.notes import assumption_notes
+    from rnnaudit.progress import advance
     from rnnaudit.cells.adapters import meta_tensor_name, wrap
 
     if trained_dtype is not None and not (isinstance(trained_dtype, torch.dtype) and trained_dtype.is_floating_point):
@@ -296,9 +297,13 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         from rnnaudit.analysis.diagnostics import state_diagnostics
         from rnnaudit.auditing.attractors import fixed_point_sections
 
-        result["diagnostics"] = [{"part": p.label, "state": p.state, **state_diagnostics(p.cell, p.inputs).to_json()}
+        # every sequence, as the claims (state_diagnostics caps what it holds at once)
+        result["diagnostics"] = [{"part": p.label, "state": p.state,
+                                  **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0]).to_json()}
                                  for p in parts]
+        advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
         result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
+        advance(1)  # the fixed points stage
     if loss_fn is not None:
         result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
     result["notes"] = assumption_notes(result)

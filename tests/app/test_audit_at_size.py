@@ -124,3 +124,24 @@ def test_the_norms_leave_torchs_threads_alone_and_lapacks_batched_lu_working():
     A = torch.randn(64, 128, 128, generator=g, dtype=torch.float64)
     _, info = torch.linalg.solve_ex(A, torch.randn(64, 128, generator=g, dtype=torch.float64))
     assert torch.get_num_threads() == threads and int(info.abs().sum()) == 0
+
+
+def test_a_failing_assumption_is_explained_once_and_later_claims_refer_to_it():
+    from rnnaudit.auditing.notes import assumption_notes
+
+    eta = {"name": "η < 1", "holds": False, "detail": "η = max ‖∂h_t/∂h_{t−1}‖₂ = 4.06"}
+    other = {"name": "η < 1", "holds": False, "detail": "η = max ‖∂h_t/∂h_{t−1}‖₂ = 2.5"}
+    claims = [{"id": f"p.{k}", "applies": True, "assumptions": [a]} for k, a in enumerate((eta, eta, other))]
+    notes = assumption_notes({"claims": claims, "diagnostics": []})
+    assert "4.06" in notes[0]["line"] and "see" not in notes[0]
+    assert notes[1]["see"] == "p.0" and "4.06" not in notes[1]["line"]
+    assert "2.5" in notes[2]["line"] and "see" not in notes[2]  # a different value is its own finding
+
+
+def test_the_step_norm_label_names_the_state_and_the_sequences():
+    from rnnaudit.analysis.norms import step_norm_name
+
+    assert step_norm_name("h (256)") == "max ‖∂h_t/∂h_{t−1}‖₂"
+    assert step_norm_name("h (150), c (150)", "all 8 sequences") == \
+        "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150), over all 8 sequences"
+    assert "l1.c (3)" in step_norm_name("the packed state [l0.h (3) | l1.h (3) | l0.c (3) | l1.c (3)]")
