@@ -145,3 +145,23 @@ def test_the_step_norm_label_names_the_state_and_the_sequences():
     assert step_norm_name("h (150), c (150)", "all 8 sequences") == \
         "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150), over all 8 sequences"
     assert "l1.c (3)" in step_norm_name("the packed state [l0.h (3) | l1.h (3) | l0.c (3) | l1.c (3)]")
+
+
+@pytest.mark.parametrize("make", [lambda: nn.LSTM(3, 5, num_layers=2, batch_first=True),
+                                  lambda: nn.GRU(3, 4, batch_first=True)])
+def test_the_diagnostics_read_the_claims_maps_and_equal_their_own_computation(make):
+    """Each layer's step Jacobians are diagonal blocks of the packed state's (layer below held as input): the
+    audit's diagnostics, from those blocks, equal state_diagnostics forming its own Jacobians per layer."""
+    import rnnaudit
+    from rnnaudit.analysis.diagnostics import state_diagnostics
+    from rnnaudit.auditing.layers import recurrences
+    from rnnaudit.cells.copying import probe_copy
+
+    torch.manual_seed(0)
+    model = make()
+    x = torch.randn(3, 12, 3, dtype=torch.float64)
+    audited = rnnaudit.audit(model, x, measure_bounds=False)["diagnostics"]
+    for d, part in zip(audited, recurrences(probe_copy(model), x), strict=True):
+        own = state_diagnostics(part.cell, part.inputs, max_sequences=3)
+        assert d["sequences"] == 3 and d["contractivity"] == pytest.approx(own.contractivity, rel=1e-12)
+        assert d["horizon"] == own.horizon and d["contractivity_at"] == list(own.contractivity_at)
