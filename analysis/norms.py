@@ -3,11 +3,13 @@
 Two functions, one quantity:
 
 * :func:`spectral` is the exact value (LAPACK's singular values, ``torch.linalg.matrix_norm(ord=2)``, the same
-  bits) of one matrix or of a batch. Note [no thread switching]: on a loaded 2-core machine the factorisation of
-  a 256 × 256 matrix took 0.58 s with torch's 2 OpenMP threads against 0.014 s with one, but switching
-  ``torch.set_num_threads`` to 1 and back breaks MKL's batched LU afterwards in torch 2.13 (``solve_ex`` then
-  raises "Pivots given to lu_solve must all be greater or equal to 1"; the fixed-point search of the audit
-  hit it), so the threads are left as the user set them; fewer factorisations is the remedy.
+  bits) of one matrix or of a batch, inside :func:`one_thread`. Note [one LAPACK thread]: on a loaded 2-core
+  machine ‖·‖₂ of 8 matrices 256 × 256 took 20.5 s with the 2 OpenMP/BLAS threads the process starts with and
+  0.33 s inside ``threadpoolctl.threadpool_limits(1)`` (the threads spin while other processes hold the cores);
+  these factorisations are too small to gain from threads anyway. ``torch.set_num_threads(1)`` and back is not
+  used: in torch 2.13 it broke the batched LU afterwards (``solve_ex`` raised "Pivots given to lu_solve must
+  all be greater or equal to 1" in the audit's fixed-point search); threadpoolctl's limit leaves it working
+  (a test pins it).
 * :class:`PairNorms` holds a set of matrices (the step Jacobians of a sequence, or the products ∂h_t/∂h_k of a
   pair schedule) with cheap two-sided bounds on each norm (:func:`rnnaudit.analysis.diagnostics.norm_bounds`:
   max(‖M‖_F/√r, largest row and column norm) ≤ ‖M‖₂ ≤ min(‖M‖_F, √(‖M‖₁‖M‖_∞)), Golub & Van Loan, Matrix
@@ -16,7 +18,7 @@ Two functions, one quantity:
   factorised (each once, kept for the next question). The answer is therefore the same number, and the same
   pair, as computing every norm exactly.
 
-Uses torch only.
+Uses torch and threadpoolctl only.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import re
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "PairNorms", "step_norm_name"]
+__all__ = ["spectral", "one_thread", "PairNorms", "step_norm_name"]
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
@@ -36,7 +38,16 @@ def spectral(M: Tensor) -> Tensor:
     differentiable when M requires a gradient.
     Source: the definition.
     """
-    return torch.linalg.matrix_norm(M, ord=2)
+    with one_thread():
+        return torch.linalg.matrix_norm(M, ord=2)
+
+
+def one_thread():
+    """A context in which the BLAS/LAPACK and OpenMP pools run one thread (``threadpoolctl.threadpool_limits(1)``,
+    restored on exit; see Note [one LAPACK thread] in the module docstring). CUDA work is unaffected."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
 
 
 class PairNorms:
@@ -56,7 +67,8 @@ class PairNorms:
             raise ValueError(f"M must be a batch of matrices (N, p, q), got "
                              f"{tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
         self.M = M.detach()
-        lower, upper = norm_bounds(self.M)
+        with one_thread():
+            lower, upper = norm_bounds(self.M)
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
         # so that the exact value, itself within O(eps)‖M‖₂, is never cut off
         slack = 4 * (M.shape[-1] * M.shape[-2] + 1) * torch.finfo(M.dtype).eps

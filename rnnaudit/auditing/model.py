@@ -279,9 +279,12 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
     if not torch.isfinite(x).all():
         raise ValueError("inputs hold NaN or Inf entries")
+    from rnnaudit.analysis.norms import one_thread
     from rnnaudit.bounds.architectures import shared_maps
 
-    with shared_maps():  # one step map per sequence, read by every claim and by the diagnostics
+    # one step map per sequence, read by every claim and by the diagnostics; the many small factorisations run on
+    # one BLAS/OpenMP thread (Note [one LAPACK thread] in rnnaudit.analysis.norms)
+    with shared_maps(), one_thread():
         parts = recurrences(probe, x)
         user = _user_module(model)
         if bidirectional:

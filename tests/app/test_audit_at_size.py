@@ -114,7 +114,7 @@ def test_the_audit_estimate_grows_with_the_sequence_length_and_fits_a_small_mode
     assert not audit_cost(cell, 400, 1, claims=10, seconds_per_gemm=1e-6, memory_limit=2 ** 20).fits
 
 
-def test_the_norms_leave_torchs_threads_alone_and_lapacks_batched_lu_working():
+def test_the_norms_leave_torchs_thread_count_and_lapacks_batched_lu_working():
     """Switching torch.set_num_threads to 1 and back broke MKL's batched LU afterwards (torch 2.13): the audit's
     fixed-point search then raised; the norms must not switch threads."""
     threads = torch.get_num_threads()
