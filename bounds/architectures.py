@@ -549,7 +549,9 @@ def arch_cases_from_model(view, kinds: tuple[str, ...] = KINDS, *, what: str = "
         raise NotApplicable(f"{what} is about {', '.join(kinds)} models given by their weights; the model's cell is "
                             f"{type(cell).__name__}")
     try:
-        cell64 = copy.deepcopy(cell).to(torch.float64).eval()
+        cell64 = copy.deepcopy(cell).to(torch.float64)
+        for sub in cell64.modules():  # evaluation mode without calling the copy's train() (a user's class may
+            sub.training = False      # override it; the library never calls it)
     except (RuntimeError, TypeError, ValueError) as err:
         raise NotApplicable(f"{what} measures a float64 copy of the cell's step, and the cell could not be copied: "
                             f"{' '.join(str(err).split())[:200]}") from None
