@@ -214,7 +214,8 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
 
 
 def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON_THRESHOLD,
-                      max_sequences: int = 2, h0: Tensor | None = None) -> StateDiagnostics:
+                      max_sequences: int = 2, h0: Tensor | None = None,
+                      step_jacobians: Tensor | None = None) -> StateDiagnostics:
     """Contractivity, memory horizon and top-k Lyapunov exponents of ``cell`` on the inputs ``x``.
 
     Args:
@@ -224,6 +225,9 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
             quantity (the Lyapunov exponents: the mean over them, warm-up T // 10 steps, 10 windows each).
         k: how many exponents (capped at the state width). threshold: of the memory horizon.
         max_sequences: ≥ 1. h0: initial state (S,) or (m, S), zeros by default.
+        step_jacobians: the step Jacobians (m', T, S, S) of the first m' sequences from h0, when the caller holds
+            them already (the audit's one map per sequence, :class:`rnnaudit.bounds.architectures.StepMap`); they
+            are then used as given, not recomputed.
 
     Returns:
         :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T symmetric eigensolves of S × S,
@@ -241,8 +245,12 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
     x = x[:max(1, min(max_sequences, 2 ** 25 // (x.shape[1] * cell.hidden_size ** 2)))]
     with torch.enable_grad():  # forward-mode Jacobians need autograd on, whatever the caller's mode
         h_start = _initial_states(cell, x, None if h0 is None else (h0[:x.shape[0]] if h0.dim() == 2 else h0))
-        J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
-        J = J.to(torch.float64)
+        if step_jacobians is not None:
+            J = step_jacobians[:x.shape[0]].to(torch.float64)
+            x = x[:J.shape[0]]
+        else:
+            J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
+            J = J.to(torch.float64)
         B, T, S = J.shape[0], J.shape[1], J.shape[2]
         steps, steps_upper = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())

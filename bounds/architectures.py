@@ -17,9 +17,7 @@ form with σ applied before W); Li et al. 2018, IndRNN (the elementwise recurren
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +25,13 @@ import torch
 from torch import Tensor
 from torch.func import jacrev, vmap
 
+from rnnaudit.analysis.norms import spectral as _spectral
 from rnnaudit.bounds.core import NotApplicable
 
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "step_norms",
            "step_products", "layer_cases", "product_norms", "pair_schedule", "MAX_STARTS", "sample_arch",
-           "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS"]
+           "arch_cases_from_model", "spectral", "ACTIVATIONS", "GAMMA", "step_rounding", "STEP_ROUNDING_ULPS",
+           "StepMap", "step_map", "shared_maps", "state_words"]
 
 #: case kinds: torch's vanilla RNN (σ inside, h' = σ(W_ih x + b_ih + W_hh h + b_hh)), Pascanu's form
 #: (σ before W), IndRNN, torch's GRU and LSTM, and "step": any other cell, measured through its own step.
@@ -48,8 +48,9 @@ GAMMA = {"rnn_tanh": 1.0, "rnn_relu": 1.0, "pascanu_tanh": 1.0, "pascanu_sigmoid
 
 
 def spectral(M: Tensor) -> Tensor:
-    """‖M‖₂ of a matrix or of each in a batch (largest singular value)."""
-    return torch.linalg.matrix_norm(M, ord=2)
+    """‖M‖₂ of a matrix or of each in a batch (largest singular value): :func:`rnnaudit.analysis.norms.spectral`,
+    the one function every claim computes a spectral norm with."""
+    return _spectral(M)
 
 
 @dataclass
@@ -166,18 +167,43 @@ def trajectory(case: ArchCase) -> Tensor:
     return torch.stack(states)
 
 
+#: numbers of step Jacobian entries formed by one vectorised jacrev call (2^22 float64: 32 MB, whose autograd
+#: intermediates are a few times that)
+JACOBIAN_CHUNK = 2 ** 22
+
+
 def step_jacobians(case: ArchCase, states: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T, by autograd (torch.func.jacrev, vectorised over t
     with vmap; a user's step that vmap cannot run is differentiated one step at a time)."""
     states = trajectory(case) if states is None else states
     step = lambda x_t, h: arch_step(case, x_t, h)  # noqa: E731
+    S, T = case.size()
+    # vmap holds about S vector-Jacobian products of every step at once: chunks of t keep that to JACOBIAN_CHUNK
+    # numbers per chunk (a short sequence is one chunk, as before)
+    chunk = max(1, JACOBIAN_CHUNK // max(1, S * S))
     try:
-        return vmap(jacrev(step, argnums=(1, 0)))(case.x, states[:-1])
+        if T <= chunk:
+            return vmap(jacrev(step, argnums=(1, 0)))(case.x, states[:-1])
+        parts = [vmap(jacrev(step, argnums=(1, 0)))(x, h) for x, h in zip(case.x.split(chunk),
+                                                                         states[:-1].split(chunk), strict=True)]
+        return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
     except (RuntimeError, ValueError, TypeError, NotImplementedError):
         if case.kind != "step":
             raise
     pairs = [jacrev(step, argnums=(1, 0))(x_t, h) for x_t, h in zip(case.x, states[:-1], strict=True)]
     return torch.stack([p[0] for p in pairs]), torch.stack([p[1] for p in pairs])
+
+
+def state_words(case: ArchCase) -> str:
+    """The packed state of ``case`` in words, as the audit names states: "h (64)", "h (150), c (150)", or for a
+    stack "the packed state [l0.h (150) | l1.h (150) | l0.c (150) | l1.c (150)]"; "state (S)" for a ``step``."""
+    if case.kind == "step":
+        return f"state ({case.h0.shape[0]})"
+    H = [case.units(k) for k in range(case.layers)]
+    parts = ["h"] + (["c"] if case.kind == "lstm" else [])
+    if case.layers == 1:
+        return ", ".join(f"{p} ({H[0]})" for p in parts)
+    return "the packed state [" + " | ".join(f"l{k}.{p} ({H[k]})" for p in parts for k in range(case.layers)) + "]"
 
 
 def layer_cases(case: ArchCase) -> list[ArchCase]:
@@ -242,75 +268,10 @@ def product_norms(J: Tensor, max_starts: int | None = None) -> tuple[Tensor, Ten
     return torch.stack(prods), torch.stack(bounds), torch.tensor(taus, dtype=J.dtype, device=J.device)
 
 
-#: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
-#: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
-#: assumptions twice (assessment, then the record's re-check), each on its own copy of the case. At most this many
-#: results, holding at most MEMO_NUMBERS numbers together (2^25 float64: 256 MB; a model's J is T·S², 1.6e6 at
-#: T = 100, S = 128); a larger result is computed and not kept.
+#: what the step-map memo (:mod:`rnnaudit.bounds.step_maps`) keeps outside an audit: at most this many maps,
+#: holding at most MEMO_NUMBERS numbers together (2^25 float64: 256 MB); a larger one is computed and not kept.
 MEMO_SIZE = 8
 MEMO_NUMBERS = 2 ** 25
-_MEMO: OrderedDict[tuple, tuple] = OrderedDict()
-
-
-def _case_key(case: ArchCase) -> tuple | None:
-    """A key that changes whenever anything the step Jacobians depend on changes: the kind and every weight, input
-    and initial-state tensor (dtype, device, shape, bytes). None for a ``step`` case (its cell's forward is code,
-    not data) and for a case whose tensors require a gradient (an ascent differentiates through the result)."""
-    if case.cell is not None:
-        return None
-    tensors = [case.x, case.h0] + [t for w in case.weights for t in w]
-    if any(t.requires_grad for t in tensors):
-        return None
-    digest = hashlib.blake2b(digest_size=16)
-    for t in tensors:
-        digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
-        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
-    return case.kind, digest.hexdigest()
-
-
-def _memo(name: str, case: ArchCase, compute) -> tuple:
-    """``compute(case)``, computed once per distinct case content (see :func:`_case_key`); recomputed, never
-    stored, for a case with no key."""
-    key = _case_key(case)
-    if key is None:
-        return compute(case)
-    key = (name,) + key
-    if key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _MEMO[key]
-    value = compute(case)
-    if _numbers(value) > MEMO_NUMBERS:
-        return value
-    _MEMO[key] = value
-    while len(_MEMO) > MEMO_SIZE or sum(_numbers(v) for v in _MEMO.values()) > MEMO_NUMBERS:
-        _MEMO.popitem(last=False)
-    return value
-
-
-def _numbers(value: tuple) -> int:
-    return sum(t.numel() for t in value)
-
-
-def _jacobians(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_jacobians(case)
-    return J, spectral(J)
-
-
-def step_norms(case: ArchCase) -> tuple[Tensor, Tensor]:
-    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and their spectral norms (T,)."""
-    return _memo("jacobians", case, _jacobians)
-
-
-def _products(case: ArchCase) -> tuple[Tensor, Tensor]:
-    J, _ = step_norms(case)
-    prods, _, taus = product_norms(J, MAX_STARTS)
-    return prods, taus
-
-
-def step_products(case: ArchCase) -> tuple[Tensor, Tensor]:
-    """(‖∂h_t/∂h_k‖₂, τ = t − k) over :func:`~rnnaudit.bounds.architectures.pair_schedule`'s pairs with
-    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,)."""
-    return _memo("products", case, _products)
 
 
 def _draw(gen: torch.Generator) -> float:
@@ -400,8 +361,24 @@ def arch_cases_from_model(view, kinds: tuple[str, ...] = KINDS, *, what: str = "
         raise NotApplicable(f"{what} is about {', '.join(kinds)} models given by their weights; the model's cell is "
                             f"{type(cell).__name__}")
     try:
-        cell64 = copy.deepcopy(cell).to(torch.float64).eval()
+        cell64 = copy.deepcopy(cell).to(torch.float64)
+        for sub in cell64.modules():  # evaluation mode without calling the copy's train() (a user's class may
+            sub.training = False      # override it; the library never calls it)
     except (RuntimeError, TypeError, ValueError) as err:
         raise NotApplicable(f"{what} measures a float64 copy of the cell's step, and the cell could not be copied: "
                             f"{' '.join(str(err).split())[:200]}") from None
     return [ArchCase("step", (), x, torch.zeros(cell.hidden_size, dtype=torch.float64), cell64) for x in inputs]
+
+
+# the step maps, split into their own module (it imports this one); their names stay importable from here
+from rnnaudit.bounds.step_maps import (  # noqa: E402
+    _MEMO,
+    SHARED_NUMBERS,
+    StepMap,
+    _case_key,
+    _memo,
+    shared_maps,
+    step_map,
+    step_norms,
+    step_products,
+)

@@ -72,8 +72,9 @@ def _fmt_lyapunov(d: dict) -> str:
     return text + (" (not converged)" if out and d.get("lyapunov_converged") is False else "")
 
 
-_DIAG_COLUMNS = ("part", "state", "max ‖∂h_t/∂h_{t−1}‖₂", "steps certified contractive", "memory horizon",
-                 "top Lyapunov exponents (nats/step ± noise, finite-T bias and spread over sequences)", "‖∂L/∂h_0‖")
+_DIAG_COLUMNS = ("part", "state", "max ‖∂s_t/∂s_{t−1}‖₂ (s: that state, all sequences)", "steps certified contractive",
+                 "memory horizon", "top Lyapunov exponents (nats/step ± noise, finite-T bias and spread over sequences)",
+                 "‖∂L/∂h_0‖")
 
 
 def _diag_columns(latest: dict) -> tuple:

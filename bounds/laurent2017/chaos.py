@@ -17,7 +17,7 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.architectures import ArchCase, step_jacobians
+from rnnaudit.bounds.architectures import ArchCase, step_map
 from rnnaudit.bounds.core import Assumption, CaseSpace
 
 __all__ = ["example", "top_exponent", "chaos_cases", "measure_chaos", "CHAOS_ASSUMPTIONS", "RECIPES", "WARMUP",
@@ -54,7 +54,7 @@ def top_exponent(case: ArchCase, warmup: int = WARMUP, windows: int = WINDOWS) -
     Raises:
         ValueError: fewer counted steps than windows.
     """
-    J, _ = step_jacobians(case)
+    J = step_map(case).J
     if J.shape[0] - warmup < windows:
         raise ValueError(f"top_exponent needs more than warmup + windows = {warmup + windows} steps, got {J.shape[0]}")
     q = torch.ones(J.shape[1], dtype=J.dtype, device=J.device) / math.sqrt(J.shape[1])

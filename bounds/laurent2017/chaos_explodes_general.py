@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_jacobians
+from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_map
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.laurent2017.chaos import example, finite_time_exponent
 from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case
@@ -26,7 +26,7 @@ __all__ = ["chaos_explodes_general"]
 
 
 def _chaotic(case: ArchCase) -> tuple[bool, str]:
-    J, _ = step_jacobians(case)
+    J = step_map(case).J
     lam = float(finite_time_exponent(J).detach())
     return lam > 0, (f"λ₁(T; q₀) = {lam:.6g} per step: (1/T) log‖J_T⋯J_1 q₀‖, q₀ = 1/√S, all T = {J.shape[0]} steps, "
                      "no warm-up (not the diagnostics' asymptotic estimate λ₁ ± error)")
@@ -36,7 +36,7 @@ A_CHAOTIC = Assumption("the sequence is chaotic: finite-time top Lyapunov expone
 
 
 def _explodes(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    J, _ = step_jacobians(case)
+    J = step_map(case).J
     lam = finite_time_exponent(J)
     P = J[0]
     for t in range(1, J.shape[0]):

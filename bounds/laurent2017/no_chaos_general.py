@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_jacobians
+from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, step_map
 from rnnaudit.bounds.core import CaseSpace, Claim
 from rnnaudit.bounds.laurent2017.chaos import finite_time_exponent
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
@@ -30,8 +30,8 @@ __all__ = ["no_chaos_general"]
 
 
 def _no_chaos(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    J, _ = step_jacobians(case)
-    return {"e^(λ₁) ≤ η": (torch.exp(finite_time_exponent(J)), spectral(J).max())}
+    shared = step_map(case)
+    return {"e^(λ₁) ≤ η": (torch.exp(finite_time_exponent(shared.J)), shared.eta())}
 
 
 no_chaos_general = Claim(

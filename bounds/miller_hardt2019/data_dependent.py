@@ -24,9 +24,9 @@ from rnnaudit.bounds.architectures import (
     arch_cases_from_model,
     pair_schedule,
     spectral,
-    step_jacobians,
+    step_map,
 )
-from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
+from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, safe_ratio
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
 
@@ -35,9 +35,10 @@ __all__ = ["data_dependent", "input_products"]
 def input_products(case: ArchCase) -> tuple[Tensor, Tensor]:
     """(‖∂h_t/∂x_s‖₂, λ^(t−s)‖∂h_s/∂x_s‖₂) over the pairs s < t of
     :func:`~rnnaudit.bounds.architectures.pair_schedule` (all of them on short sequences), each (N,)."""
-    J, B = step_jacobians(case)
+    shared = step_map(case)
+    J, B = shared.J, shared.B
     T = J.shape[0]
-    lam = spectral(J).max()
+    lam = shared.eta()
     m, b = [], []
     for s, ts in pair_schedule(T - 1, MAX_STARTS).items():  # B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t
         P, base = B[s], spectral(B[s])
@@ -53,7 +54,14 @@ def input_products(case: ArchCase) -> tuple[Tensor, Tensor]:
 
 
 def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": worst_pair(*input_products(case))}
+    """The worst pair of :func:`input_products`, from the case's shared map (norms factorised only where the worst
+    ratio can be)."""
+    shared = step_map(case)
+    norms, base, taus = shared.inputs()
+    if norms is None:
+        zero = shared.J.new_zeros(())
+        return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": (zero, zero + 1)}
+    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst(shared.eta() ** taus * base, safe_ratio)}
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:

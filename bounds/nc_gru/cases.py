@@ -58,8 +58,11 @@ def log_uniform(gen: torch.Generator, lo: float, hi: float) -> float:
 
 
 def spectral(M: Tensor) -> Tensor:
-    """‖M‖₂ of one matrix or of each matrix in a batch (largest singular value)."""
-    return torch.linalg.matrix_norm(M, ord=2)
+    """‖M‖₂ of one matrix or of each matrix in a batch (largest singular value):
+    :func:`rnnaudit.analysis.norms.spectral`."""
+    from rnnaudit.analysis.norms import spectral as norm2
+
+    return norm2(M)
 
 
 # ============================================================================================ GRU cases

@@ -37,11 +37,10 @@ from rnnaudit.bounds.architectures import (
     product_norms,
     sample_arch,
     spectral,
-    step_norms,
-    step_products,
+    step_map,
     trajectory,
 )
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, safe_ratio, worst_pair
 
 __all__ = ["theorem1_lstm", "lstm_step_bounds"]
 
@@ -79,18 +78,22 @@ A_BOUND_BELOW = Assumption("the step bound certifies contraction on the data: ma
 
 
 def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    step_m, step_b, prod_m, prod_b = [], [], [], []
+    # each layer's worst pair, then the worst of those: the same pair as the worst over all layers' pairs together
+    steps, prods = [], []
     for layer in layer_cases(case):
         Bt = lstm_step_bounds(layer)
-        step_m.append(step_norms(layer)[1])
-        step_b.append(Bt)
+        shared = step_map(layer)
+        steps.append(shared.steps.worst(Bt, safe_ratio))
         # ∏ B_j over (k, t]: product_norms of the diagonal "Jacobians" diag(B_j) gives exactly those products
-        prods, _ = step_products(layer)
+        norms, _ = shared.products()
         _, bprod, _ = product_norms(Bt[:, None, None], MAX_STARTS)
-        prod_m.append(prods)
-        prod_b.append(bprod)
-    return {"‖∂s_t/∂s_(t−1)‖₂ ≤ B_t": worst_pair(torch.cat(step_m), torch.cat(step_b)),
-            "‖∂s_t/∂s_k‖₂ ≤ ∏ B_j": worst_pair(torch.cat(prod_m), torch.cat(prod_b))}
+        if len(norms):
+            prods.append(norms.worst(bprod, safe_ratio))
+    worst = lambda pairs: worst_pair(torch.stack([m for m, _ in pairs]), torch.stack([b for _, b in pairs]))  # noqa: E731
+    out = {"‖∂s_t/∂s_(t−1)‖₂ ≤ B_t": worst(steps)}
+    zero = case.x.new_zeros(())
+    out["‖∂s_t/∂s_k‖₂ ≤ ∏ B_j"] = worst(prods) if prods else (zero, zero + 1)
+    return out
 
 
 def _sample(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:

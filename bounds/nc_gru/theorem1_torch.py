@@ -28,7 +28,8 @@ import torch
 from torch import Tensor
 from torch.func import functional_call, jacrev, vmap
 
-from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, worst_pair
+from rnnaudit.bounds.architectures import _case_key, step_map
+from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, safe_ratio, worst_pair
 from rnnaudit.bounds.nc_gru.cases import draw, log_uniform, spectral
 
 __all__ = ["TorchGRUCase", "theorem1_torch", "torch_gru_cases_from_model"]
@@ -75,7 +76,12 @@ def _measure(case: TorchGRUCase) -> dict[str, tuple[Tensor, Tensor]]:
         h = step(x_t, h)
         hs.append(h)
     prev = torch.stack([case.h0] + hs[:-1])
-    J = vmap(jacrev(step, argnums=1))(case.x, prev)  # ∂h_t/∂h_{t−1}, torch's own cell
+    arch = _as_arch(case)
+    # a model's case (no gradient needed) reads the shared map of the same recurrence, formed once for every claim
+    # (rnnaudit.bounds.architectures' GRU step is torch's equations, checked against torch.nn.GRU by a test); a
+    # case the ascent moves differentiates torch's own cell
+    shared = None if _case_key(arch) is None else step_map(arch)
+    J = shared.J if shared is not None else vmap(jacrev(step, argnums=1))(case.x, prev)  # ∂h_t/∂h_{t−1}
     W_r, W_z, W_n = case.weight_hh.split(H)
     gi = case.x @ case.weight_ih.mT + case.bias_ih
     gh = prev @ case.weight_hh.mT + case.bias_hh
@@ -86,8 +92,15 @@ def _measure(case: TorchGRUCase) -> dict[str, tuple[Tensor, Tensor]]:
     delta_z, delta_r = (z * (1 - z)).amax(-1), (r * (1 - r)).amax(-1)
     alpha = z.amax(-1) + delta_z * (prev - n).abs().amax(-1) * spectral(W_z)
     beta = (1 - z).amax(-1) * (r.amax(-1) * spectral(W_n) + delta_r * hn.abs().amax(-1) * spectral(W_r))
+    norms = shared.steps if shared is not None else None
     return {"‖∂h_t/∂h_(t−1)‖₂ ≤ α' + β' (Theorem 1's argument in torch.nn.GRU's form)":
-            worst_pair(spectral(J), alpha + beta)}
+            norms.worst(alpha + beta, safe_ratio) if norms is not None else worst_pair(spectral(J), alpha + beta)}
+
+
+def _as_arch(case: TorchGRUCase):
+    from rnnaudit.bounds.architectures import ArchCase
+
+    return ArchCase("gru", ((case.weight_ih, case.weight_hh, case.bias_ih, case.bias_hh),), case.x, case.h0)
 
 
 def _sample(gen: torch.Generator, h: int, T: int, device="cpu", dtype=torch.float64) -> TorchGRUCase:

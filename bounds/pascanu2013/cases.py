@@ -15,9 +15,12 @@ from rnnaudit.bounds.architectures import (
     layer_cases,
     sample_arch,
     spectral,
+    state_words,
+    step_map,
     step_norms,
     step_products,
 )
+from rnnaudit.analysis.norms import step_norm_name
 from rnnaudit.bounds.core import Assumption
 
 __all__ = ["draw", "pick", "layer_lambdas", "eta", "growth", "step_norms", "step_products",
@@ -57,17 +60,18 @@ A_LAMBDA = Assumption("λ₁ < 1/γ (largest singular value of each layer's W; �
 
 def eta(case: ArchCase) -> Tensor:
     """η = max_t ‖∂h_t/∂h_{t−1}‖₂ along the case's sequence (packed state, all layers together)."""
-    return step_norms(case)[1].max()
+    return step_map(case).eta()
 
 
 def growth(case: ArchCase) -> Tensor:
     """max over 0 ≤ k < t ≤ T of ‖∂h_t/∂h_k‖₂ (packed state)."""
-    return step_products(case)[0].max()
+    norms, _ = step_map(case).products()
+    return norms.max()[0]
 
 
 def _eta_below(case: ArchCase) -> tuple[bool, str]:
     value = float(eta(case).detach())
-    return value < 1, f"η = max_t ‖∂h_t/∂h_(t−1)‖₂ = {value:.6g}"
+    return value < 1, f"η = {step_norm_name(state_words(case))} = {value:.6g}"
 
 
 def _grows(case: ArchCase) -> tuple[bool, str]:

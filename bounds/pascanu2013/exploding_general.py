@@ -12,7 +12,8 @@ from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model
 from rnnaudit.bounds.core import CaseSpace, Claim
-from rnnaudit.bounds.pascanu2013.cases import A_GROWS, sample_any, step_norms, step_products
+from rnnaudit.bounds.architectures import step_map
+from rnnaudit.bounds.pascanu2013.cases import A_GROWS, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
 
 __all__ = ["exploding_general"]
@@ -20,9 +21,10 @@ __all__ = ["exploding_general"]
 
 def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     """1 against η when some ‖∂h_t/∂h_k‖₂ > 1, else 0 against η (the statement says nothing then)."""
-    e = step_norms(case)[1].max()
-    prods, _ = step_products(case)
-    grows = bool(prods.numel()) and float(prods.max().detach()) > 1
+    shared = step_map(case)
+    e = shared.eta()
+    prods, _ = shared.products()
+    grows = bool(len(prods)) and float(prods.max()[0].detach()) > 1
     return {"1 < η = max_t ‖∂h_t/∂h_(t−1)‖₂ where the gradient grows": (e.new_tensor(float(grows)), e)}
 
 

@@ -12,8 +12,9 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model
-from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any, step_norms, step_products
+from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, safe_ratio
+from rnnaudit.bounds.architectures import step_map
+from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
 
 __all__ = ["vanishing_general"]
@@ -25,12 +26,13 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]
 
 
 def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
-    prods, taus = step_products(case)
-    e = step_norms(case)[1].max()
-    if not prods.numel():
+    shared = step_map(case)
+    prods, taus = shared.products()
+    e = shared.eta()
+    if not len(prods):
         zero = case.x.new_zeros(())
         return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": (zero, zero + 1)}
-    return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": worst_pair(prods, e ** taus)}
+    return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": prods.worst(e ** taus, safe_ratio)}
 
 
 def _sample_general(gen, h, T, device="cpu", dtype=torch.float64):

@@ -100,10 +100,13 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     docstring); one dict per claim (:meth:`rnnaudit.bounds.on_model.ClaimOnModel.to_json`)."""
     from rnnaudit.progress import advance
 
+    from rnnaudit.bounds.architectures import shared_maps
+
     claims = []
-    for c in all_claims():
-        claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
-        advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
+    with shared_maps():  # one step map per model sequence, read by every claim (rnnaudit.bounds.architectures)
+        for c in all_claims():
+            claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
+            advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
     return claims + _model_constraints(view)
 
 
@@ -150,8 +153,10 @@ def _loss_gradient(probe, cell, x: Tensor, loss_fn, targets, parts) -> dict:
         shapes = [(probe.num_layers * D, probe.proj_size or probe.hidden_size)]
         if isinstance(probe, torch.nn.LSTM):
             shapes.append((probe.num_layers * D, probe.hidden_size))
-        with torch.enable_grad():
-            h0 = [torch.zeros(n, 1, w, dtype=x.dtype, requires_grad=True) for n, w in shapes]
+        # the module stays in the mode it is in (never .train()): cuDNN's RNN backward refuses evaluation mode, so the
+        # module's forward is differentiated with cuDNN off (torch's own kernels, any device)
+        with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):
+            h0 = [torch.zeros(n, 1, w, dtype=x.dtype, device=x.device, requires_grad=True) for n, w in shapes]
             init = [h.expand(-1, x.shape[0], -1) for h in h0]
             out, _ = probe(x if probe.batch_first else x.transpose(0, 1), tuple(init) if len(init) == 2 else init[0])
             loss = loss_fn(out, targets)
@@ -220,6 +225,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     """
     from rnnaudit.auditing.layers import recurrences
     from rnnaudit.auditing.notes import assumption_notes
+    from rnnaudit.progress import advance
     from rnnaudit.cells.adapters import meta_tensor_name, wrap
 
     if trained_dtype is not None and not (isinstance(trained_dtype, torch.dtype) and trained_dtype.is_floating_point):
@@ -273,31 +279,77 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
     if not torch.isfinite(x).all():
         raise ValueError("inputs hold NaN or Inf entries")
-    parts = recurrences(probe, x)
-    user = _user_module(model)
-    if bidirectional:
-        claims = _claims_per_part(parts, readout, T or x.shape[1], trained, measure_bounds)
-        matrices = {f"{p.label}.{role}": W for p in parts for role, W in p.cell.recurrent_matrices().items()}
-        summary = model_summary(user, parts[0].cell, trained, matrices=matrices)
-        summary["state_size"] = sum(p.cell.hidden_size for p in parts)
-    else:
-        view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
-        claims = audit_model(view, measure_bounds=measure_bounds)
-        summary = model_summary(user, cell, trained) if isinstance(user, torch.nn.Module) else \
-            {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
-             "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
-    result = {"model": summary, "claims": claims}
-    if diagnostics:
-        from rnnaudit.analysis.diagnostics import state_diagnostics
-        from rnnaudit.auditing.attractors import fixed_point_sections
+    from rnnaudit.analysis.norms import one_thread
+    from rnnaudit.bounds.architectures import shared_maps
 
-        result["diagnostics"] = [{"part": p.label, "state": p.state, **state_diagnostics(p.cell, p.inputs).to_json()}
-                                 for p in parts]
-        result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
-    if loss_fn is not None:
-        result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
+    # one step map per sequence, read by every claim and by the diagnostics; the many small factorisations run on
+    # one BLAS/OpenMP thread (Note [one LAPACK thread] in rnnaudit.analysis.norms)
+    with shared_maps(), one_thread():
+        parts = recurrences(probe, x)
+        user = _user_module(model)
+        if bidirectional:
+            claims = _claims_per_part(parts, readout, T or x.shape[1], trained, measure_bounds)
+            matrices = {f"{p.label}.{role}": W for p in parts for role, W in p.cell.recurrent_matrices().items()}
+            summary = model_summary(user, parts[0].cell, trained, matrices=matrices)
+            summary["state_size"] = sum(p.cell.hidden_size for p in parts)
+        else:
+            view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
+            claims = audit_model(view, measure_bounds=measure_bounds)
+            summary = model_summary(user, cell, trained) if isinstance(user, torch.nn.Module) else \
+                {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
+                 "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
+        result = {"model": summary, "claims": claims}
+        if diagnostics:
+            from rnnaudit.analysis.diagnostics import state_diagnostics
+            from rnnaudit.auditing.attractors import fixed_point_sections
+
+            # every sequence, as the claims (state_diagnostics caps what it holds at once), from the claims' own step
+            # maps where the part is a block of them
+            blocks = _part_jacobians(cell, x, parts, bidirectional)
+            result["diagnostics"] = [{"part": p.label, "state": p.state,
+                                      **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
+                                                          step_jacobians=J).to_json()}
+                                     for p, J in zip(parts, blocks, strict=True)]
+            del blocks
+            advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
+            result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
+            advance(1)  # the fixed points stage
+        if loss_fn is not None:
+            result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
     result["notes"] = assumption_notes(result)
     return result
+
+
+def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor | None]:
+    """Per recurrence, its step Jacobians (m, T, S_l, S_l) as diagonal blocks of the claims' step maps (one per
+    sequence, :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
+    Jacobian (its input, the layer below's new h, held fixed) is the block of the packed state's rows and columns
+    of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states. None where the parts are not such blocks
+    (a bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
+    from rnnaudit.bounds.architectures import arch_cases_from_model, step_map
+
+    if bidirectional:
+        return [None] * len(parts)
+    try:
+        cases = arch_cases_from_model(ModelView(cell, x), kinds=("rnn_tanh", "rnn_relu", "gru", "lstm"))
+    except NotApplicable:
+        return [None] * len(parts)
+    L = cases[0].layers
+    H = [cases[0].units(k) for k in range(L)]
+    if len(parts) != L:
+        return [None] * len(parts)
+    budget = 2 ** 25  # what state_diagnostics holds at once, at most
+    maps = [step_map(c).J for c in cases]
+    out = []
+    for layer in range(L):
+        start = sum(H[:layer])
+        idx = list(range(start, start + H[layer]))
+        if cases[0].kind == "lstm":
+            idx += [sum(H) + i for i in idx]
+        idx_t = torch.tensor(idx, device=x.device)
+        keep = max(1, min(len(maps), budget // (x.shape[1] * len(idx) ** 2)))
+        out.append(torch.stack([J.index_select(1, idx_t).index_select(2, idx_t) for J in maps[:keep]]))
+    return out
 
 
 def _user_module(model):

@@ -84,19 +84,24 @@ def measured_text(d: dict) -> str:
         lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(u)}" if u is not None else "") + " nats/step"
         if d.get("lyapunov_converged") is False:
             lyap += " (not converged: a finite-time rate, lengthen T)"
-    return (f"max ‖∂h_t/∂h_{{t−1}}‖₂ = {c_text} "
+    from rnnaudit.analysis.norms import step_norm_name
+
+    over = f"; the largest over all {d['sequences']} sequences" if d.get("sequences") else ""
+    return (f"{step_norm_name(d.get('state'))} = {c_text} "
             f"({'contractive' if c is not None and c < 1 else 'not contractive'}"
-            f" on these inputs), memory horizon {horizon}{lyap}")
+            f" on these inputs{over}), memory horizon {horizon}{lyap}")
 
 
 def assumption_notes(result: dict) -> list[dict]:
     """For each applicable claim with a failing assumption: {"claim", "part", "assumption", "measured", "line"},
     with "remedy" only where one is right (:func:`remedy`) and "by_design" where the model's design rules one out
     (:func:`by_design`); "measured" is the diagnostics of the same part (or of every part, joined), None
-    without diagnostics."""
+    without diagnostics. A failing assumption is explained once: a later claim where the same assumption fails
+    with the same value (and part) gets a short line and "see", the claim whose note explains it."""
     diags = result.get("diagnostics") or []
     model = result.get("model")
     out = []
+    first: dict[tuple, str] = {}  # (part, assumption, detail) → the claim whose note explains it
     for c in result["claims"]:
         failing = [a for a in c.get("assumptions") or [] if not a["holds"]] if c["applies"] else []
         if not failing:
@@ -106,6 +111,15 @@ def assumption_notes(result: dict) -> list[dict]:
         measured = "; ".join((f"{d['part']}: " if len(same) > 1 else "") + measured_text(d) for d in same) or None
         fix, design = remedy(a["name"], model), by_design(a["name"], model)
         where = f" ({c['part']})" if c.get("part") else ""
+        key = (c.get("part"), a["name"], a["detail"])
+        if key in first:  # explained once: the same assumption with the same value under an earlier claim
+            seen = {"claim": c["id"], "part": c.get("part"), "assumption": a["name"], "measured": measured,
+                    "see": first[key], "line": f"{c['id']}{where}: the same assumption fails (see {first[key]})."}
+            if fix:
+                seen["remedy"] = fix
+            out.append(seen)
+            continue
+        first[key] = c["id"]
         line = (f"{c['id']}{where}: the assumption “{a['name']}” fails ({a['detail']}), so the theorem says nothing "
                 f"here" + (f"; measured instead: {measured}" if measured else "") + (f"; remedy: {fix}" if fix else "")
                 + (f"; {design}" if design else "") + ".")

@@ -37,13 +37,17 @@ def run(args) -> int:
         print(f"{model.get('type')}: input size {model.get('input_size')}, hidden size {model.get('hidden_size')}, "
               f"{model['state_layout']}")
     width = max(len(_name(c)) for c in claims)
+    explained: set[tuple] = set()  # a failing assumption is explained once, with its value; later claims refer to it
     for c in claims:
         if c["applies"]:
             ratio = "" if c["worst_ratio"] is None or c.get("exceeded") else f" (worst ratio {c['worst_ratio']:.4g})"
             print(f"{_name(c):<{width}}  {c['reading']}{ratio}")
             for a in c["assumptions"]:
                 if a["holds"] is False:
-                    print(f"{'':<{width}}    FAILS {a['name']} ({a['detail']})")
+                    key = (c.get("part"), a["name"], a["detail"])
+                    print(f"{'':<{width}}    FAILS {a['name']}" + (" (as above)" if key in explained else
+                                                                    f" ({a['detail']})"))
+                    explained.add(key)
     if doc["latest"].get("bounds_not_measured"):
         print(doc["latest"]["bounds_not_measured"])
     for d in doc["latest"].get("diagnostics") or []:
@@ -56,7 +60,7 @@ def run(args) -> int:
               f"stable, {f['unstable']} unstable, {f['marginal']} marginal), {f['slow']} slow"
               + ("" if worst is None else f"; largest |λ| = {worst['modulus']:.4g} at an unstable point"))
     for n in doc["latest"].get("notes") or []:
-        if n.get("remedy"):
+        if n.get("remedy") and not n.get("see"):  # once per failing assumption
             print(f"remedy for {n['claim']}{_part(n)}: "
                   f"{n['remedy']}")
     out = Path(args.out)
@@ -83,13 +87,14 @@ def _precheck(args) -> None:
 
 
 def _claims_to_assess(args) -> int:
-    """The bar's total: every claim at every checkpoint the audit reads (a run directory: all of them)."""
+    """The bar's total: every claim at every checkpoint the audit reads (a run directory: all of them), and for a
+    model the diagnostics and fixed-point stages (one unit each)."""
     from rnnaudit.bounds import all_claims
     from rnnaudit.training.runs import checkpoint_steps
 
     path = None if args.source is None else Path(args.source)
     checkpoints = len(checkpoint_steps(path)) if path is not None and path.is_dir() and args.step is None else 1
-    return len(all_claims()) * max(1, checkpoints)
+    return (len(all_claims()) + (2 if path is None or not path.exists() else 0)) * max(1, checkpoints)
 
 
 def _audit(args) -> tuple[dict, dict | None]:
@@ -104,6 +109,7 @@ def _audit(args) -> tuple[dict, dict | None]:
         from rnnaudit.cli.plots import source_of
 
         src = source_of(args, n_sequences=4)  # a cell name: initialised as in its paper, inputs of --task
+        _check_cost(args, src.cell if named_cell else src.module, src.x)
         result = audit(src.cell if named_cell else src.module, src.x, T=src.x.shape[1],
                        trained_dtype=src.trained_dtype)
         model = result["model"]
@@ -126,6 +132,29 @@ def _audit(args) -> tuple[dict, dict | None]:
     doc = {"latest": audit_checkpoint(path, step=args.step, allow_large=args.allow_large, factory=args.model),
            "source": command_text(path)}
     return doc, None
+
+
+def _check_cost(args, model, x) -> None:
+    """Print the audit's estimate (:func:`rnnaudit.auditing.cost.audit_cost`) and refuse, in one line, an audit
+    above --memory-limit or --max-minutes."""
+    from rnnaudit.auditing.cost import audit_cost
+    from rnnaudit.bounds import all_claims
+    from rnnaudit.cells.adapters import wrap
+    from rnnaudit.cli.budget import check_budget
+    from rnnaudit.untrusted import InputError
+
+    try:
+        cell = wrap(model)
+    except (TypeError, ValueError):  # a bidirectional module: the audit itself reports it per direction
+        return
+    limit = None if getattr(args, "memory_limit", None) is None else int(args.memory_limit * 2 ** 30)
+    est = audit_cost(cell, x.shape[-2], x.shape[0] if x.dim() == 3 else 1, claims=len(all_claims()),
+                     memory_limit=limit)
+    print(f"estimate: {est.describe()}")
+    if not est.fits:
+        raise InputError(f"audit: estimated peak memory {est.peak_bytes / 2 ** 30:.3g} GiB is above the limit of "
+                         f"{est.memory_limit / 2 ** 30:.3g} GiB; pass --memory-limit, or fewer or shorter --inputs")
+    check_budget("audit", est.seconds, getattr(args, "max_minutes", None))
 
 
 def _part(note: dict) -> str:

@@ -146,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     _model_source(au)
     au.add_argument("--out", type=Path, default=Path("rnnaudit-audit"),
                     help="report directory, replaced whole when the audit completes (default: rnnaudit-audit)")
+    au.add_argument("--max-minutes", type=positive_float, default=None,
+                    help="refuse an audit whose estimate (printed before it starts, from a GEMM timed on this "
+                         "machine) exceeds this many minutes (default: 10)")
+    au.add_argument("--memory-limit", type=positive_float, metavar="GIB",
+                    help="refuse an audit whose estimated peak memory is above this many GiB (default: 3/4 of the "
+                         "machine's memory)")
 
     for name, summary, default in (("heatmap", "draw the ‖∂h_t/∂h_s‖₂ map of a model", "heatmap.png"),
                                    ("spectrum", "eigenvalues, ε-pseudospectra and singular values of each recurrent "

@@ -57,7 +57,8 @@ def test_lyapunov_command_draws_a_bar_on_a_terminal_and_none_in_a_log(tmp_path, 
     assert "lyapunov:" in tty.getvalue() and "/30 [" in tty.getvalue()  # drawn, with the total the ETA needs
 
 
-def test_audit_command_counts_every_claim_on_a_terminal(tmp_path, monkeypatch):
+def test_audit_command_counts_every_claim_and_stage_on_a_terminal(tmp_path, monkeypatch):
+    """Every claim, then the diagnostics and the fixed points (one unit each)."""
     from rnnaudit.bounds import all_claims
 
     torch.save(torch.nn.RNN(2, 4, batch_first=True).state_dict(), tmp_path / "w.pt")
@@ -65,7 +66,7 @@ def test_audit_command_counts_every_claim_on_a_terminal(tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stderr", tty)
     assert cli_status(["audit", "--arch", "rnn", "--weights", str(tmp_path / "w.pt"), "--T", "8",
                        "--out", str(tmp_path / "a")]) == 0
-    n = len(all_claims())
+    n = len(all_claims()) + 2
     assert f"/{n} [" in tty.getvalue() and "claim" in tty.getvalue()
 
 

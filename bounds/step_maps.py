@@ -1,0 +1,211 @@
+"""One step map per model sequence, formed once and read by every claim (and by the audit's diagnostics): the
+step Jacobians of a :class:`~rnnaudit.bounds.architectures.ArchCase`, their norms and the products of the pair
+schedule, with the norms factorised only where a maximum or a worst ratio needs them
+(:class:`rnnaudit.analysis.norms.PairNorms`). Keyed by the case's content; :func:`shared_maps` keeps them for one
+audit. Split from :mod:`rnnaudit.bounds.architectures`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.bounds import architectures as _arch
+from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
+from rnnaudit.bounds.core import safe_ratio, worst_pair
+
+__all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "SHARED_NUMBERS"]
+
+#: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
+#: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
+#: assumptions twice (assessment, then the record's re-check), each on its own copy of the case. At most this many
+#: results, holding at most MEMO_NUMBERS numbers together (2^25 float64: 256 MB; a model's J is T·S², 1.6e6 at
+#: T = 100, S = 128); a larger result is computed and not kept.
+#: (MEMO_SIZE and MEMO_NUMBERS live in rnnaudit.bounds.architectures, read at call time)
+#: inside :func:`shared_maps` (one model's audit) the memo keeps up to this many numbers (2^28 float64: 2 GiB) so that
+#: a long sequence's map is formed once for every claim, and drops them all when the audit ends
+SHARED_NUMBERS = 2 ** 28
+_MEMO: OrderedDict[tuple, Any] = OrderedDict()
+_SHARED: ContextVar[bool] = ContextVar("rnnaudit_shared_maps", default=False)
+
+
+@contextlib.contextmanager
+def shared_maps() -> Iterator[None]:
+    """Within the block (one model's audit), every claim reads one :class:`StepMap` per model sequence, formed once
+    (the memo's budget is :data:`SHARED_NUMBERS`); on leaving it the maps are dropped. Note [one map per model and
+    input]: the claims stay plain functions of their case; the sharing is keyed by the case's content
+    (:func:`_case_key`), so two claims that build the same case from the model read the same map."""
+    token = _SHARED.set(True)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+        if not _SHARED.get():
+            _MEMO.clear()
+
+
+def _budget() -> int:
+    return SHARED_NUMBERS if _SHARED.get() else _arch.MEMO_NUMBERS
+
+
+def _case_key(case: ArchCase) -> tuple | None:
+    """A key that changes whenever anything the step Jacobians depend on changes: the kind and every weight, input
+    and initial-state tensor (dtype, device, shape, bytes). None for a ``step`` case (its cell's forward is code,
+    not data) and for a case whose tensors require a gradient (an ascent differentiates through the result)."""
+    if case.cell is not None:
+        return None
+    tensors = [case.x, case.h0] + [t for w in case.weights for t in w]
+    if any(t.requires_grad for t in tensors):
+        return None
+    digest = hashlib.blake2b(digest_size=16)
+    for t in tensors:
+        digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
+        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    return case.kind, digest.hexdigest()
+
+
+def _memo(name: str, case: ArchCase, compute) -> Any:
+    """``compute(case)``, computed once per distinct case content (see :func:`_case_key`); recomputed, never
+    stored, for a case with no key."""
+    key = _case_key(case)
+    if key is None:
+        return compute(case)
+    key = (name,) + key
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    value = compute(case)
+    budget = _budget()
+    if _numbers(value) > budget:
+        return value
+    _MEMO[key] = value
+    while len(_MEMO) > (_arch.MEMO_SIZE if not _SHARED.get() else 4 * _arch.MEMO_SIZE) or \
+            sum(_numbers(v) for v in _MEMO.values()) > budget:
+        _MEMO.popitem(last=False)
+    return value
+
+
+def _numbers(value) -> int:
+    if isinstance(value, StepMap):
+        return value.numbers()
+    return sum(t.numel() for t in value)
+
+
+class _ExactNorms:
+    """Every norm computed, differentiably (a case an ascent moves): the interface of
+    :class:`rnnaudit.analysis.norms.PairNorms` over exact values."""
+
+    def __init__(self, M: Tensor):
+        self.values = spectral(M) if M.shape[0] else M.new_zeros(0)
+
+    def __len__(self) -> int:
+        return self.values.shape[0]
+
+    def all(self) -> Tensor:
+        return self.values
+
+    def max(self) -> tuple[Tensor, int]:
+        return self.values.max(), int(self.values.argmax())
+
+    def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
+        return worst_pair(self.values, bound)
+
+
+class StepMap:
+    """One sequence's step Jacobians and the products the claims read, formed once (:func:`step_map`).
+
+    Attributes:
+        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n). exact: every norm is computed
+            (a case whose tensors require a gradient); else norms are bracketed and factorised only where a
+            maximum or a worst ratio needs them (:class:`rnnaudit.analysis.norms.PairNorms`), the same values.
+    Norms are ‖·‖₂ of the packed state (all layers; h and c of an LSTM).
+    """
+
+    def __init__(self, case: ArchCase):
+        self.J, self.B = _arch.step_jacobians(case)
+        self.exact = _case_key(case) is None
+        self._steps = self._pairs = self._inputs = None
+
+    def _norms(self, M: Tensor):
+        return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
+
+    def numbers(self) -> int:
+        held = [self.J, self.B] + [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
+                                   if isinstance(n, PairNorms)]
+        return sum(t.numel() for t in held)
+
+    @property
+    def steps(self):
+        """The norms ‖J_t‖₂ (t = 1..T)."""
+        if self._steps is None:
+            self._steps = self._norms(self.J)
+        return self._steps
+
+    def eta(self) -> Tensor:
+        """η = max_t ‖∂h_t/∂h_{t−1}‖₂ (0-d)."""
+        return self.steps.max()[0]
+
+    def products(self) -> tuple:
+        """(norms of ∂h_t/∂h_k, τ = t − k (N,)) over :func:`pair_schedule` (T, :data:`MAX_STARTS`)'s pairs, in
+        :func:`product_norms`'s order."""
+        if self._pairs is None:
+            T, S = self.J.shape[0], self.J.shape[1]
+            eye = torch.eye(S, dtype=self.J.dtype, device=self.J.device)
+            mats, taus = [], []
+            for k, ts in pair_schedule(T, MAX_STARTS).items():
+                P = eye
+                for t in range(k + 1, max(ts) + 1):
+                    P = self.J[t - 1] @ P
+                    if t in ts:
+                        mats.append(P)
+                        taus.append(t - k)
+            M = torch.stack(mats) if mats else self.J.new_zeros(0, S, S)
+            self._pairs = (self._norms(M), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
+        return self._pairs
+
+    def inputs(self) -> tuple:
+        """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
+        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t)."""
+        if self._inputs is None:
+            T = self.J.shape[0]
+            mats, base, taus = [], [], []
+            for s, ts in pair_schedule(T - 1, MAX_STARTS).items():
+                P, b = self.B[s], spectral(self.B[s])
+                for t in range(s + 1, max(ts) + 1):
+                    P = self.J[t] @ P
+                    if t in ts:
+                        mats.append(P)
+                        base.append(b)
+                        taus.append(t - s)
+            if not mats:
+                self._inputs = (None, None, None)
+            else:
+                self._inputs = (self._norms(torch.stack(mats)), torch.stack(base),
+                                torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
+        return self._inputs
+
+
+def step_map(case: ArchCase) -> StepMap:
+    """The :class:`StepMap` of ``case``, formed once per case content (and per audit, :func:`shared_maps`)."""
+    return _memo("map", case, StepMap)
+
+
+def step_norms(case: ArchCase) -> tuple[Tensor, Tensor]:
+    """(J, ‖J_t‖₂): the step Jacobians (T, S, S) of the case's sequence and every step's spectral norm (T,)."""
+    m = step_map(case)
+    return m.J, m.steps.all()
+
+
+def step_products(case: ArchCase) -> tuple[Tensor, Tensor]:
+    """(‖∂h_t/∂h_k‖₂, τ = t − k) over :func:`~rnnaudit.bounds.architectures.pair_schedule`'s pairs with
+    :data:`~rnnaudit.bounds.architectures.MAX_STARTS` (every pair for T ≤ 12), each (N,), every norm exact."""
+    norms, taus = step_map(case).products()
+    return norms.all(), taus

@@ -1,0 +1,94 @@
+"""What an audit will cost, before it starts: time and peak memory of the step maps the claims share
+(:class:`rnnaudit.bounds.architectures.StepMap`) and of the diagnostics, from the sizes alone and a GEMM timed now
+on this machine (:func:`rnnaudit.analysis.gemm_seconds`), the kind of estimate ``rnnaudit heatmap`` prints.
+
+The model of the work, in GEMM units (one unit: an S × S by S × S float64 product, S the packed state width):
+
+* the step Jacobians of each sequence: about 2 units per step (S vector-Jacobian products of one step);
+* the products ∂h_t/∂h_k of the pair schedule (:data:`rnnaudit.bounds.architectures.MAX_STARTS` starts spread over
+  [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s;
+* each layer of a stack again for the per-layer claims and the diagnostics, at (S_l/S)³ of the cost, and the
+  diagnostics' memory horizon at most min(T, 128) products per lag over the lags it needs (counted as 8 lags, the
+  usual horizon of a trained model; a longer one costs more).
+
+Memory: every map the audit holds at once (8 bytes a number): J (T·S²) and ∂h_t/∂x_t (T·S·n) per sequence, the
+schedule's products, the per-layer maps, the diagnostics' step Jacobians of up to two sequences per layer, and the
+vectorised Jacobian chunks' intermediates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["AuditCost", "audit_cost"]
+
+#: lags of the memory horizon counted in the estimate (see the module docstring)
+_HORIZON_LAGS = 8
+
+
+@dataclass(frozen=True)
+class AuditCost:
+    """The estimate of :func:`audit_cost`.
+
+    Attributes:
+        claims: claims put to the model. sequences, T, S: the inputs' count and length, the packed state width.
+        gemms: predicted work in GEMM units. seconds: gemms × seconds_per_gemm (measured now).
+        peak_bytes: predicted peak memory of the maps. memory_limit: bytes it is checked against.
+    """
+
+    claims: int
+    sequences: int
+    T: int
+    S: int
+    gemms: float
+    seconds: float
+    peak_bytes: int
+    memory_limit: int
+
+    @property
+    def fits(self) -> bool:
+        """The predicted peak memory is within the limit."""
+        return self.peak_bytes <= self.memory_limit
+
+    def describe(self) -> str:
+        """One line for a user."""
+        return (f"audit of {self.claims} claims on {self.sequences} sequence(s) of T = {self.T}, state width {self.S}: "
+                f"about {self.seconds:.3g} s, peak memory {_gib(self.peak_bytes)} (limit {_gib(self.memory_limit)})")
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2 ** 30:.3g} GiB" if n >= 2 ** 26 else f"{n / 2 ** 20:.3g} MiB"
+
+
+def audit_cost(cell, T: int, sequences: int, *, claims: int, memory_limit: int | None = None,
+               seconds_per_gemm: float | None = None) -> AuditCost:
+    """The estimate for auditing ``cell`` (a wrapped model, :func:`rnnaudit.wrap`) on ``sequences`` inputs of T steps.
+
+    Args:
+        cell: its ``hidden_size`` is the packed state width S, ``input_size`` n; a torch stack's layers are read
+            from ``num_layers`` (default 1).
+        claims: how many claims the audit puts (for the line). memory_limit: bytes (default
+            :func:`rnnaudit.analysis.default_memory_limit`). seconds_per_gemm: the calibration (default: measured
+            now, :func:`rnnaudit.analysis.gemm_seconds`).
+
+    Returns:
+        :class:`AuditCost`.
+    """
+    from rnnaudit.analysis import default_memory_limit, gemm_seconds
+    from rnnaudit.bounds.architectures import JACOBIAN_CHUNK, MAX_STARTS, pair_schedule
+
+    S, n = int(cell.hidden_size), int(cell.input_size)
+    L = int(getattr(cell, "num_layers", 1) or 1)
+    S_l = S / L
+    pairs = sum(len(ts) for ts in pair_schedule(T, MAX_STARTS).values())
+    per_sequence = 2 * T + 2 * T + (n / S) * 2 * T
+    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (2 * T + 2 * T)
+    diagnostics = L * (S_l / S) ** 3 * (2 * T + _HORIZON_LAGS * min(T, 128))
+    gemms = sequences * (per_sequence + layers) + min(sequences, 2) * diagnostics
+    numbers = sequences * (T * S * S + T * S * n + pairs * (S * S + S * n))
+    numbers += 0 if L == 1 else sequences * L * T * S_l * S_l
+    numbers += min(sequences, 2) * L * T * S_l * S_l
+    peak = int(8 * numbers + 8 * 4 * JACOBIAN_CHUNK)
+    rate = seconds_per_gemm if seconds_per_gemm is not None else gemm_seconds(S, S, repeats=2)
+    limit = default_memory_limit() if memory_limit is None else int(memory_limit)
+    return AuditCost(claims, sequences, T, S, gemms, gemms * rate, peak, limit)
