@@ -147,8 +147,10 @@ def _mono(f, box: Box) -> Box:
 
 def _mul(a: Box, b: Box) -> Box:
     """{xy : x ∈ a, y ∈ b}, outward-rounded."""
-    p = torch.stack([a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi])
-    return _outward(p.min(0).values, p.max(0).values)
+    p1, p2, p3, p4 = a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi
+    lo = torch.minimum(torch.minimum(p1, p2), torch.minimum(p3, p4))
+    hi = torch.maximum(torch.maximum(p1, p2), torch.maximum(p3, p4))
+    return _outward(lo, hi)
 
 
 def _add(a: Box, b: Box) -> Box:
@@ -272,7 +274,7 @@ def data_box(states: Tensor, inputs: Tensor) -> tuple[Box, Box]:
     """The boxes the data reach: per coordinate min and max of ``states`` (..., S) and ``inputs`` (..., n)."""
     s = states.reshape(-1, states.shape[-1]).detach().to(torch.float64)
     x = inputs.reshape(-1, inputs.shape[-1]).detach().to(torch.float64)
-    return Box(s.min(0).values, s.max(0).values), Box(x.min(0).values, x.max(0).values)
+    return Box(s.amin(0), s.amax(0)), Box(x.amin(0), x.amax(0))
 
 
 # ---------------------------------------------------------------------------------- Jacobian bound

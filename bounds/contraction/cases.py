@@ -12,7 +12,9 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.contraction import Box, ContractionCertificate, certify, data_box, perron_weight, reachable_box
-from rnnaudit.bounds.architectures import ArchCase, layer_cases, sample_arch, trajectory
+from collections import OrderedDict
+
+from rnnaudit.bounds.architectures import ArchCase, _case_key, layer_cases, sample_arch, trajectory
 
 __all__ = ["absolute_certificate", "box_certificate", "data_certificate", "input_box", "weighted_distance",
            "gated_rounding", "sample_certified", "project_certified", "MARGIN", "GATED_KINDS", "DATA_KINDS"]
@@ -28,7 +30,7 @@ MARGIN = 1e-6
 def input_box(layer: ArchCase) -> Box:
     """The box of the layer's inputs along the case's sequence (per coordinate min and max)."""
     x = layer.x.detach().to(torch.float64)
-    return Box(x.min(0).values, x.max(0).values)
+    return Box(x.amin(0), x.amax(0))
 
 
 def absolute_certificate(layer: ArchCase) -> tuple[Tensor, float, float]:
@@ -38,21 +40,46 @@ def absolute_certificate(layer: ArchCase) -> tuple[Tensor, float, float]:
     return perron_weight(M)
 
 
-def box_certificate(layer: ArchCase) -> ContractionCertificate | None:
-    """The layer's certificate over its forward-invariant state box and its inputs' box (None: no bounded
-    invariant box, :func:`rnnaudit.analysis.contraction.reachable_box`)."""
+#: certificates kept per distinct layer content (the assumption and the measurement read the same one)
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_SIZE = 16
+
+
+def _memo(name: str, layer: ArchCase, compute):
+    key = _case_key(layer)
+    if key is None:
+        return compute(layer)
+    key = (name,) + key
+    if key not in _MEMO:
+        _MEMO[key] = compute(layer)
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return _MEMO[key]
+
+
+def _box_certificate(layer: ArchCase) -> ContractionCertificate | None:
     X = input_box(layer)
     w = tuple(t.detach().to(torch.float64) for t in layer.weights[0])
     B = reachable_box(layer.kind, w, X)
     return None if B is None else certify(layer.kind, w, B, X)
 
 
-def data_certificate(layer: ArchCase) -> ContractionCertificate:
-    """The layer's certificate over the box of the states its trajectory visits (h_0 included) and of its
-    inputs."""
+def box_certificate(layer: ArchCase) -> ContractionCertificate | None:
+    """The layer's certificate over its forward-invariant state box and its inputs' box (None: no bounded
+    invariant box, :func:`rnnaudit.analysis.contraction.reachable_box`); computed once per layer content."""
+    return _memo("box", layer, _box_certificate)
+
+
+def _data_certificate(layer: ArchCase) -> ContractionCertificate:
     states = trajectory(layer).detach()
     B, X = data_box(states, layer.x)
     return certify(layer.kind, tuple(t.detach().to(torch.float64) for t in layer.weights[0]), B, X)
+
+
+def data_certificate(layer: ArchCase) -> ContractionCertificate:
+    """The layer's certificate over the box of the states its trajectory visits (h_0 included) and of its
+    inputs; computed once per layer content."""
+    return _memo("data", layer, _data_certificate)
 
 
 def weighted_distance(a: Tensor, b: Tensor, eta: Tensor) -> Tensor:
