@@ -17,7 +17,7 @@ from collections import OrderedDict
 from rnnaudit.bounds.architectures import ArchCase, _case_key, layer_cases, sample_arch, trajectory
 
 __all__ = ["absolute_certificate", "box_certificate", "data_certificate", "input_box", "weighted_distance",
-           "gated_rounding", "sample_certified", "project_certified", "MARGIN", "GATED_KINDS", "DATA_KINDS"]
+           "gated_rounding", "rounding_allowance", "sample_certified", "project_certified", "MARGIN", "GATED_KINDS", "DATA_KINDS"]
 
 #: kinds with a bounded invariant box (contraction.gated_box)
 GATED_KINDS = ("rnn_tanh", "gru", "lstm")
@@ -87,24 +87,36 @@ def weighted_distance(a: Tensor, b: Tensor, eta: Tensor) -> Tensor:
     return ((a - b).abs() / eta).amax(-1)
 
 
-def gated_rounding(layer: ArchCase, x_t: Tensor, s: Tensor) -> float:
-    """A bound on max_i |fl(F(s, x_t))_i − F(s, x_t)_i| for one evaluated step of a one-layer case.
+def gated_rounding(layer: ArchCase, x: Tensor, s: Tensor) -> Tensor:
+    """A bound on max_i |fl(F(s_t, x_t))_i − F(s_t, x_t)_i| for each evaluated step of a one-layer case: x (T, n)
+    and s (T, S) give (T,).
 
     The pre-activations are sums of k = n + H + 2 terms, off by ≤ γ_k m with m = max_i (|W_ih||x| + |b_ih| +
     |W_hh||h| + |b_hh|)_i (Higham, eq. 3.11). Every activation is 1-Lipschitz and bounded by 1, and a gated step
     combines at most three products of such values with c (GRU: (1 − z)n + zh; LSTM: fc + ig, then o tanh(c)), so
-    the pre-activation error reaches the output at most 4(1 + ‖c‖_∞) times; each activation, product and sum adds
+    the pre-activation error reaches the output at most 4(1 + ‖s‖_∞) times; each activation, product and sum adds
     a few ulps of values ≤ 1 + ‖s‖_∞: 32 u (1 + ‖s‖_∞) covers them with margin."""
     w_ih, w_hh, b_ih, b_hh = (w.detach() for w in layer.weights[0])
-    x_t, s = x_t.detach(), s.detach()
+    x, s = x.detach(), s.detach()
     H = layer.units(0)
-    h = s[:H]
+    h = s[:, :H]
     u = torch.finfo(torch.float64).eps / 2
-    k = x_t.shape[-1] + H + 2
-    rec = w_hh.abs() * h.abs() if layer.kind == "indrnn" else w_hh.abs() @ h.abs()
-    m = float((w_ih.abs() @ x_t.abs() + b_ih.abs() + rec + b_hh.abs()).max())
-    size = 1 + float(s.abs().max())
+    k = x.shape[-1] + H + 2
+    rec = h.abs() * w_hh.abs() if layer.kind == "indrnn" else h.abs() @ w_hh.abs().T
+    m = (x.abs() @ w_ih.abs().T + b_ih.abs() + rec + b_hh.abs()).amax(-1)
+    size = 1 + s.abs().amax(-1)
     return k * u / (1 - k * u) * m * 4 * size + 32 * u * size
+
+
+def rounding_allowance(rate: float, like: Tensor, per_step_first: Tensor, per_step_other: Tensor) -> Tensor:
+    """E_n + E'_n with E_n = rate·E_(n−1) + δ_n: how far two computed trajectories can be from the exact ones in
+    the norm the per-step roundings δ (T,) are given in (the exact map contracts at ``rate``); a tensor like
+    ``like``."""
+    out, E, E_other = [], 0.0, 0.0
+    for d1, d2 in zip(per_step_first.tolist(), per_step_other.tolist()):
+        E, E_other = rate * E + d1, rate * E_other + d2
+        out.append(E + E_other)
+    return like.new_tensor(out)
 
 
 def project_certified(case: ArchCase, rate_of, *, shrink: float = 0.7, tries: int = 12) -> None:

@@ -29,8 +29,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, trajectory
-from rnnaudit.bounds.contraction.cases import (GATED_KINDS, box_certificate, gated_rounding, sample_certified,
-                                               project_certified, weighted_distance)
+from rnnaudit.bounds.contraction.cases import (GATED_KINDS, box_certificate, gated_rounding, project_certified,
+                                               rounding_allowance, sample_certified, weighted_distance)
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import per_layer, vanilla_free
 
@@ -73,13 +73,11 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
         other = trajectory(ArchCase(layer.kind, layer.weights, layer.x, B.hi.to(layer.x.dtype)))
         d = weighted_distance(first, other, eta)
         n = torch.arange(first.shape[0], dtype=d.dtype, device=d.device)
-        allowance, E, E_other, small = [], 0.0, 0.0, float(eta.min())
-        for x_t, s, g in zip(layer.x, first[:-1], other[:-1]):
-            E = rate * E + gated_rounding(layer, x_t, s) / small
-            E_other = rate * E_other + gated_rounding(layer, x_t, g) / small
-            allowance.append(E + E_other)
+        small = float(eta.min())
+        allowance = rounding_allowance(rate, d, gated_rounding(layer, layer.x, first[:-1]) / small,
+                                       gated_rounding(layer, layer.x, other[:-1]) / small)
         m.append(d[1:])
-        b.append((rate ** n * d[0])[1:] + d.new_tensor(allowance))
+        b.append((rate ** n * d[0])[1:] + allowance)
     if not m:
         zero = case.x.new_zeros(())
         return {"‖s_t − s'_t‖_∞,η ≤ c^t ‖s_0 − s'_0‖_∞,η on the invariant box": (zero, zero + 1)}
