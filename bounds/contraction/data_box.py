@@ -37,6 +37,9 @@ __all__ = ["data_box", "A_DATA_RATE", "box_points", "N_POINTS", "N_TRAJECTORY"]
 N_POINTS = 24
 #: at most this many of the trajectory's own (state, input) pairs, evenly spaced in t
 N_TRAJECTORY = 16
+#: above this many states, half the trajectory's points and a third of the random ones (each is an S × S Jacobian
+#: and its SVD: a 2-layer LSTM(150) took 157 s for 40 points at load 17)
+LARGE = 64
 
 
 def _rate(layer: ArchCase) -> float:
@@ -60,17 +63,19 @@ A_DATA_RATE = Assumption("the certified rate on the box of states and inputs the
 
 def box_points(layer: ArchCase, cert, generator: torch.Generator) -> tuple[Tensor, Tensor]:
     """Points (P, S) of the state box and (P, n) of the input box: the trajectory's own (at most
-    :data:`N_TRAJECTORY`), then :data:`N_POINTS` random ones, every third a random corner of the state box."""
+    :data:`N_TRAJECTORY`), then :data:`N_POINTS` random ones, every third a random corner of the state box (fewer
+    above :data:`LARGE` states)."""
     states = trajectory(layer)[:-1]
     T = states.shape[0]
-    idx = torch.linspace(0, T - 1, min(T, N_TRAJECTORY)).round().long()
     S, n = cert.states.lo.numel(), cert.inputs.lo.numel()
+    n_traj, n_rand = (N_TRAJECTORY, N_POINTS) if S <= LARGE else (N_TRAJECTORY // 2, N_POINTS // 3)
+    idx = torch.linspace(0, T - 1, min(T, n_traj)).round().long()
     lo, hi = cert.states.lo.to(layer.x.dtype), cert.states.hi.to(layer.x.dtype)
-    u = torch.rand(N_POINTS, S, generator=generator, dtype=torch.float64).to(layer.x.dtype)
+    u = torch.rand(n_rand, S, generator=generator, dtype=torch.float64).to(layer.x.dtype)
     corner = (u < 0.5).to(u.dtype)
     u[::3] = corner[::3]
     s = lo + u * (hi - lo)
-    v = torch.rand(N_POINTS, n, generator=generator, dtype=torch.float64).to(layer.x.dtype)
+    v = torch.rand(n_rand, n, generator=generator, dtype=torch.float64).to(layer.x.dtype)
     x = cert.inputs.lo.to(layer.x.dtype) + v * (cert.inputs.hi - cert.inputs.lo).to(layer.x.dtype)
     return torch.cat([states[idx], s]), torch.cat([layer.x[idx], x])
 
@@ -127,7 +132,8 @@ data_box = Claim(
               "box): every step contracts where the data go (tanh/relu RNN, IndRNN, GRU, LSTM; every layer)",
     assumptions=(A_DATA_RATE,),
     measure=f"‖∂F/∂s‖_∞,η and ‖∂F/∂s‖₂ by autograd at up to {N_TRAJECTORY} of the trajectory's points and "
-            f"{N_POINTS} random points of B × X (a third at corners of B), each layer's own state",
+            f"{N_POINTS} random points of B × X (a third at corners of B; fewer above {LARGE} states), each layer's "
+            "own state",
     bound="c (weighted ℓ∞, Perron weight η) and ‖M‖₂",
     evaluate=_measure,
     cases=CaseSpace(case_type=ArchCase, sample=_sample,
