@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from rnnaudit.bounds import (
+    contraction,
     echo_state,
     enrnn,
     laurent2017,
@@ -49,6 +50,7 @@ CLAIMS_BY_PAPER: dict[str, tuple[Claim, ...]] = {
     "miller_hardt2019": miller_hardt2019.CLAIMS,
     "echo_state": echo_state.CLAIMS,
     "laurent2017": laurent2017.CLAIMS,
+    "contraction": contraction.CLAIMS,
     "lru": lru.CLAIMS,
     "s4d": s4d.CLAIMS,
     "mamba": mamba.CLAIMS,
@@ -68,6 +70,7 @@ COVERAGE_BY_PAPER: dict[str, tuple[Statement, ...]] = {
     "miller_hardt2019": miller_hardt2019.COVERAGE,
     "echo_state": echo_state.COVERAGE,
     "laurent2017": laurent2017.COVERAGE,
+    "contraction": contraction.COVERAGE,
     "lru": lru.COVERAGE,
     "s4d": s4d.COVERAGE,
     "mamba": mamba.COVERAGE,

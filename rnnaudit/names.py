@@ -12,7 +12,7 @@ __all__ = ["PAPERS", "SEED_PAPERS", "CLASSIC_PAPERS", "MODERN_PAPERS",
 #: The five specification papers, file stems of papers/*.md, in the order the report lists them.
 SEED_PAPERS = ("sgornn", "spectral_rnn", "nc_gru", "srnn", "enrnn")
 #: The classic results the seeds cite (packages under bounds/, no markdown copy in papers/).
-CLASSIC_PAPERS = ("pascanu2013", "miller_hardt2019", "echo_state", "laurent2017")
+CLASSIC_PAPERS = ("pascanu2013", "miller_hardt2019", "echo_state", "laurent2017", "contraction")
 #: The modern recurrences' papers (packages under bounds/): LRU, S4D, Mamba, minGRU/minLSTM, xLSTM.
 MODERN_PAPERS = ("lru", "s4d", "mamba", "min_rnn", "xlstm")
 #: Every paper ``rnnaudit check`` knows, seeds first.
