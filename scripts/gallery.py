@@ -70,6 +70,29 @@ def run(name: str, T: int | None) -> dict:
     return doc
 
 
+def tables() -> str:
+    """The page's two tables (the gallery; what the audit says) from the summaries in docs/deployed-rnns/."""
+    from rnnaudit.gallery import GALLERY
+
+    docs = {n: json.loads((OUT / f"{n}.json").read_text()) for n in GALLERY if (OUT / f"{n}.json").is_file()}
+    lines = ["| model | package | weight file | licence | recurrence | checked against the package's own | "
+             "max abs difference (float64) |", "|---|---|---|---|---|---|---|"]
+    for n, s in docs.items():
+        error = "—" if s["reference_error"] is None else f"{s['reference_error']:.1e}"
+        lines.append(f"| {n} | {s['version']} | `{s['weight_file'] or '—'}` | {s['licence']} | "
+                     f"{s['description'].split(', ')[1].split(' on ')[0]} | {s['compared']} | {error} |")
+    lines += ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | λ₁ ± s.e. (nats/step) | "
+              "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
+    for n, s in docs.items():
+        d = s["diagnostics"]
+        eta = ", ".join(f"{x['contractivity']:.3g}" for x in d)
+        lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x['lyapunov_stderr'][0]:.2g}" for x in d)
+        fp = "; ".join(f"{f['fixed']} ({f['stable']} / {f['unstable']}) of {f['n_starts']}" for f in s["fixed_points"])
+        lines.append(f"| {n} | {s['T']} | {len(s['claims_applying'])} of {s['claims_total']} | {eta} | {lam} | {fp} | "
+                     f"{s['audit_seconds']:.0f} s ({s['load_average']:.0f}) |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     from rnnaudit.gallery import GALLERY
 
@@ -77,7 +100,11 @@ def main(argv=None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"models to run (default: all): {', '.join(GALLERY)}")
     parser.add_argument("--T", type=int, default=None, help="steps to audit (default: each model's, see DEFAULT_T)")
+    parser.add_argument("--tables", action="store_true", help="print the page's tables from the summaries, run nothing")
     args = parser.parse_args(argv)
+    if args.tables:
+        print(tables())
+        return 0
     unknown = [n for n in args.names if n not in GALLERY]
     if unknown:
         print(f"gallery.py: unknown model {unknown[0]!r}; expected one of {', '.join(GALLERY)}", file=sys.stderr)
