@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib
+import importlib.metadata
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,6 +29,9 @@ OUT = ROOT / "docs" / "deployed-rnns"
 #: frames do not finish in the audit of today, so its first 25 frames (half a second) are audited
 DEFAULT_T = {"g2p-en": 46, "silero-vad": 62, "digits-lstm": 64, "BeatNet": 25}
 
+#: the torch module named in a model's description, e.g. "nn.LSTM(150, 150, num_layers=2)"
+_RECURRENCE = re.compile(r"nn\.\w+\([^)]*\)")
+
 
 def summary(model, report: dict, T: int, seconds: float) -> dict:
     """The numbers the docs page quotes, from one audit report."""
@@ -34,7 +39,8 @@ def summary(model, report: dict, T: int, seconds: float) -> dict:
                  "assumptions": [(a["name"], a["holds"]) for a in c.get("assumptions", [])]}
                 for c in report["claims"] if c["applies"]]
     return {"name": model.name, "version": model.version, "licence": model.licence,
-            "weight_file": None if model.weight_file is None else "/".join(model.weight_file.parts[-3:]),
+            "weight_file": None if model.weight_file is None else  # the path inside the installed package
+            model.weight_file.relative_to(importlib.metadata.distribution(model.name).locate_file("")).as_posix(),
             "description": model.description, "reference_error": model.reference_error, "compared": model.compared,
             "T": T, "sequences": int(model.inputs.shape[0]), "audit_seconds": round(seconds, 1),
             "load_average": os.getloadavg()[0], "torch": torch.__version__,
@@ -65,7 +71,7 @@ def run(name: str, T: int | None) -> dict:
     probe = rnnaudit.wrap(copy.deepcopy(model.rnn).double())
     save_figure(plot_jacobian_heatmaps(probe, x, block="h", title=f"{name}: ‖∂h_t/∂h_s‖₂, mean over "
                                        f"{x.shape[0]} sequence(s)"), OUT / f"{name}-heat.png")
-    save_figure(plot_spectra(dict(probe.recurrent_matrices()), role=model.description.split(",")[0], grid=48),
+    save_figure(plot_spectra(dict(probe.recurrent_matrices()), role=model.description.split(",")[0], grid=24),
                 OUT / f"{name}-spectrum.png")
     return doc
 
@@ -80,8 +86,9 @@ def tables() -> str:
     for n, s in docs.items():
         error = "—" if s["reference_error"] is None else f"{s['reference_error']:.1e}"
         lines.append(f"| {n} | {s['version']} | `{s['weight_file'] or '—'}` | {s['licence']} | "
-                     f"{s['description'].split(', ')[1].split(' on ')[0]} | {s['compared']} | {error} |")
-    lines += ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | λ₁ ± s.e. (nats/step) | "
+                     f"{_RECURRENCE.search(s['description']).group(0)} | {s['compared']} | {error} |")
+    lines += ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | "
+              "λ₁ ± s.e. (nats/step) | "
               "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
     for n, s in docs.items():
         d = s["diagnostics"]

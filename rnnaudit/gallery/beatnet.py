@@ -126,6 +126,7 @@ def extract(T: int = 400) -> GalleryModel:
     error = float((ours - package_forward(feats)).abs().max())
     return GalleryModel(DISTRIBUTION, importlib.metadata.version(DISTRIBUTION), lstm, x,
                         installed_file(DISTRIBUTION, WEIGHTS), "CC-BY-4.0", error,
-                        f"the 3 activations of all {T} frames", "beat/downbeat tracker, nn.LSTM(150, 150, num_layers=2), "
+                        f"the 3 activations of all {T} frames",
+                        "beat/downbeat tracker, nn.LSTM(150, 150, num_layers=2), "
                         f"on a {T / FPS:g} s synthetic 120 bpm click track (features through its own front end)",
                         {"seconds": T / FPS})

@@ -66,5 +66,6 @@ def extract(steps: int = 300, seed: int = 0, n_sequences: int = 8) -> GalleryMod
     x = data["test"][0][:n_sequences].double()
     return GalleryModel("digits-lstm", f"{steps} steps, seed {seed}", copy.deepcopy(rnn).double(), x, None,
                         "MIT (weights trained here); data BSD-3-Clause", None, "trained here: nothing to compare",
-                        f"digits classifier, nn.LSTM(1, 32, num_layers=2), trained here (test accuracy {accuracy:.3f}), "
+                        "digits classifier, nn.LSTM(1, 32, num_layers=2), "
+                        f"trained here (test accuracy {accuracy:.3f}), "
                         f"on {n_sequences} test digits", {"test_accuracy": accuracy})

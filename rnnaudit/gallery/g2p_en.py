@@ -40,7 +40,8 @@ def _arrays(path) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as npz:
             missing = sorted(set(_SHAPES) - set(npz.files))
             if missing:
-                raise InputError(f"{path}: no array {missing[0]!r}; expected g2p-en's checkpoint with {sorted(_SHAPES)}")
+                raise InputError(f"{path}: no array {missing[0]!r}; expected g2p-en's checkpoint with "
+                                 f"{sorted(_SHAPES)}")
             out = {k: npz[k] for k in _SHAPES}
     except (ValueError, OSError) as err:
         if isinstance(err, InputError):

@@ -27,7 +27,8 @@ from torch import nn
 from rnnaudit.gallery.installed import GalleryModel, installed_file
 from rnnaudit.untrusted import InputError
 
-__all__ = ["DISTRIBUTION", "SAMPLE_RATE", "CHUNK", "CONTEXT", "Encoder", "initializers", "load", "chunks", "voiced_signal",
+__all__ = ["DISTRIBUTION", "SAMPLE_RATE", "CHUNK", "CONTEXT", "Encoder", "initializers", "load", "chunks",
+           "voiced_signal",
            "package_forward", "extract"]
 
 DISTRIBUTION = "silero-vad"
@@ -116,13 +117,15 @@ def load(path=None) -> tuple[Encoder, nn.LSTM, nn.Conv1d]:
     """
     state = initializers(path)
     encoder = Encoder().double()
-    conv = {f"conv{i + 1}.{k}": state[f"model.encoder.{i}.reparam_conv.{k}"] for i in range(4) for k in ("weight", "bias")}
+    conv = {f"conv{i + 1}.{k}": state[f"model.encoder.{i}.reparam_conv.{k}"]
+            for i in range(4) for k in ("weight", "bias")}
     encoder.load_state_dict({"stft_conv.weight": state["model.stft.forward_basis_buffer"], **conv})
     lstm = nn.LSTM(128, 128, batch_first=True).double()
     lstm.load_state_dict({f"{k}_l0": state[f"model.decoder.rnn.{k}"] for k in ("weight_ih", "weight_hh", "bias_ih",
                                                                               "bias_hh")})
     out = nn.Conv1d(128, 1, 1).double()
-    out.load_state_dict({"weight": state["model.decoder.decoder.2.weight"], "bias": state["model.decoder.decoder.2.bias"]})
+    out.load_state_dict({"weight": state["model.decoder.decoder.2.weight"],
+                         "bias": state["model.decoder.decoder.2.bias"]})
     return encoder, lstm, out
 
 
@@ -213,5 +216,6 @@ def extract(seconds: float = 2.0) -> GalleryModel:
     return GalleryModel(DISTRIBUTION, importlib.metadata.version(DISTRIBUTION), lstm, x,
                         installed_file(DISTRIBUTION, WEIGHTS), "MIT", error,
                         f"the speech probabilities of all {x.shape[1]} chunks and the final (h, c)",
-                        f"voice activity detector, nn.LSTMCell(128, 128), on {seconds:g} s of a synthetic voiced signal "
+                        "voice activity detector, nn.LSTMCell(128, 128), "
+                        f"on {seconds:g} s of a synthetic voiced signal "
                         "(chunks through its own encoder)", {"speech_probs": probs.numpy()})

@@ -101,7 +101,8 @@ def test_a_missing_package_is_named_with_the_extra_that_installs_it():
 
 
 def _step_norms_gru(gru: torch.nn.GRU, x: torch.Tensor) -> torch.Tensor:
-    """max_t ‖∂h_t/∂h_{t−1}‖₂ of a one-layer GRU on x (1, T, n), by torch.func.jacrev of torch's own GRUCell."""
+    """‖∂h_t/∂h_{t−1}‖₂ for t = 1..T of a one-layer GRU on x (1, T, n), by torch.func.jacrev of torch's own
+    GRUCell."""
     cell = torch.nn.GRUCell(gru.input_size, gru.hidden_size).double()
     cell.load_state_dict({k[:-3]: v for k, v in gru.state_dict().items()})
     h, norms = torch.zeros(gru.hidden_size, dtype=torch.float64), []
