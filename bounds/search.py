@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import math
 import zlib
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import torch
 
@@ -70,6 +71,12 @@ def measure_case(claim: Claim, case, reading: Reading | None = None) -> tuple[fl
 
 
 def _record(claim: Claim, case, origin: str, method: str = "") -> CaseRecord:
+    return _measured_record(claim, case, origin, method)[0]
+
+
+def _measured_record(claim: Claim, case, origin: str, method: str = "") -> tuple[CaseRecord, dict | None]:
+    """The case's record and the evaluation it was measured from (None when the measurement failed): the ascent
+    differentiates that same evaluation, so each iterate is evaluated once, not once to record and once to step."""
     h, T = case.size()
     failed = []
     for a in claim.assumptions:
@@ -82,15 +89,16 @@ def _record(claim: Claim, case, origin: str, method: str = "") -> CaseRecord:
         if not ok:
             failed.append(f"{a.name} ({detail})")
     errors = {}
+    evaluated = None
     try:
         evaluated = claim.evaluate(case)
         worst, parts = _ratio(evaluated)
         ratio, errors = float(worst.detach()), _errors(evaluated)
     except (RuntimeError, ValueError) as err:  # a case the probes cannot measure is recorded, not fatal
-        ratio, parts = float("nan"), {"error": float("nan")}
+        ratio, parts, evaluated = float("nan"), {"error": float("nan")}, None
         failed.append(f"measurement failed: {err}")
     vac = bool(claim.vacuous(case)) if claim.vacuous is not None else False
-    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case, method or origin)
+    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case, method or origin), evaluated
 
 
 def _printed_verdict(claim: Claim, records: list[CaseRecord], exact: ExactVerdict | None) -> str:
@@ -138,20 +146,25 @@ def _ascent(claim: Claim, case, profile: Profile, records: list[CaseRecord], dev
         p.requires_grad_(True)
     opt = torch.optim.Adam(leaves, lr=profile.lr, maximize=True)
     best_index, best_ratio, best_state = None, -math.inf, None
+    opt.zero_grad()
+    evaluated = claim.evaluate(case)  # the start's gradient; the start itself is not an ascent record
     for _ in range(profile.ascent_steps):
-        opt.zero_grad()
-        worst, _ = _ratio(claim.evaluate(case))
+        worst, _ = _ratio(evaluated)
         if not torch.isfinite(worst) or worst <= 0 or not worst.requires_grad:
             break  # (no gradient: the worst part is measured at moved copies of the case, e.g. a limit reading)
         torch.log(worst).backward()
         opt.step()
         with torch.no_grad():
             claim.cases.project(case)
-        record = _record(claim, case, "ascent")
+        opt.zero_grad()
+        # the iterate's record and the next step's gradient come from one evaluation of it
+        record, evaluated = _measured_record(claim, case, "ascent")
         if record.ratio > best_ratio and not record.failed_assumptions:
             best_index, best_ratio, best_state = len(records), record.ratio, case_state(case)
         record.case = None  # only the best iterate keeps its tensors
         records.append(record)
+        if evaluated is None:
+            break  # the iterate could not be measured (recorded as such): there is no gradient to follow
     opt.zero_grad()
     if best_index is not None:
         records[best_index].case = case_from_state(claim.cases.case_type, best_state, device, dtype)
@@ -192,6 +205,29 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
         hint = (f" (rnnaudit.bounds.claim_by_id({claim!r}) gives the claim of an id)" if isinstance(claim, str)
                 else "")
         raise TypeError(f"claim must be a Claim, got {type(claim).__name__}{hint}")
+    with _one_thread():
+        return _check_claim(claim, profile, seed=seed, device=device, dtype=dtype, out_dir=out_dir, progress=progress)
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch's intra-op pool and the BLAS/OpenMP pools (threadpoolctl) at one thread inside the block, restored after.
+
+    Why: a claim's cases are small (h ≤ a few hundred), so its thousands of small products, SVDs, QRs and eigensolves
+    gain nothing from a second thread, and waking one costs more than the kernel: tiny QRs measured 8× slower on two
+    OpenMP threads than on one on a loaded 2-core machine. The arithmetic is the same; only the threads change."""
+    from threadpoolctl import threadpool_limits
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            yield
+    finally:
+        torch.set_num_threads(old)
+
+
+def _check_claim(claim: Claim, profile: Profile, *, seed: int, device, dtype, out_dir, progress) -> ClaimResult:
     gen = claim_generator(claim.id, seed)
     sizes = claim.cases.sizes[profile.name]
     records: list[CaseRecord] = []
@@ -221,8 +257,8 @@ def check_claim(claim: Claim, profile: Profile = PROFILES["quick"], *, seed: int
               f"(first: {outside[0].failed_assumptions[0]})."] if outside else []
     kept = [r for r in records if not r.failed_assumptions or math.isnan(r.ratio)]
     exact = claim.exact() if claim.exact else None
-    readings = [_reading_result(rd, check_claim(_reading_claim(claim, rd), profile, seed=seed, device=device,
-                                                 dtype=dtype))
+    readings = [_reading_result(rd, _check_claim(_reading_claim(claim, rd), profile, seed=seed, device=device,
+                                                  dtype=dtype, out_dir=None, progress=None))
                 for rd in claim.readings]
     verdict = headline(_printed_verdict(claim, kept, exact), readings)
     result = ClaimResult(claim, verdict, kept, errors=errors, exact=exact, readings=readings,

@@ -424,3 +424,9 @@ def test_expanded_matrices_and_grids_too_large_for_memory_are_refused_before_all
     small = torch.full((1,), 0.25, dtype=torch.float64).expand(3, 3)  # symmetric, ρ = 0.75: K = 1
     assert kreiss_constant(small).value == pytest.approx(1.0)
     assert pseudospectrum(small, [0.0, 1.0], [0.0, 1.0]).sigma.shape == (2, 2)
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    'test_kreiss_matrix_theorem_bounds': {'2', '1'},
+    'test_kreiss_constant_of_a_2x2_jordan_type_matrix': {'0.0'},
+}

@@ -347,3 +347,8 @@ def test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lst
         "--direction reverse: the GRU is unidirectional (no _reverse weights)")
     assert "goes with --model, --arch or --weights, not with SOURCE" in _error(
         [command, "sgornn", "--direction", "forward", "--out", "f.png"], capsys)
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    'test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lstm': {'spectrum'},
+}

@@ -449,6 +449,7 @@ def _not_utf8(tmp_path: Path, name: bytes) -> str:
     return os.path.join(str(tmp_path), os.fsdecode(name))
 
 
+@pytest.mark.slow
 def test_file_names_that_are_not_utf8_are_read_and_written(tmp_path, monkeypatch, capsys):
     """A weights file, a figure, an audit directory and a run directory named with the byte 0xff: the command
     line ended in "'utf-8' codec can't encode character" (the figure's metadata, a title). Now each command works,
@@ -526,4 +527,9 @@ def test_compare_on_a_damaged_run_json_names_the_file(tmp_path, capsys, edit, ne
 #: The fast suite runs every fourth case of the corpus (the corpus lists its cases family by family, so each family
 #: keeps some); the full suite (python -m pytest --full) runs all of them.
 FAST_SAMPLE = 4
-SLOW_CASES = {"test_hostile_case": {str(i) for i in range(N_CASES) if i % FAST_SAMPLE}}
+SLOW_CASES = {"test_hostile_case": {str(i) for i in range(N_CASES) if i % FAST_SAMPLE},
+              # one case per command and file format in the fast suite; every dtype in the full one
+              "test_float8_sparse_and_meta_weights_files_get_one_line_naming_the_tensor": {
+                  "spectrum-float8-.pt", "spectrum-meta-.pt", "spectrum-float8-.safetensors", "heatmap-float8-.pt",
+                  "heatmap-sparse-.pt", "heatmap-meta-.pt"},
+              "test_a_monitor_checkpoint_with_float8_sparse_or_meta_weights_is_one_line": {"sparse", "meta"}}

@@ -480,3 +480,8 @@ def test_a_json_file_given_as_a_torch_file_is_named_for_what_it_is(tmp_path, cap
     (tmp_path / "object.pt").write_bytes(pickle.dumps(argparse.Namespace(a=1)))
     assert cli_status(["reproduce", str(tmp_path / "object.pt")]) == 2
     _one_line_error(capsys, "object.pt", "Python objects other than tensors")
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    'test_a_device_or_a_pipe_given_as_a_file_is_refused_without_reading_it': {'fifo'},
+}

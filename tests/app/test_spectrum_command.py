@@ -1,11 +1,13 @@
 """``rnnaudit spectrum`` reads the weights alone and writes the one file --out names."""
 
 import numpy as np
+import pytest
 import torch
 
 from tests.conftest import cli_status
 
 
+@pytest.mark.slow
 def test_spectrum_of_a_width_3_gru_needs_no_inputs_and_writes_one_file(tmp_path, capsys):
     """No task draws inputs of width 3; spectrum does not use inputs, so none are asked for."""
     torch.save(torch.nn.GRU(3, 6, batch_first=True).state_dict(), tmp_path / "w.pt")

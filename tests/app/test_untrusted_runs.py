@@ -641,5 +641,5 @@ SLOW_CASES = {
     "test_a_factory_named_in_a_run_directory_is_never_imported": {
         "audit-pause", "audit-abort", "audit-local-module", "heatmap-local-module"},
     "test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run": {
-        "outside-outside the run directory", "directory-is a directory"},
+        "outside-outside the run directory", "directory-is a directory", "list-must be a JSON object, got list"},
 }

@@ -109,6 +109,7 @@ def test_audit_of_both_runs(runs):
     assert (root / "audit-ornn" / "report.html").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_spectrum_and_compare_read_both_runs(runs):
     """The figure commands on the run directories the monitor wrote: a spectrum with a row per recurrent
     matrix (one for the RNN, one per gate matrix of the GRU) and ‖∂L/∂h_0‖ of both runs on one plot."""
@@ -126,6 +127,7 @@ def test_spectrum_and_compare_read_both_runs(runs):
     assert (root / "grad_h0.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_heatmap_and_lyapunov_read_both_runs(runs):
     """The rest of the walk-through's figures: ‖∂h_t/∂h_s‖₂ and the Lyapunov spectrum of each run's latest
     checkpoint."""

@@ -460,3 +460,8 @@ def test_forward_rejects_A_edited_to_nonskew():
             A.add_(torch.eye(4, dtype=F64))
         with pytest.raises(ValueError, match="A must be skew"):
             cell(torch.zeros(1, 2, 3, dtype=F64))
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    'test_ncgru_orthogonality_drift_100_steps': {'rmsprop-cpu'},
+}

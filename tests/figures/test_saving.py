@@ -106,6 +106,7 @@ def test_a_maps_names_are_plain_identifiers_and_its_labels_a_json_entry(tmp_path
     attach_data(Figure(), {"grad/W/max": np.arange(3)})  # a table's (csv) column names stay free
 
 
+@pytest.mark.slow
 def test_a_heatmaps_data_file_holds_the_map_and_its_steps_under_plain_names(tmp_path):
     """jacobian_norm[i, j] is at t = t[i], s = s[j]; on a grid those are the grid's steps. ENRNN's two panels end
     in their block (h_L, h_S)."""

@@ -122,6 +122,7 @@ def _lstm_blocks(layers=2, h=4):
     return {k: v.detach() for k, v in wrap(lstm).recurrent_matrices().items()}
 
 
+@pytest.mark.slow
 def test_spectra_of_many_matrices_are_a_grid_no_taller_than_3_to_1_at_a_sane_size(tmp_path):
     """A 2-layer LSTM's 8 blocks were one column, 1762 × 7039 px (4:1). The grid adds columns until the figure is
     at most MAX_ASPECT (1.5) times taller than wide; the saved PNG's longest side is at most MAX_SIDE_PIXELS, and
@@ -164,6 +165,7 @@ def _overlapping_texts(fig):
     return [(a, b) for (a, ba), (b, bb) in itertools.combinations(boxes, 2) if ba.overlaps(bb)]
 
 
+@pytest.mark.slow
 def test_no_two_texts_of_the_spectrum_figure_overlap():
     """The contour labels '−1.5' and '−1' ran into each other where two levels closed in on an LSTM block's
     eigenvalue (and hid under the eigenvalue markers); the levels are read off the colour bar now. Every text of
