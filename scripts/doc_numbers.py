@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve")
+                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ PLACES = (
                               "{misprinted} are misprinted, {vacuous} is vacuous. The {seed_papers_word} seed papers "
                               "have {seed_claims} of them ({seed_holds} hold, {seed_false} false, {seed_misprinted} "
                               "misprinted, {seed_vacuous} vacuous); the classic papers they build on have "
-                              "{classic_claims}"),
+                              "{classic_claims} ({classic_holds} hold, {classic_false} false); the modern "
+                              "recurrences' papers have {modern_claims} ({modern_holds} hold, {modern_false} false)"),
     Place("docs/findings.md", "{coverage_checked} entries are checked, and {coverage_not_checkable} are not checkable"),
     Place("docs/findings.md", "{findings} entries record a finding"),
     Place("docs/check.md", "`--quick` (default) checks {claims} claims"),
@@ -81,12 +82,13 @@ VERDICT_KEYS = frozenset({"holds", "false", "misprinted", "vacuous", "seed_holds
 def registry_numbers() -> dict[str, int]:
     """Claim counts by paper group and the statement index's counts, from the registry."""
     from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, coverage
-    from rnnaudit.names import CLASSIC_PAPERS, SEED_PAPERS
+    from rnnaudit.names import CLASSIC_PAPERS, MODERN_PAPERS, SEED_PAPERS
 
     index = Counter(row["status"] for row in coverage())
     return {"claims": sum(len(c) for c in CLAIMS_BY_PAPER.values()), "papers": len(PAPERS),
             "seed_papers": len(SEED_PAPERS), "seed_claims": sum(len(CLAIMS_BY_PAPER[p]) for p in SEED_PAPERS),
             "classic_claims": sum(len(CLAIMS_BY_PAPER[p]) for p in CLASSIC_PAPERS),
+            "modern_claims": sum(len(CLAIMS_BY_PAPER[p]) for p in MODERN_PAPERS),
             "coverage_checked": index["checked"], "coverage_not_checkable": index["not checkable"],
             "findings": sum(row["finding"] is not None for row in coverage())}
 
@@ -132,11 +134,12 @@ def head_commit() -> str | None:
 
 
 def verdict_numbers(results: Path) -> tuple[dict[str, int], str | None]:
-    """Verdict counts of a quick check of every paper: all claims, and the seed papers' (``seed_*``). Returns
+    """Verdict counts of a quick check of every paper: all claims, the seed papers' (``seed_*``), the classic
+    papers' (``classic_*``) and the modern recurrences' (``modern_*``). Returns
     ({}, why) where ``results`` cannot give them: absent, another profile or some papers only, another commit's
     run, or claims the registry no longer has (or does not have yet)."""
     from rnnaudit.bounds import PAPERS, all_claims
-    from rnnaudit.names import SEED_PAPERS
+    from rnnaudit.names import CLASSIC_PAPERS, MODERN_PAPERS, SEED_PAPERS
 
     if not results.is_file():
         return {}, f"{results} is missing (run `rnnaudit check --out {results.parent}`)"
@@ -151,7 +154,8 @@ def verdict_numbers(results: Path) -> tuple[dict[str, int], str | None]:
     if sorted(c["id"] for c in claims) != sorted(c.id for c in all_claims()):
         return {}, f"{results} has other claims than the registry"
     out = {}
-    for prefix, papers in (("", PAPERS), ("seed_", SEED_PAPERS)):
+    for prefix, papers in (("", PAPERS), ("seed_", SEED_PAPERS), ("classic_", CLASSIC_PAPERS),
+                           ("modern_", MODERN_PAPERS)):
         counts = Counter(c["verdict"] for c in claims if c["paper"] in papers)
         out |= {prefix + v: counts[v] for v in ("holds", "false", "misprinted", "vacuous")}
     return out, None
