@@ -218,13 +218,10 @@ def _one_thread() -> Iterator[None]:
     OpenMP threads than on one on a loaded 2-core machine. The arithmetic is the same; only the threads change."""
     from threadpoolctl import threadpool_limits
 
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(1):
-            yield
-    finally:
-        torch.set_num_threads(old)
+    from rnnaudit.analysis.cost import single_threaded
+
+    with single_threaded(), threadpool_limits(1):
+        yield
 
 
 def _check_claim(claim: Claim, profile: Profile, *, seed: int, device, dtype, out_dir, progress) -> ClaimResult:
