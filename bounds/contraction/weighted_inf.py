@@ -137,7 +137,8 @@ weighted_inf = Claim(
                                                                   what="the weighted ℓ∞ contraction certificate")),
     explanation="Would mean σ is not 1-Lipschitz elementwise or the weighted norm is not the one |W| induces.",
     notes="Holds; attained in relu's linear region with W a multiple of I. A sufficient condition only: a trained "
-          "nn.RNN whose |W_hh| has Perron root ≥ 1 may still contract on its data (contraction.data_box). The "
+          "nn.RNN whose |W_hh| has Perron root ≥ 1 may still contract; contraction.data_box bounds one step on the box "
+          "its data visit, which proves no contraction of a trajectory that leaves that box. The "
           "audit reports the rate and the weight's range in the assumption's detail.",
     supremum=Supremum(1.0, "equality in relu's linear region with W = 0.9·I (structured start)", at=(3, 6)),
 )
