@@ -154,6 +154,11 @@ class LRU(RecurrentCell):
         """diag(λ) on the real view: [[diag Re λ, −diag Im λ], [diag Im λ, diag Re λ]], (2N, 2N)."""
         return real_block(self.lambdas())
 
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"Lambda": diag(λ)} (N, N) complex: the spectrum probes and figure show the N eigenvalues λ_j themselves,
+        not the realification's λ ∪ λ̄ (:meth:`recurrent_matrix` keeps the real view's block)."""
+        return {self.recurrent_role: torch.diag(self.lambdas())}
+
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
         return {"input_size": self.input_size, "state_size": self.state_size, "r_min": self.r_min,

@@ -165,6 +165,11 @@ class S4D(RecurrentCell):
         """diag(Ā) on the real view, (2HM, 2HM)."""
         return real_block(self.discretised()[0].reshape(-1))
 
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"Abar": diag(Ā)} (HM, HM) complex: the spectrum shows the HM eigenvalues Ā = exp(ΔA) themselves, not the
+        realification's Ā ∪ conj(Ā) (:meth:`recurrent_matrix` keeps the real view's block)."""
+        return {self.recurrent_role: torch.diag(self.discretised()[0].reshape(-1))}
+
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
         return {"input_size": self.input_size, "state_size": self.state_size, "init": self.init,

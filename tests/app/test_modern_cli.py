@@ -112,3 +112,16 @@ def test_heatmap_and_lyapunov_run_on_the_mingru_pytorch_package_through_model(fa
     M = np.load(factory / "h.npz")["jacobian_norm"]
     assert 0 < float(M[-1, 0]) < 1  # the gates' convex mixing contracts h
     assert cli_status(["lyapunov", "--model", f"modern_factory:{name}", "--T", "20", "--out", "l.png"]) == 0
+
+
+@pytest.mark.parametrize("name, role", [("lru", "Lambda"), ("s4d", "Abar")])
+def test_spectrum_of_an_lru_or_s4d_shows_the_eigenvalues_of_lambda_not_their_realification(factory, name, role):
+    """N eigenvalues, the cell's own λ (or Ā = exp(ΔA)), none of the realification's conjugates λ̄."""
+    import modern_factory
+
+    cell = getattr(modern_factory, name)()
+    want = (cell.lambdas() if name == "lru" else cell.discretised()[0].reshape(-1)).detach().numpy()
+    assert cli_status(["spectrum", "--model", f"modern_factory:{name}", "--out", "s.png"]) == 0
+    got = np.load(factory / "s.npz")[f"{role}__eigenvalues"]
+    assert got.shape == want.shape
+    assert np.allclose(np.sort_complex(got), np.sort_complex(want), rtol=0, atol=1e-12)
