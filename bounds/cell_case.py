@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-__all__ = ["CellCase", "uniform"]
+__all__ = ["CellCase", "uniform", "cell_cases_from_model", "from_model_of"]
 
 
 @dataclass
@@ -37,3 +37,31 @@ class CellCase:
 def uniform(gen: torch.Generator, lo: float = 0.0, hi: float = 1.0) -> float:
     """One draw of U[lo, hi) from ``gen`` (float64)."""
     return lo + (hi - lo) * float(torch.rand((), generator=gen, dtype=torch.float64))
+
+
+def cell_cases_from_model(view, types: tuple[type, ...], what: str) -> list[CellCase]:
+    """A model (:class:`rnnaudit.bounds.on_model.ModelView`) as :class:`CellCase` cases, one per input sequence
+    (``view.inputs`` (m, T, n) → m cases with x (1, T, n)), through one float64 eval-mode copy of its cell, from the
+    zero state (the cells' default h_0).
+
+    Args:
+        view: the model. types: the cell classes the claim is about. what: the claim's subject, for the reason.
+
+    Raises:
+        NotApplicable: the model's cell is not one of ``types`` (naming both).
+    """
+    import copy
+
+    from rnnaudit.bounds.core import NotApplicable
+
+    if not isinstance(view.cell, types):
+        raise NotApplicable(f"{what} is about {' or '.join(t.__name__ for t in types)} cells; the model's cell is "
+                            f"{type(view.cell).__name__}")
+    cell = copy.deepcopy(view.cell).to(torch.float64).eval()
+    h0 = torch.zeros(cell.hidden_size, dtype=torch.float64)
+    return [CellCase(cell, x[None].detach().to(torch.float64), h0) for x in view.inputs]
+
+
+def from_model_of(*types: type, what: str):
+    """The ``from_model`` of a claim about cells of ``types``: :func:`cell_cases_from_model` bound to them."""
+    return lambda view: cell_cases_from_model(view, types, what)

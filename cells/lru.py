@@ -66,6 +66,7 @@ class LRU(RecurrentCell):
 
     Attributes:
         hidden_size: 2N, the width of the real state (Re x, Im x) the probes see.
+        complex_width: N (the cell is its own real view; :mod:`analysis.diagonal`).
 
     Raises:
         ValueError, TypeError: sizes or radii out of range.
@@ -82,7 +83,7 @@ class LRU(RecurrentCell):
         check_sizes(input_size=input_size, state_size=state_size, output_size=output_size)
         check_sizes(hidden_size=2 * state_size, input_size=input_size)
         self.input_size, self.state_size, self.output_size = input_size, state_size, output_size
-        self.hidden_size = 2 * state_size
+        self.hidden_size, self.complex_width = 2 * state_size, state_size
         self.r_min, self.r_max, self.max_phase = float(r_min), float(r_max), float(max_phase)
         kw = {"dtype": torch.float64, "device": "cpu"}
         u1, u2 = torch.rand(state_size, generator=generator, **kw), torch.rand(state_size, generator=generator, **kw)
@@ -138,6 +139,12 @@ class LRU(RecurrentCell):
         return torch.cat([lr * re - li * im + g * (x_t @ self.B_re.mT),
                           li * re + lr * im + g * (x_t @ self.B_im.mT)], dim=-1)
 
+    def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
+        """a (batch, N) complex with ∂x_k/∂x_{k−1} = diag(a): a = λ at every step, whatever x_t and h (the
+        recurrence is linear in x; arXiv 2303.06349, eq. (1)). h is the real view (batch, 2N), as :meth:`step`
+        takes it; the probes realify diag(a) (:mod:`analysis.diagonal`, which checks this declaration)."""
+        return self.lambdas().expand(h.shape[0], -1)
+
     def output(self, states: Tensor, x: Tensor) -> Tensor:
         """y_k = Re(C x_k) + D u_k for real-view states (batch, T, 2N) and inputs (batch, T, n): (batch, T, n_out)."""
         N = self.state_size
@@ -146,6 +153,11 @@ class LRU(RecurrentCell):
     def recurrent_matrix(self) -> Tensor:
         """diag(λ) on the real view: [[diag Re λ, −diag Im λ], [diag Im λ, diag Re λ]], (2N, 2N)."""
         return real_block(self.lambdas())
+
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"Lambda": diag(λ)} (N, N) complex: the spectrum probes and figure show the N eigenvalues λ_j themselves,
+        not the realification's λ ∪ λ̄ (:meth:`recurrent_matrix` keeps the real view's block)."""
+        return {self.recurrent_role: torch.diag(self.lambdas())}
 
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""

@@ -67,6 +67,11 @@ class _MinRNN(RecurrentCell):
         """The diagonal of ∂h_t/∂h_{t−1}, (..., h)."""
         raise NotImplementedError
 
+    def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
+        """a = :meth:`transition` (x_t) (batch, h) real, with ∂h_t/∂h_{t−1} = diag(a) (the gates see x_t only,
+        arXiv 2410.01201, sequential mode); h is not read. :mod:`analysis.diagonal` checks this declaration."""
+        return self.transition(x_t)
+
     def recurrent_matrix(self) -> Tensor:
         """Raises ValueError: the gates do not see h, so there is no recurrent matrix (:meth:`transition`)."""
         raise ValueError(f"{type(self).__name__} has no recurrent matrix: its gates see x_t only, and "

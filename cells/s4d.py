@@ -79,6 +79,7 @@ class S4D(RecurrentCell):
 
     Attributes:
         hidden_size: 2·H·M, the real view of the (H, M) complex state.
+        complex_width: H·M (the cell is its own real view; :mod:`analysis.diagonal`).
 
     Raises:
         ValueError, TypeError: sizes, ``init`` or Δ range out of range.
@@ -96,6 +97,7 @@ class S4D(RecurrentCell):
             raise ValueError(f"need 0 < dt_min <= dt_max, got dt_min={dt_min}, dt_max={dt_max}")
         H, M = input_size, state_size
         self.input_size, self.state_size, self.hidden_size = H, M, 2 * H * M
+        self.complex_width = H * M
         self.init, self.dt_min, self.dt_max = init, float(dt_min), float(dt_max)
         kw = {"dtype": torch.float64}
         A = s4d_init(init, H, M)
@@ -138,6 +140,12 @@ class S4D(RecurrentCell):
         return torch.cat([a_re * re - a_im * im + Bbar.real.reshape(-1) * u,
                           a_im * re + a_re * im + Bbar.imag.reshape(-1) * u], dim=-1)
 
+    def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
+        """a (batch, H·M) complex with ∂x_k/∂x_{k−1} = diag(a): a = Ā = exp(ΔA) flattened channel-major like the
+        state, at every step (the recurrence is linear; arXiv 2206.11893, zero-order hold). h is the real view
+        (batch, 2HM), as :meth:`step` takes it; :mod:`analysis.diagonal` checks this declaration."""
+        return self.discretised()[0].reshape(-1).expand(h.shape[0], -1)
+
     def output(self, states: Tensor, x: Tensor) -> Tensor:
         """y_k = 2 Re(Σ_n C_n x_{k,n}) + D u_k per channel, for states (batch, T, 2HM), x (batch, T, H)."""
         S = self.input_size * self.state_size
@@ -156,6 +164,11 @@ class S4D(RecurrentCell):
     def recurrent_matrix(self) -> Tensor:
         """diag(Ā) on the real view, (2HM, 2HM)."""
         return real_block(self.discretised()[0].reshape(-1))
+
+    def recurrent_matrices(self) -> dict[str, Tensor]:
+        """{"Abar": diag(Ā)} (HM, HM) complex: the spectrum shows the HM eigenvalues Ā = exp(ΔA) themselves, not the
+        realification's Ā ∪ conj(Ā) (:meth:`recurrent_matrix` keeps the real view's block)."""
+        return {self.recurrent_role: torch.diag(self.discretised()[0].reshape(-1))}
 
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""

@@ -20,7 +20,7 @@ import sympy as sp
 import torch
 
 from rnnaudit.analysis.jacobian import input_jacobians, step_jacobians
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Supremum
 from rnnaudit.bounds.lru.cases import lru_case, sample_lru
 from rnnaudit.cells import LRU
@@ -89,6 +89,10 @@ def _exact() -> ExactVerdict:
     return ExactVerdict("proved" if integral and normalised else "violated", detail)
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(LRU, what="the LRU forward-pass norm (arXiv 2303.06349)")
+
+
 forward_norm = Claim(
     id="lru.forward_norm",
     source="Orvieto et al. 2023 (arXiv 2303.06349), the proposition on the forward pass at initialisation "
@@ -100,7 +104,7 @@ forward_norm = Claim(
     measure="Σ_s ‖∂x_T/∂u_s‖_F² from the probes' step and input Jacobians (E‖x_T‖² of the linear recurrence)",
     bound="‖B‖_F² = ‖B_re‖_F² + ‖B_im‖_F²",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_lru, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_lru, starts=_starts,
                     sizes={"quick": [(4, 5), (8, 12)], "full": [(4, 5), (8, 12), (32, 40), (64, 100)]}),
     explanation="Would mean γ does not normalise: E|x_j|² = γ_j²‖B_j‖²(1 − |λ_j|^{2k})/(1 − |λ_j|²) exceeds ‖B_j‖².",
     notes="Holds by rnnaudit's derivation (per mode (1 − |λ|^{2k}) ≤ 1). The assumption γ_j = sqrt(1 − |λ_j|²) holds "

@@ -17,7 +17,7 @@ import math
 import sympy as sp
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase, uniform
+from rnnaudit.bounds.cell_case import CellCase, from_model_of, uniform
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.lru.cases import lru_case
 from rnnaudit.cells import LRU, ring_init
@@ -103,6 +103,10 @@ def _exact() -> ExactVerdict:
     return ExactVerdict("violated", f"CDFs differ: {lemma_cdf} vs {sp.simplify(ring_cdf)}")
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(LRU, what="the LRU ring lemma (arXiv 2303.06349)")
+
+
 lemma_ring = Claim(
     id="lru.lemma_ring",
     source="Orvieto et al. 2023 (arXiv 2303.06349), the lemma on uniform ring sampling (paraphrased from the "
@@ -114,7 +118,7 @@ lemma_ring = Claim(
             "from U[r_min², r_max²] and U[0, θ_max]",
     bound=f"IDENTITY_RTOL·max|λ|²; the DKW radius sqrt(ln(2/α)/(2n)) at α = {FALSE_ALARM:g}",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=_sample, sizes={"quick": [(2, 1), (4, 1)],
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=_sample, sizes={"quick": [(2, 1), (4, 1)],
                                                                "full": [(2, 1), (4, 1), (8, 1), (16, 1)]}),
     explanation="The radius would not follow the ring's area law (e.g. |λ| drawn uniform in [r_min, r_max], which "
                 "crowds the inner circle), or the phases would not be uniform.",

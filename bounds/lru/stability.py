@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Supremum
 from rnnaudit.bounds.lru.cases import lru_case, lru_free, sample_lru
 from rnnaudit.cells import LRU
@@ -59,6 +59,10 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
     return [case]
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(LRU, what="the LRU exponential parametrisation (arXiv 2303.06349)")
+
+
 stability = Claim(
     id="lru.stability",
     source="Orvieto et al. 2023 (arXiv 2303.06349), the exponential parametrisation (statement paraphrased "
@@ -69,7 +73,7 @@ stability = Claim(
     measure="max_j |λ_j| of the cell's λ, and ‖·‖₂ of its real-view recurrent block (both the probes' view)",
     bound="1",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_lru, free=lru_free, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_lru, free=lru_free, starts=_starts,
                     sizes={"quick": [(2, 1), (8, 1)], "full": [(2, 1), (8, 1), (64, 1), (512, 1)]}),
     explanation="Would mean exp(−exp(ν)) ≥ 1 for a finite ν, impossible in exact arithmetic.",
     notes="Holds. Supremum 1, approached as ν^log → −∞ and reached in floating point (ν^log < −36.7 in float64 "

@@ -20,7 +20,7 @@ import sympy as sp
 import torch
 from torch.nn import functional as F
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Reading
 from rnnaudit.cells import SelectiveSSM
 from rnnaudit.cells.selective_ssm import discretise
@@ -117,6 +117,10 @@ EULER = Reading(
     exact=_exact_euler,
 )
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(SelectiveSSM, what="Mamba's Theorem 1 (arXiv 2312.00752)")
+
+
 theorem1 = Claim(
     id="mamba.theorem1",
     source="Gu & Dao 2023 (arXiv 2312.00752), Theorem 1, Algorithm 2 (statement paraphrased from "
@@ -128,7 +132,7 @@ theorem1 = Claim(
             "recurrence with g_t = σ(the cell's Parameter + s_Δ(x_t)), every t",
     bound="THEOREM1_ULPS·2⁻⁵³·T·max(1, max|x|, max|h|)",
     evaluate=_measure_with("zoh"),
-    cases=CaseSpace(case_type=CellCase, sample=sample_theorem1,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_theorem1,
                     sizes={"quick": [(1, 5), (3, 20)], "full": [(1, 5), (3, 20), (16, 200)]}),
     explanation="Would mean exp(−softplus(z)) ≠ 1 − σ(z) or the ZOH B̄ ≠ σ(z).",
     notes="Holds as printed (exact identity under the paper's ZOH; sympy proof). Under the simplified B̄ = ΔB of the "

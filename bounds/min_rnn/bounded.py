@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.min_rnn.cases import sample_min_rnn
 from rnnaudit.cells import MinGRU, MinLSTM
@@ -69,6 +69,10 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
     return [case]
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(MinGRU, MinLSTM, what="minGRU/minLSTM boundedness (arXiv 2410.01201)")
+
+
 bounded = Claim(
     id="min_rnn.bounded",
     source="Feng et al. 2024 (arXiv 2410.01201), the update equations; the bound "
@@ -79,7 +83,7 @@ bounded = Claim(
     measure="|h_t − c_t| entrywise, c_t the centre of the running [min, max] of h_0, h̃_1..h̃_t",
     bound="the half-width of that interval plus 4·2⁻⁵³·t·max|ends|",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_min_rnn, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_min_rnn, starts=_starts,
                     free=lambda c: [c.cell.W, c.cell.b, c.x, c.h0],
                     sizes={"quick": [(2, 5), (6, 20)], "full": [(2, 5), (6, 20), (32, 100)]}),
     explanation="A mixing weight outside [0, 1] (an extrapolating gate) would let h_t leave the interval.",

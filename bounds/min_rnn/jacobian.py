@@ -3,20 +3,21 @@ a_k = 1 − z_k (minGRU) or f'_k (minLSTM), entries in (0, 1) independent of h, 
 < 1 for s < t: no gradient can explode through h, and vanishing is set by the gates alone. rnnaudit's derivation
 (the paper states no theorem on it that was read).
 
-Measured by the probes: ‖∂h_t/∂h_s‖₂ for all pairs (:func:`rnnaudit.analysis.jacobian.hidden_jacobian_norms`,
-certified spectral norms) against max_j Π a_{k,j} from the cell's declared :meth:`transition`, and the off-diagonal
-mass of the one-step Jacobians (:func:`rnnaudit.analysis.jacobian.step_jacobians`) against 0.
+Measured by the probes: ‖∂h_t/∂h_s‖₂ for all pairs (:func:`rnnaudit.analysis.jacobian.hidden_jacobian_maps` on
+the general path, certified spectral norms) against max_j Π a_{k,j} from the cell's declared :meth:`transition`,
+and the off-diagonal mass of the one-step Jacobians (:func:`rnnaudit.analysis.jacobian.step_jacobians`) against 0.
 """
 
 from __future__ import annotations
 
 import torch
 
-from rnnaudit.analysis.jacobian import CERTIFIED_RTOL, hidden_jacobian_norms, step_jacobians
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.analysis.jacobian import CERTIFIED_RTOL, hidden_jacobian_maps, step_jacobians
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import CaseSpace, Claim, worst_pair
 from rnnaudit.bounds.min_rnn.bounded import A_CONVEX
 from rnnaudit.bounds.min_rnn.cases import sample_min_rnn
+from rnnaudit.cells import MinGRU, MinLSTM
 
 __all__ = ["jacobian", "products"]
 
@@ -35,7 +36,9 @@ def products(case: CellCase) -> torch.Tensor:
 
 def _measure(case: CellCase):
     with torch.no_grad():
-        norms = hidden_jacobian_norms(case.cell, case.x, case.h0)
+        # the general path (products of autograd step Jacobians), never the cell's declared diagonal: the claim
+        # compares the probes with max_j Π a_{k,j}, which the fast path would compute from the declaration itself
+        norms = hidden_jacobian_maps(case.cell, case.x, case.h0, norms=("spectral",), method="products").spectral
         P = products(case)
         J, _ = step_jacobians(case.cell, case.x, case.h0)
     T = P.shape[0] - 1
@@ -51,6 +54,10 @@ def _measure(case: CellCase):
     }
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(MinGRU, MinLSTM, what="minGRU/minLSTM's diagonal Jacobian (arXiv 2410.01201)")
+
+
 jacobian = Claim(
     id="min_rnn.jacobian",
     source="Feng et al. 2024 (arXiv 2410.01201), the update equations (the gates do not see h); the "
@@ -58,11 +65,12 @@ jacobian = Claim(
     statement="∂h_t/∂h_s = Π_{k=s+1..t} diag(a_k), a_k = 1 − z_k (minGRU) or f'_k (minLSTM) ∈ (0, 1)ʰ, hence "
               "‖∂h_t/∂h_s‖₂ = max_j Π a_{k,j} < 1 for s < t",
     assumptions=(A_CONVEX,),
-    measure="‖∂h_t/∂h_s‖₂ for every pair by the probes (hidden_jacobian_norms), one-step Jacobians by step_jacobians",
+    measure="‖∂h_t/∂h_s‖₂ for every pair by the probes (general path, not the declared diagonal), one-step "
+            "Jacobians by step_jacobians",
     bound="max_j Π a_{k,j} from the cell's transition(x_t) (to CERTIFIED_RTOL); 1; 0 off the diagonal",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_min_rnn, sizes={"quick": [(2, 4), (5, 12)],
-                                                                      "full": [(2, 4), (5, 12), (16, 60)]}),
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_min_rnn,
+                    sizes={"quick": [(2, 4), (5, 12)], "full": [(2, 4), (5, 12), (16, 60)]}),
     explanation="A gate that saw h_(t−1) (the GRU's, the LSTM's) would add off-diagonal terms and a factor that can "
                 "exceed 1.",
     notes="Holds (rnnaudit's derivation). The norm is < 1 strictly unless a gate rounds to 0 (z = 0: a = 1 in "

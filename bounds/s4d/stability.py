@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum
 from rnnaudit.bounds.s4d.cases import s4d_case, sample_s4d
 from rnnaudit.cells import S4D
@@ -41,6 +41,10 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
     return [case]
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(S4D, what="S4D stability (arXiv 2206.11893)")
+
+
 stability = Claim(
     id="s4d.stability",
     source="Gu, Gupta, Goel & Ré 2022 (arXiv 2206.11893), the ZOH discretisation and the parametrisation Re A = "
@@ -50,7 +54,7 @@ stability = Claim(
     measure="max_n |Ā_n| and ‖·‖₂ of the real-view recurrent block",
     bound="1",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_s4d, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_s4d, starts=_starts,
                     free=lambda c: [c.cell.log_dt, c.cell.log_A_real, c.cell.A_imag],
                     sizes={"quick": [(2, 1), (8, 1)], "full": [(2, 1), (8, 1), (64, 1)]}),
     explanation="Would mean exp(Δ Re A) ≥ 1 with Δ > 0 and Re A < 0.",

@@ -18,7 +18,7 @@ import copy
 
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase, uniform
+from rnnaudit.bounds.cell_case import CellCase, from_model_of, uniform
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Reading
 from rnnaudit.cells import MLSTM
 
@@ -78,6 +78,10 @@ PACKAGE = Reading(
     evaluate=_measure_with(PACKAGE_EPS),
 )
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(MLSTM, what="the mLSTM stabiliser (arXiv 2405.04517)")
+
+
 mlstm_stabiliser = Claim(
     id="xlstm.mlstm_stabiliser",
     source="Beck et al. 2024 (arXiv 2405.04517), the mLSTM's stabilised gating (statement paraphrased from the issue; "
@@ -89,7 +93,7 @@ mlstm_stabiliser = Claim(
     measure="h_t of the cell stabilised (ε = 0) and unstabilised, same weights and inputs",
     bound="MLSTM_RTOL·max(1, max|h|)",
     evaluate=_measure_with(0.0),
-    cases=CaseSpace(case_type=CellCase, sample=sample_mlstm, sizes={"quick": [(7, 5), (13, 20)],
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_mlstm, sizes={"quick": [(7, 5), (13, 20)],
                                                                     "full": [(7, 5), (13, 20), (73, 100)]}),
     explanation="Would mean C', n' and the stabilised floor e^(−m) are not scaled by one common factor.",
     notes="Holds with ε = 0 (rnnaudit's proof, measured to rounding). The Reading with the package's ε = 1e-6 has its "

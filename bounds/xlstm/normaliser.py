@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.xlstm.cases import sample_slstm, slstm_case
 from rnnaudit.bounds.xlstm.stabiliser import A_ZERO, STABILISER_ULPS
+from rnnaudit.cells import SLSTM
 
 __all__ = ["normaliser"]
 
@@ -32,6 +33,10 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
     return [case]
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(SLSTM, what="the sLSTM normaliser (arXiv 2405.04517)")
+
+
 normaliser = Claim(
     id="xlstm.normaliser",
     source="Beck et al. 2024 (arXiv 2405.04517), the sLSTM's normaliser state (rnnaudit's derivation)",
@@ -40,7 +45,7 @@ normaliser = Claim(
     measure="max_t ‖h_t‖_∞ of the cell (stabilised)",
     bound="1 (plus 16·2⁻⁵³·T)",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_slstm, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_slstm, starts=_starts,
                     free=lambda c: [c.cell.W, c.cell.R, c.cell.b, c.x],
                     sizes={"quick": [(4, 5), (12, 20)], "full": [(4, 5), (12, 20), (64, 100)]}),
     explanation="Would mean a negative normaliser start (n_0 < 0) or a negative gate, which break the weighted mean.",

@@ -17,7 +17,7 @@ import copy
 import sympy as sp
 import torch
 
-from rnnaudit.bounds.cell_case import CellCase
+from rnnaudit.bounds.cell_case import CellCase, from_model_of
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.xlstm.cases import sample_slstm, slstm_case
 from rnnaudit.cells import SLSTM
@@ -87,6 +87,10 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]
     return [case]
 
 
+#: The claim on a user's model: one case per input sequence, from a float64 copy of its cell.
+_FROM_MODEL = from_model_of(SLSTM, what="the sLSTM stabiliser (arXiv 2405.04517)")
+
+
 stabiliser = Claim(
     id="xlstm.stabiliser",
     source="Beck et al. 2024 (arXiv 2405.04517), the sLSTM's stabilised exponential gating (statement "
@@ -97,7 +101,7 @@ stabiliser = Claim(
     measure="h_t of the cell stabilised and unstabilised, same weights and inputs",
     bound="STABILISER_ULPS·2⁻⁵³·T",
     evaluate=_measure,
-    cases=CaseSpace(case_type=CellCase, sample=sample_slstm, starts=_starts,
+    cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_slstm, starts=_starts,
                     sizes={"quick": [(4, 5), (12, 20)], "full": [(4, 5), (12, 20), (64, 100)]}),
     explanation="Would mean c' and n' are not scaled by a common factor e^{−m_t}.",
     notes="Holds (proved; measured to rounding). Outside the assumption the unstabilised recurrence overflows "

@@ -82,9 +82,15 @@ def orthogonality_concerned(cell) -> bool:
     return not (isinstance(cell, TorchRecurrent) and cell.kind in GATE_BLOCK_KINDS)
 
 
+#: Half-width of the band around the unit circle whose eigenvalues ``unit_circle_fraction`` counts.
+UNIT_CIRCLE_BAND = 1e-3
+
+
 def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True, orthogonality: bool = True) -> dict[str, float]:
     """Spectral radius, spectral norm, σ range (smallest and largest singular value) and, for square
-    matrices, the orthogonality defect ‖WᵀW − I‖₂ of each recurrent matrix, keyed ``<quantity>/<role>``;
+    matrices, the orthogonality defect ‖WᵀW − I‖₂ and (with ``radius``) the fraction of eigenvalues within
+    :data:`UNIT_CIRCLE_BAND` of the unit circle (``unit_circle_fraction``; the largest modulus is the spectral radius;
+    complex matrices such as an LRU's diag(λ) too) of each recurrent matrix, keyed ``<quantity>/<role>``;
     with a single matrix also the plain keys ``spectral_radius``, ``spectral_norm``, ``sigma_min``,
     ``sigma_max``, ``orthogonality_defect``.
 
@@ -102,7 +108,11 @@ def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True, orthogona
         values = {"spectral_norm": float(sv[0]), "sigma_max": float(sv[0]), "sigma_min": float(sv[-1])}
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
             if radius:
-                values["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
+                moduli = torch.linalg.eigvals(W).abs()
+                values["spectral_radius"] = float(moduli.max())
+                # the eigenvalues a training run pushes onto the unit circle (an LRU's λ, an S4D's Ā): modes that
+                # neither decay nor grow; 1e-3 is the issue's resolution, far above the eigensolve's rounding
+                values["unit_circle_fraction"] = float(((moduli - 1).abs() <= UNIT_CIRCLE_BAND).double().mean())
             if orthogonality:
                 # WᵀW − I = V(Σ² − I)Vᵀ, so ‖WᵀW − I‖₂ = max_i |σ_i² − 1|: the defect of
                 # rnnaudit.cells.orthogonality_defect from the singular values already at hand
