@@ -15,6 +15,8 @@ Licence of the weights: CC-BY-4.0 (the package's LICENSE, Creative Commons Attri
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
@@ -80,7 +82,14 @@ def click_track_features(T: int = 400, bpm: float = 120.0, seed: int = 0) -> tor
     """A synthetic stand-in for BeatNet's features: a click track at ``bpm`` seen as a log filtered
     spectrogram (136 bands: a broadband onset on each beat decaying over ~80 ms, strongest on each bar's first
     beat, over a faint noise floor), log10(1 + S) as madmom's ``LogarithmicSpectrogramProcessor(mul=1, add=1)``,
-    stacked with its positive first difference; shape (1, T, 272), float64, T frames at 50 fps."""
+    stacked with its positive first difference; shape (1, T, 272), float64, T frames at 50 fps.
+
+    Raises:
+        ValueError: T not a positive int; bpm not a finite positive number."""
+    if isinstance(T, bool) or not isinstance(T, int) or T < 1:
+        raise ValueError(f"T must be a positive int (frames at {FPS} fps), got {T!r}")
+    if isinstance(bpm, bool) or not isinstance(bpm, (int, float)) or not math.isfinite(bpm) or bpm <= 0:
+        raise ValueError(f"bpm must be a finite positive number of beats per minute, got {bpm!r}")
     gen = torch.Generator().manual_seed(seed)
     t = torch.arange(T, dtype=torch.float64)
     period = 60.0 * FPS / bpm

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+import zipfile
 
 import numpy as np
 import torch
@@ -43,13 +44,15 @@ def _arrays(path) -> dict[str, np.ndarray]:
                 raise InputError(f"{path}: no array {missing[0]!r}; expected g2p-en's checkpoint with "
                                  f"{sorted(_SHAPES)}")
             out = {k: npz[k] for k in _SHAPES}
-    except (ValueError, OSError) as err:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
         if isinstance(err, InputError):
             raise
         raise InputError(f"{path}: not a readable npz of plain arrays ({err})") from None
     for k, shape in _SHAPES.items():
         if out[k].shape != shape or out[k].dtype.kind != "f":
             raise InputError(f"{path}: {k} is {out[k].dtype} {out[k].shape}, expected floating {shape}")
+        if not np.isfinite(out[k]).all():
+            raise InputError(f"{path}: {k} has non-finite entries (NaN or inf); expected g2p-en's trained weights")
     return {k: v.astype(np.float64) for k, v in out.items()}
 
 

@@ -131,7 +131,14 @@ def load(path=None) -> tuple[Encoder, nn.LSTM, nn.Conv1d]:
 
 def voiced_signal(seconds: float = 2.0, seed: int = 0) -> torch.Tensor:
     """A synthetic 16 kHz signal, float64 (samples,): noise, then a vowel-like harmonic tone (f0 = 140 Hz with
-    formant-shaped harmonics, a 4 Hz syllable envelope) from 25 % to 75 % of the duration, then noise."""
+    formant-shaped harmonics, a 4 Hz syllable envelope) from 25 % to 75 % of the duration, then noise.
+
+    Raises:
+        ValueError: seconds not a finite number giving at least one sample."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or int(seconds * SAMPLE_RATE) < 1:
+        raise ValueError(f"seconds must be a finite duration of at least one sample (1/{SAMPLE_RATE} s), "
+                         f"got {seconds!r}")
     gen = torch.Generator().manual_seed(seed)
     n = int(seconds * SAMPLE_RATE)
     t = torch.arange(n, dtype=torch.float64) / SAMPLE_RATE

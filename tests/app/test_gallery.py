@@ -152,3 +152,36 @@ def test_the_audit_of_stacked_lstms_reports_each_layer_and_the_norms_recomputed_
             norms = sorted(torch.linalg.matrix_norm(W, 2).item() for W in blocks)
             reported = sorted(v["spectral_norm"] for k, v in recurrent.items() if k.startswith(f"l{layer}."))
             assert reported == pytest.approx(norms, rel=1e-9), (model.name, layer, list(recurrent))
+
+
+def test_a_corrupt_or_non_finite_g2p_checkpoint_is_one_input_error(tmp_path):
+    from rnnaudit.gallery import g2p_en
+    from rnnaudit.untrusted import InputError
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"PK\x03\x04garbage")
+    with pytest.raises(InputError, match="not a readable npz"):
+        g2p_en.load_encoder(bad)
+    nan = tmp_path / "nan.npz"
+    np.savez(nan, enc_emb=np.full((29, 256), np.nan), enc_w_ih=np.zeros((768, 256)), enc_w_hh=np.zeros((768, 256)),
+             enc_b_ih=np.zeros(768), enc_b_hh=np.zeros(768))
+    with pytest.raises(InputError, match="enc_emb has non-finite entries"):
+        g2p_en.load_encoder(nan)
+
+
+@pytest.mark.parametrize("kwargs, match", [({"T": 0}, "T must be a positive int"), ({"T": -3}, "T must be"),
+                                           ({"T": 20, "bpm": 0}, "bpm must be"),
+                                           ({"T": 20, "bpm": float("nan")}, "bpm must be")])
+def test_synthetic_beat_features_refuse_what_has_no_frames_or_no_tempo(kwargs, match):
+    from rnnaudit.gallery import beatnet
+
+    with pytest.raises(ValueError, match=match):
+        beatnet.click_track_features(**kwargs)
+
+
+@pytest.mark.parametrize("seconds", [-1.0, 0.0, float("nan"), float("inf")])
+def test_a_synthetic_voice_signal_refuses_a_duration_without_samples(seconds):
+    from rnnaudit.gallery import silero_vad
+
+    with pytest.raises(ValueError, match="seconds must be a finite duration"):
+        silero_vad.voiced_signal(seconds)
