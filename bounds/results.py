@@ -33,6 +33,8 @@ class CaseRecord:
         method: the search method that found it: ``"random"``, ``"structured:<name>"`` (or ``"structured"`` for
             an unnamed start), ``"ascent"``, ``"differential_evolution"``, ``"cma"`` or ``"given"``; empty:
             the origin.
+        not_a_number: the statement's quantity came out NaN on finite inputs that satisfy the assumptions: the
+            case is a violation, recorded with ratio +inf (so it is the worst) and reported as "NaN".
     """
 
     h: int
@@ -45,6 +47,12 @@ class CaseRecord:
     errors: dict[str, tuple[float, float]] = field(default_factory=dict)
     case: Any = field(default=None, repr=False)
     method: str = ""
+    not_a_number: bool = False
+
+    @property
+    def ratio_text(self) -> str:
+        """The ratio as reports print it: ``"NaN"`` for a NaN measurement (:attr:`not_a_number`)."""
+        return "NaN" if self.not_a_number else f"{self.ratio:.6g}"
 
     @property
     def found_by(self) -> str:
@@ -169,10 +177,10 @@ class ClaimResult:
             parts.append(self.claim.explanation)
         if self.worst_counterexample_case is not None:
             ce = self.worst_counterexample_case
-            parts.append(f"Worst counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.found_by}).")
+            parts.append(f"Worst counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio_text} ({ce.found_by}).")
         if self.counterexample_case is not None:
             ce = self.counterexample_case
-            parts.append(f"Smallest counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio:.6g} ({ce.found_by}).")
+            parts.append(f"Smallest counterexample: h = {ce.h}, T = {ce.T}, ratio {ce.ratio_text} ({ce.found_by}).")
         if self.claim.notes:
             parts.append(self.claim.notes)
         parts.extend(self.errors)
@@ -183,7 +191,7 @@ class ClaimResult:
         return {
             "id": c.id, "paper": c.paper, "source": c.source, "statement": c.statement,
             "assumptions": [a.name for a in c.assumptions], "verdict": self.verdict,
-            "worst_ratio": json_number(self.worst_ratio), "n_cases": len(self.ratios),
+            "worst_ratio": self._worst_ratio_json(), "n_cases": len(self.ratios),
             "counterexample": self.counterexample, "notes": self.notes_text(),
             "median_ratio": json_number(self.median_ratio), "measure": c.measure, "bound": c.bound,
             "worst_parts": {k: json_number(v) for k, v in self.worst_parts().items()}, "tightness": self.tightness(),
@@ -192,6 +200,11 @@ class ClaimResult:
             "readings": [r.to_json() for r in self.readings], **self._evidence(),
             "search": self.search if self.search is not None else {"methods": None},
         }
+
+    def _worst_ratio_json(self):
+        """results.json's worst_ratio: "NaN" when the worst case is a NaN measurement (:attr:`CaseRecord.not_a_number`)."""
+        worst = self.worst_record
+        return "NaN" if worst is not None and worst.not_a_number else json_number(self.worst_ratio)
 
     def _evidence(self) -> dict:
         """Relative error of an identity on its worst case, the exact verdict, and the known supremum

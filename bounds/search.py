@@ -20,6 +20,12 @@
 5. saves the smallest failing case (fewest T·h) and the worst (largest ratio) of the printed form as
    reloadable ``.pt`` files; claims with an ``exact`` test also get a sympy verdict.
 
+A NaN measurement on finite inputs that satisfy the assumptions is a violation, not a missing value: the
+statement claims a number and the model gave none (e.g. h_t = 0/0 where a stabiliser underflows). It is recorded
+with ratio +inf and reported as "NaN" (:attr:`~rnnaudit.bounds.results.CaseRecord.not_a_number`). A case whose own
+inputs (weights, inputs, states) are not finite, e.g. an ascent step that diverged, is outside every claim's
+hypotheses and counts as failing an assumption.
+
 Every recorded case is re-checked against the assumption predicates, so a failing verdict from
 :func:`check_claim` is always a counterexample *inside* the assumptions. Cases fed by hand
 through :func:`evaluate_cases` are measured as given (this is how the tests prove a check can
@@ -39,7 +45,7 @@ from typing import Callable, Iterator
 import torch
 
 from rnnaudit.atomic import atomic_path
-from rnnaudit.bounds.cases import case_from_state, case_state, copy_case
+from rnnaudit.bounds.cases import _MODULE, case_from_state, case_state, copy_case
 from rnnaudit.bounds.core import FAILING, PROFILES, Claim, ExactVerdict, Profile, Reading, safe_ratio
 from rnnaudit.bounds.global_search import global_search, method_summary
 from rnnaudit.bounds.results import CaseRecord, ClaimResult, ReadingResult
@@ -70,6 +76,31 @@ def measure_case(claim: Claim, case, reading: Reading | None = None) -> tuple[fl
     return float(worst.detach()), parts
 
 
+def _non_finite_inputs(case) -> list[str]:
+    """Names of the case's floating-point fields (and a module's parameters) that hold a NaN or an infinity."""
+    try:
+        state = case_state(case)
+    except TypeError:  # a case type with no saved form: nothing to inspect
+        return []
+    bad: list[str] = []
+
+    def visit(name, value):
+        if isinstance(value, torch.Tensor):
+            if value.is_floating_point() or value.is_complex():
+                if not bool(torch.isfinite(value).all()):
+                    bad.append(name)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if k != _MODULE:
+                    visit(f"{name}.{k}" if name else str(k), v)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                visit(f"{name}[{i}]", v)
+
+    visit("", state)
+    return bad
+
+
 def _record(claim: Claim, case, origin: str, method: str = "") -> CaseRecord:
     return _measured_record(claim, case, origin, method)[0]
 
@@ -97,8 +128,18 @@ def _measured_record(claim: Claim, case, origin: str, method: str = "") -> tuple
     except (RuntimeError, ValueError) as err:  # a case the probes cannot measure is recorded, not fatal
         ratio, parts, evaluated = float("nan"), {"error": float("nan")}, None
         failed.append(f"measurement failed: {err}")
+    not_a_number = False
+    if math.isnan(ratio) and not failed:
+        bad = _non_finite_inputs(case)
+        if bad:
+            failed.append(f"the case's inputs are finite (not finite: {', '.join(bad[:4])})")
+        else:  # the assumptions hold and the quantity the statement bounds is NaN: a violation
+            not_a_number = True
+            ratio = math.inf
+            parts = {k: (math.inf if math.isnan(v) else v) for k, v in parts.items()}
     vac = bool(claim.vacuous(case)) if claim.vacuous is not None else False
-    return CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case, method or origin), evaluated
+    return (CaseRecord(h, T, ratio, parts, failed, origin, vac, errors, case, method or origin, not_a_number),
+            evaluated)
 
 
 def _printed_verdict(claim: Claim, records: list[CaseRecord], exact: ExactVerdict | None) -> str:

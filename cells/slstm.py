@@ -13,6 +13,13 @@ ones and h_t is unchanged (bounds/xlstm/stabiliser.py). Gate order [i, f, z, o] 
 vanilla backend (``slstm_forward_pointwise``), which the tests compare with.
 
 The probes see the state [h, c, n, m] of width 4H; with ``stabilised=False`` m stays 0.
+
+The stabiliser's start: the package starts at m_0 = 0 (``stabiliser_start="state"``, the default here: the stored m
+is used as it is). Then the first step computes i'_1 = exp(ĩ_1 − max(log f_1, ĩ_1)), which underflows when
+log f_1 − ĩ_1 exceeds about 708 (subnormal, losing digits) and is 0 above 745 (c'_1 = n'_1 = 0, h_1 = 0/0 = NaN),
+although the unstabilised sums are finite there. ``stabiliser_start="empty"`` reads an empty memory
+(n_{t−1} = 0) as m_{t−1} = −∞: then m_t = ĩ_t, i'_t = 1, f'_t = 0 on that step, exactly, and the stabilised
+states never underflow (n'_t ∈ [1, t] from there on).
 """
 
 from __future__ import annotations
@@ -26,10 +33,13 @@ from torch.nn import functional as F
 from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
 
-__all__ = ["SLSTM", "FORGET_GATES"]
+__all__ = ["SLSTM", "FORGET_GATES", "STABILISER_STARTS"]
 
 #: The forget gate's activation: σ or exp (arXiv 2405.04517, both appear in the package's sLSTM).
 FORGET_GATES = ("sigmoid", "exp")
+#: How the stabiliser starts: ``"state"`` uses the stored m (the package's m_0 = 0); ``"empty"`` reads an empty
+#: memory (n_{t−1} = 0) as m_{t−1} = −∞.
+STABILISER_STARTS = ("state", "empty")
 
 
 class SLSTM(RecurrentCell):
@@ -39,6 +49,8 @@ class SLSTM(RecurrentCell):
         input_size: n. units: H, the width of h_t (and of c_t, n_t, m_t).
         forget: ``"sigmoid"`` or ``"exp"``. Optional. Default: ``"sigmoid"``.
         stabilised: use the stabiliser m_t. Optional. Default: True.
+        stabiliser_start: ``"state"`` (the stored m, the package's m_0 = 0) or ``"empty"`` (m_{t−1} = −∞ where
+            n_{t−1} = 0, which never underflows; see the module docstring). Optional. Default: ``"state"``.
         generator, dtype, device: as for every cell.
 
     Shapes: W (4H, n), R (4H, H), b (4H,), row blocks [i, f, z, o].
@@ -47,12 +59,13 @@ class SLSTM(RecurrentCell):
         hidden_size: 4H, the state [h, c, n, m].
 
     Raises:
-        ValueError, TypeError: sizes or ``forget`` out of range.
+        ValueError, TypeError: sizes, ``forget`` or ``stabiliser_start`` out of range.
     """
 
     recurrent_role = "R"
 
     def __init__(self, input_size: int, units: int, *, forget: str = "sigmoid", stabilised: bool = True,
+                 stabiliser_start: str = "state",
                  generator: torch.Generator | None = None, dtype: torch.dtype | None = None,
                  device: torch.device | str | None = None):
         super().__init__()
@@ -60,6 +73,9 @@ class SLSTM(RecurrentCell):
         check_sizes(hidden_size=4 * units, input_size=input_size)
         if forget not in FORGET_GATES:
             raise ValueError(f"forget must be one of {FORGET_GATES}, got {forget!r}")
+        if stabiliser_start not in STABILISER_STARTS:
+            raise ValueError(f"stabiliser_start must be one of {STABILISER_STARTS}, got {stabiliser_start!r}")
+        self.stabiliser_start = stabiliser_start
         self.input_size, self.units, self.hidden_size = input_size, units, 4 * units
         self.forget, self.stabilised = forget, bool(stabilised)
         kw = {"dtype": torch.float64}
@@ -83,6 +99,8 @@ class SLSTM(RecurrentCell):
         i_raw, f_raw, z_raw, o_raw = (x_t @ self.W.mT + y @ self.R.mT + self.b).chunk(4, dim=-1)
         log_f = self._log_f(f_raw)
         if self.stabilised:
+            if self.stabiliser_start == "empty":
+                m = torch.where(n == 0, torch.full_like(m, -math.inf), m)
             m_new = torch.maximum(log_f + m, i_raw)
             i, f = torch.exp(i_raw - m_new), torch.exp(log_f + m - m_new)
         else:
@@ -103,7 +121,7 @@ class SLSTM(RecurrentCell):
     def config(self) -> dict:
         """Constructor arguments of this cell's structure (:meth:`rnnaudit.cells.base.RecurrentCell.config`)."""
         return {"input_size": self.input_size, "units": self.units, "forget": self.forget,
-                "stabilised": self.stabilised}
+                "stabilised": self.stabilised, "stabiliser_start": self.stabiliser_start}
 
     def parameters_by_role(self) -> dict[str, Tensor]:
         """{"W", "R", "b"}, row blocks [i, f, z, o]."""

@@ -4,8 +4,9 @@ optimiser does (the paper's stability argument for the parametrisation; its word
 bounds/lru/__init__.py).
 
 |λ_j| = exp(−exp(ν_j^log)) and exp(ν) > 0 give |λ_j| < 1 exactly (the exact verdict). In floating point the strict
-inequality is reached: exp(ν^log) < 2⁻⁵³ (ν^log < −36.7) rounds exp(−exp(ν^log)) to 1.0 in float64 (ν^log < −16.6
-in float32), a mode that neither decays nor grows; the ratio is then 1, within the claim's tolerance (a stated
+inequality is reached: exp(ν^log) ≤ 2⁻⁵⁴, half the spacing of float64 below 1 (ν^log ≤ ln 2⁻⁵⁴ = −37.430), rounds
+exp(−exp(ν^log)) to 1.0 in float64 (exp(ν^log) ≤ 2⁻²⁵, ν^log ≤ −17.33, in float32; there the complex modulus
+|polar(r, θ)| can also round one ulp below 1, depending on θ), a mode that neither decays nor grows; the ratio is then 1, within the claim's tolerance (a stated
 decision: the paper's statement is about real numbers, and the report shows the ratio).
 """
 
@@ -52,7 +53,7 @@ def _exact(sign: int = -1) -> ExactVerdict:
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[CellCase]:
-    """|λ| at the float64 rounding edge: ν^log = −40 (exp(ν^log) ≈ 4e-18 < 2⁻⁵³) gives |λ| = 1.0 exactly."""
+    """|λ| at the float64 rounding edge: ν^log = −40 (exp(ν^log) ≈ 4e-18 < 2⁻⁵⁴) gives |λ| = 1.0 exactly."""
     case = lru_case(torch.Generator().manual_seed(0), max(1, h // 2), T, 0.5, 0.99, 1.0, device=device, dtype=dtype)
     with torch.no_grad():
         case.cell.nu_log.fill_(-40.0)
@@ -76,8 +77,8 @@ stability = Claim(
     cases=CaseSpace(case_type=CellCase, from_model=_FROM_MODEL, sample=sample_lru, free=lru_free, starts=_starts,
                     sizes={"quick": [(2, 1), (8, 1)], "full": [(2, 1), (8, 1), (64, 1), (512, 1)]}),
     explanation="Would mean exp(−exp(ν)) ≥ 1 for a finite ν, impossible in exact arithmetic.",
-    notes="Holds. Supremum 1, approached as ν^log → −∞ and reached in floating point (ν^log < −36.7 in float64 "
-          "rounds |λ| to 1.0; −16.6 in float32): a trained LRU whose ν^log drifts that low has a non-decaying mode "
+    notes="Holds. Supremum 1, approached as ν^log → −∞ and reached in floating point (ν^log ≤ ln 2⁻⁵⁴ = −37.430 in float64 "
+          "rounds |λ| to 1.0; −17.33 in float32): a trained LRU whose ν^log drifts that low has a non-decaying mode "
           "in the arithmetic it runs in. The strict inequality is proved in exact arithmetic (sympy).",
     supremum=Supremum(1.0, "|λ| = exp(−exp(ν^log)) → 1 as ν^log → −∞; the structured start ν^log = −40 reaches 1.0 in "
                            "float64", at=(2, 1)),

@@ -3,8 +3,9 @@ for every Δ > 0, and S4D's parametrisation Re A = −exp(log(−Re A)), Δ = ex
 parameter, so the discrete recurrence is stable throughout training (rnnaudit's derivation from the paper's
 parametrisation; the paper's wording was not read).
 
-As for the LRU (bounds/lru/stability.py), floating point reaches the strict bound: Δ·exp(log(−Re A)) < 2⁻⁵³ rounds
-exp(ΔA)'s modulus to 1.0 (ratio 1, within tolerance).
+As for the LRU (bounds/lru/stability.py), floating point reaches the strict bound: Δ·exp(log(−Re A)) ≤ 2⁻⁵⁴ (half the
+spacing of float64 below 1: log Δ + log(−Re A) ≤ −37.430) rounds exp(ΔA)'s modulus to 1.0 in float64 (≤ 2⁻²⁵,
+−17.33, in float32) (ratio 1, within tolerance).
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ What was read: the sLSTM equations as the ``xlstm`` package's vanilla backend co
 stabilised gating; the paper's own text was not searched within this session's time, so no equation number is given
 and no constant is quoted. The mLSTM as the package's recurrent step computes it (recurrent_step_stabilized_simple,
 reproduced to 2.2e-16 with its ε = 1e-6); that ε breaks the stabiliser's invariance (the Reading of
-``xlstm.mlstm_stabiliser``).
+``xlstm.mlstm_stabiliser``). The sLSTM claims are checked with the stabiliser started at m_0 = −∞ (an empty
+memory, ``SLSTM(stabiliser_start="empty")``); the package's m_0 = 0 is a Reading of each that fails in float64
+where the first forget gate is far above the first input gate (bounds/xlstm/stabiliser.py).
 Section and equation numbers are not given where the paper's text was not read.
 """
 
@@ -30,7 +32,8 @@ CLAIMS = (stabiliser, normaliser, mlstm_stabiliser)
 _NOT_READ = "the paper's wording was not read; not guessed"
 
 COVERAGE = (
-    Statement("the sLSTM's stabilised exponential gating", ("xlstm.stabiliser",)),
+    Statement("the sLSTM's stabilised exponential gating", ("xlstm.stabiliser",),
+              "holds from m_0 = −∞; the package's m_0 = 0 is a Reading with its own verdict (fails in float64)"),
     Statement("the sLSTM's normaliser state", ("xlstm.normaliser",), "rnnaudit's derivation"),
     Statement("the mLSTM's matrix memory and its normaliser max(|nᵀq|, 1)", ("xlstm.mlstm_stabiliser",),
               "as the package's recurrent step computes it; " + _NOT_READ),

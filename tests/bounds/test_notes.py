@@ -54,6 +54,7 @@ SHOWN = {
     "spectral_rnn.theorem5_step", "srnn.eq10", "srnn.eq11", "srnn.eq2", "srnn.eq9", "srnn.gamblers_ruin",
     "srnn.gamblers_ruin_horizon", "srnn.hidden_gradient", "srnn.shift_wlog", "srnn.table1_count",
     "spectral_rnn.theorem4", "nc_gru.sec4_3", "echo_state.rho_sufficient", "nc_gru.sec4_lm", "srnn.relu_vanishing",
+    "xlstm.stabiliser", "xlstm.normaliser",
 }
 
 _ID = re.compile(r"\b(?:" + "|".join(PAPERS) + r")\.[\w.]*\w")

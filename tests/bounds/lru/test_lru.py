@@ -1,6 +1,8 @@
 """lru: the exponential parametrisation's stability, the ring lemma and the γ-normalised forward norm hold, their
 checks have power, and each fails where its assumption or its law is broken."""
 
+import math
+
 import pytest
 import torch
 
@@ -68,3 +70,12 @@ def test_lru_stability_exact_proof_can_fail():
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {"test_lru_bounds_are_attained": {"lru.forward_norm"}}
+
+
+def test_lru_modulus_rounds_to_one_from_nu_log_ln_2_pow_minus_54_in_float64_and_minus_17_33_in_float32():
+    """The docstring's edge: exp(−exp(ν^log)) is 1.0 when exp(ν^log) ≤ 2⁻⁵⁴ (float64), 2⁻²⁵ (float32)."""
+    from rnnaudit.cells.lru import lru_lambda
+    for dtype, edge in [(torch.float64, math.log(2.0 ** -54)), (torch.float32, math.log(2.0 ** -25))]:
+        mod = lambda nu: float(lru_lambda(torch.tensor(nu, dtype=dtype), torch.tensor(0.5, dtype=dtype)).abs())  # noqa: E731
+        assert mod(edge + 0.01) < 1.0 and mod(edge - 0.01) == 1.0
+    assert round(math.log(2.0 ** -54), 3) == -37.430

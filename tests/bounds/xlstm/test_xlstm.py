@@ -13,9 +13,61 @@ from tests.bounds.helpers import TINY, assert_has_power, assert_reaches_supremum
 
 
 @pytest.mark.parametrize("claim", [stabiliser, normaliser], ids=lambda c: c.id)
-def test_xlstm_claims_hold(claim):
+def test_xlstm_claims_hold_with_m0_minus_infinity_and_the_search_breaks_the_m0_zero_reading(claim):
     result = check_claim(claim, TINY)
     assert result.verdict == "holds" and result.errors == []
+    (reading,) = result.readings
+    assert reading.reading.name == "m_0 = 0 in float64" and reading.verdict == "false"
+
+
+@pytest.mark.parametrize("claim", [stabiliser, normaliser], ids=lambda c: c.id)
+def test_xlstm_m0_zero_reading_is_found_false_by_the_search_from_a_first_step_gap_start(claim):
+    """The search itself (its structured first-step gap starts, not a case fed by hand) breaks m_0 = 0."""
+    from rnnaudit.bounds.search import _reading_claim
+    result = check_claim(_reading_claim(claim, claim.readings[0]), TINY)
+    assert result.verdict == "false"
+    assert result.worst_counterexample_case.found_by.startswith("structured:first-step gap")
+
+
+def test_xlstm_stabiliser_m0_zero_fails_at_the_referees_inputs_and_m0_minus_infinity_does_not():
+    """Bias [ĩ, f̃, z̃, õ] = [−360, 360, 0.3, 40], [−373, 372, …], [−400, 400, …], x = 0, W = R = 0, T = 1: the
+    assumptions hold; m_0 = 0 is 1e3 × off, 0 instead of 0.29, NaN; m_0 = −∞ agrees to rounding."""
+    from rnnaudit.bounds import evaluate_cases
+    from rnnaudit.bounds.search import _reading_claim
+    cases = []
+    for i, f in [(-360.0, 360.0), (-373.0, 372.0), (-400.0, 400.0)]:
+        case = slstm_case(torch.Generator().manual_seed(0), 1, 1, "exp", 1.0)
+        with torch.no_grad():
+            case.cell.W.zero_(), case.cell.R.zero_(), case.x.zero_()
+            case.cell.b.copy_(torch.tensor([i, f, 0.3, 40.0], dtype=torch.float64))
+        assert all(a.check(case)[0] for a in stabiliser.assumptions)
+        assert measure_case(stabiliser, case)[0] <= 1
+        cases.append(case)
+    ratios = [measure_case(stabiliser, c, stabiliser.readings[0])[0] for c in cases]
+    assert ratios[0] > 1e3 and ratios[1] > 1e10 and math.isnan(ratios[2])
+    result = evaluate_cases(_reading_claim(stabiliser, stabiliser.readings[0]), cases)
+    assert result.verdict == "false"
+    assert result.worst_record.not_a_number and result.to_json()["worst_ratio"] == "NaN"
+
+
+def test_xlstm_m0_zero_smallest_failing_first_step_gap_is_about_711_5():
+    """Bisection on log f_1 − ĩ_1 (T = 1): below 711 the m_0 = 0 reading agrees, from 712 it fails (i'_1 subnormal)."""
+    from rnnaudit.bounds.xlstm.stabiliser import gap_case
+    reading, tol = stabiliser.readings[0], stabiliser.tolerance
+    assert measure_case(stabiliser, gap_case(4, 1, 711.0), reading)[0] <= 1 + tol
+    assert measure_case(stabiliser, gap_case(4, 1, 712.0), reading)[0] > 1 + tol
+
+
+def test_slstm_empty_start_reads_an_empty_memory_as_m0_minus_infinity():
+    from rnnaudit.cells import SLSTM
+    cell = SLSTM(1, 1, forget="exp", stabiliser_start="empty", dtype=torch.float64)
+    with torch.no_grad():
+        cell.W.zero_(), cell.R.zero_()
+        cell.b.copy_(torch.tensor([-400.0, 400.0, 0.3, 40.0], dtype=torch.float64))
+    y, c, n, m = cell(torch.zeros(1, 1, 1, dtype=torch.float64), torch.zeros(1, 4, dtype=torch.float64))[0][0].detach()
+    assert float(n) == 1.0 and float(m) == -400.0 and float(y) == pytest.approx(math.tanh(0.3), rel=1e-15)
+    with pytest.raises(ValueError, match="stabiliser_start"):
+        SLSTM(1, 1, stabiliser_start="zero")
 
 
 def test_xlstm_stabiliser_is_proved_exactly():
@@ -33,6 +85,14 @@ def test_xlstm_stabiliser_assumption_fails_where_the_raw_recurrence_overflows():
         case.cell.b[:2].fill_(800.0)
     holds, detail = stabiliser.assumptions[0].check(case)
     assert not holds and "709.78" in detail
+
+
+def test_xlstm_stabiliser_assumption_fails_where_the_raw_normaliser_is_subnormal():
+    case = slstm_case(torch.Generator().manual_seed(0), 2, 6, "exp", 1.0)
+    with torch.no_grad():
+        case.cell.b[:2].fill_(-800.0)
+    holds, detail = stabiliser.assumptions[0].check(case)
+    assert not holds and "708.4" in detail
     (m, _b, _ref), = stabiliser.evaluate(case).values()
     assert not torch.isfinite(m)  # the raw side is inf/inf: outside the assumption there is nothing to compare
 
