@@ -53,7 +53,9 @@ class AuditCost:
     def describe(self) -> str:
         """One line for a user."""
         return (f"audit of {self.claims} claims on {self.sequences} sequence(s) of T = {self.T}, state width {self.S}: "
-                f"about {self.seconds:.3g} s, peak memory {_gib(self.peak_bytes)} (limit {_gib(self.memory_limit)})")
+                f"about {self.seconds:.3g} s of linear algebra (a lower bound: the claims' and diagnostics' fixed "
+                f"overhead, which dominates at small widths, is not counted), peak memory {_gib(self.peak_bytes)} "
+                f"(limit {_gib(self.memory_limit)})")
 
 
 def _gib(n: int) -> str:
