@@ -48,7 +48,7 @@ def test_the_figures_section_draws_every_figure_of_a_wrapped_custom_step(module_
         assert (module_dir / f"{stem}.png").stat().st_size > 0, stem
         assert (module_dir / f"{stem}{beside}").stat().st_size > 0, stem
     heat = np.load(module_dir / "heat.npz")  # no pickle: plain arrays and one JSON string
-    assert set(heat.files) == {"jacobian_norm", "t", "s", "rtol", "labels"}
+    assert set(heat.files) == {"jacobian_norm", "t", "s", "rtol", "sequences", "labels"}  # sequences: how aggregated
     assert heat["jacobian_norm"].shape == (heat["t"].size, heat["s"].size)
     assert r"\partial h_t/\partial h_s" in json.loads(str(heat["labels"]))["jacobian_norm"]
     spectrum = np.load(module_dir / "spectrum.npz")
