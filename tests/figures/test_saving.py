@@ -119,7 +119,7 @@ def test_a_heatmaps_data_file_holds_the_map_and_its_steps_under_plain_names(tmp_
     x = torch.rand(9, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     save_figure(plot_jacobian_heatmaps(cell, x, grid=4), tmp_path / "grid.png")
     with np.load(tmp_path / "grid.npz", allow_pickle=False) as f:
-        assert set(f.files) == {"jacobian_norm", "t", "s", "rtol", "labels"}  # rtol: the certified values' error
+        assert set(f.files) == {"jacobian_norm", "t", "s", "rtol", "sequences", "labels"}  # rtol: the certified values' error
         assert f["jacobian_norm"].shape == (f["t"].size, f["s"].size) and f["t"][-1] == 9
     enrnn = ENRNN(2, 3, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
     save_figure(plot_jacobian_heatmaps(enrnn, x, kind="input"), tmp_path / "enrnn.png")
