@@ -185,6 +185,7 @@ nav.toc ol ol{display:inline-flex;gap:.1em .6em;margin-left:.4em}
 table{border-collapse:collapse;width:100%;margin:.4em 0 .8em}
 th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}
 table.summary td,table.summary th{padding:1px 8px}
+table.summary td,table.summary th{font-size:12px;line-height:1.05}
 th{background:var(--alt);font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.total td{font-weight:600;background:var(--alt)}
