@@ -257,11 +257,10 @@ def _one_thread() -> Iterator[None]:
     Why: a claim's cases are small (h ≤ a few hundred), so its thousands of small products, SVDs, QRs and eigensolves
     gain nothing from a second thread, and waking one costs more than the kernel: tiny QRs measured 8× slower on two
     OpenMP threads than on one on a loaded 2-core machine. The arithmetic is the same; only the threads change."""
-    from threadpoolctl import threadpool_limits
-
     from rnnaudit.analysis.cost import single_threaded
+    from rnnaudit.analysis.norms import one_thread
 
-    with single_threaded(), threadpool_limits(1):
+    with single_threaded(), one_thread():
         yield
 
 
