@@ -325,7 +325,9 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         steps, steps_upper = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
-        spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10)
+        # the exponents read the same step Jacobians (the QR recursion of the formed path), not formed again
+        spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10,
+                                     step_jacobians=J)
     return StateDiagnostics(
         state_size=S, T=T, sequences=B, contractivity=float(steps.max()), contractivity_at=(flat // T, flat % T + 1),
         contractive_fraction=float((steps_upper < 1).double().mean()), horizon=horizon, horizon_medians=medians,
