@@ -451,3 +451,29 @@ def test_memory_horizon_lower_bounds_are_below_every_product_norm_and_decide_the
         horizon, reported = memory_horizon(J)
         assert horizon == expected
         assert reported[-1] >= medians[horizon or 25] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_audit_with_closed_form_step_jacobians_reports_what_autograd_gives(seed, monkeypatch):
+    """Every claim's verdict and worst ratio, and the diagnostics, are those of the same audit with the step
+    Jacobians formed by autograd (jacrev), to rounding, on a GRU and a 2-layer LSTM."""
+    import rnnaudit
+    from rnnaudit.bounds import architectures
+
+    torch.manual_seed(seed)
+    for module in (torch.nn.GRU(3, 6, batch_first=True), torch.nn.LSTM(3, 5, num_layers=2, batch_first=True)):
+        x = torch.randn(2, 14, 3)
+        fast = rnnaudit.audit(module, x)
+        with monkeypatch.context() as m:
+            m.setattr(architectures, "CLOSED_FORM_KINDS", ())
+            slow = rnnaudit.audit(module, x)
+        assert [c["id"] for c in fast["claims"]] == [c["id"] for c in slow["claims"]]
+        for a, b in zip(fast["claims"], slow["claims"]):
+            assert a["applies"] == b["applies"] and a.get("verdict") == b.get("verdict"), a["id"]
+            if isinstance(a.get("worst_ratio"), float) and isinstance(b.get("worst_ratio"), float):
+                assert a["worst_ratio"] == pytest.approx(b["worst_ratio"], rel=1e-9, abs=1e-12), a["id"]
+        assert any(c["applies"] for c in fast["claims"])
+        for a, b in zip(fast["diagnostics"], slow["diagnostics"]):
+            assert a["contractivity"] == pytest.approx(b["contractivity"], rel=1e-12)
+            assert a["horizon"] == b["horizon"]
+            assert a["lyapunov"] == pytest.approx(b["lyapunov"], rel=1e-9, abs=1e-12)
