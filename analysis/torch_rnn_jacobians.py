@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-__all__ = ["CLOSED_FORM_KINDS", "stacked_step_jacobians"]
+__all__ = ["CLOSED_FORM_KINDS", "stacked_step_jacobians", "step_jacobians_at"]
 
 #: the case kinds (:data:`rnnaudit.bounds.architectures.KINDS`) whose step Jacobians this module forms
 CLOSED_FORM_KINDS = ("rnn_tanh", "rnn_relu", "gru", "lstm")
@@ -96,12 +96,37 @@ def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor)
     if kind not in CLOSED_FORM_KINDS:
         raise ValueError(f"kind must be one of {CLOSED_FORM_KINDS}, got {kind!r}")
     T = x.shape[0]
+    S = sum(w[1].shape[1] for w in weights) * (2 if kind == "lstm" else 1)
+    if states.dim() != 2 or states.shape != (T + 1, S):
+        raise ValueError(f"states must be (T + 1, S) = ({T + 1}, {S}), got {tuple(states.shape)}")
+    return step_jacobians_at(kind, weights, x, states[:-1], states[1:])
+
+
+def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: Tensor) -> tuple[Tensor, Tensor]:
+    """∂s'/∂s and ∂s'/∂x of one step s' = F(x, s) of a torch RNN/GRU/LSTM stack at independent rows, in closed form.
+
+    Args:
+        kind, weights: as :func:`stacked_step_jacobians`.
+        x: inputs (R, n). prev: states s (R, S). new: the step's outputs F(x, s) (R, S) (each layer above the first
+            reads the new h of the layer below).
+
+    Returns:
+        (∂s'/∂s (R, S, S), ∂s'/∂x (R, S, n)).
+
+    Raises:
+        ValueError: a kind not in :data:`CLOSED_FORM_KINDS`, or prev/new not (R, S).
+
+    Source: as :func:`stacked_step_jacobians`.
+    """
+    if kind not in CLOSED_FORM_KINDS:
+        raise ValueError(f"kind must be one of {CLOSED_FORM_KINDS}, got {kind!r}")
+    T = x.shape[0]
     H = [w[1].shape[1] for w in weights]
     lstm = kind == "lstm"
     S = sum(H) * (2 if lstm else 1)
-    if states.dim() != 2 or states.shape != (T + 1, S):
-        raise ValueError(f"states must be (T + 1, S) = ({T + 1}, {S}), got {tuple(states.shape)}")
-    prev, new = states[:-1], states[1:]
+    if prev.shape != (T, S) or new.shape != (T, S):
+        raise ValueError(f"prev and new must be (R, S) = ({T}, {S}), got {tuple(prev.shape)} and {tuple(new.shape)}")
+    states = prev
     h_rows, c_rows, h_in, c_in = [], [], [], []
     u, below_J, below_B = x, None, None
     start, c_start = 0, sum(H)

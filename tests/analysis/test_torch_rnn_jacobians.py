@@ -68,3 +68,27 @@ def test_closed_form_step_jacobians_refuse_other_kinds_and_wrong_state_shapes():
         stacked_step_jacobians("indrnn", (w,), torch.zeros(3, 2), torch.zeros(4, 4))
     with pytest.raises(ValueError, match="states must be"):
         stacked_step_jacobians("rnn_tanh", (w,), torch.zeros(3, 2), torch.zeros(3, 4))
+
+
+@pytest.mark.parametrize("module", [nn.GRU(3, 5, 2), nn.LSTM(3, 4, 2), nn.RNN(3, 4, nonlinearity="relu"),
+                                    nn.LSTMCell(3, 4), nn.GRU(3, 4, 2, bidirectional=True, bias=False)])
+def test_the_probes_step_jacobians_of_a_torch_module_equal_forward_mode_at_any_states(module):
+    """The probes' Jacobians of a wrapped torch module (closed form) equal forward-mode autograd through the wrapped
+    step at random states and inputs, rows independent (a reverse direction and absent biases included)."""
+    from torch.func import jvp, vmap
+
+    from rnnaudit.analysis.jacobian import _closed_form, _jacobians_at
+    from rnnaudit.cells import wrap
+
+    torch.manual_seed(0)
+    kwargs = {"direction": "reverse", "layer": 1} if getattr(module, "bidirectional", False) else {}
+    cell = wrap(module.double(), **kwargs)
+    xr = torch.randn(7, cell.input_size, dtype=torch.float64)
+    hr = torch.randn(7, cell.hidden_size, dtype=torch.float64)
+    assert _closed_form(cell, xr) is not None
+    J, K = _jacobians_at(cell, xr, hr, inputs=True)
+    eye = torch.eye(cell.hidden_size, dtype=torch.float64)
+    J0 = vmap(lambda v: jvp(lambda hh: cell.step(xr, hh), (hr,), (v.expand_as(hr),))[1])(eye).permute(1, 2, 0)
+    eye_n = torch.eye(cell.input_size, dtype=torch.float64)
+    K0 = vmap(lambda v: jvp(lambda xx: cell.step(xx, hr), (xr,), (v.expand_as(xr),))[1])(eye_n).permute(1, 2, 0)
+    assert float((J - J0).abs().max()) <= 1e-13 and float((K - K0).abs().max()) <= 1e-13
