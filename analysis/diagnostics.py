@@ -166,6 +166,52 @@ def _step_norms(J: Tensor) -> tuple[Tensor, Tensor]:
     return lower, upper
 
 
+def _row_lower_bounds(J: Tensor, times: Tensor) -> Tensor:
+    """log of certified lower bounds on ‖J_t ⋯ J_{t−τ+1}‖₂ for each sequence b, end time t ∈ ``times`` and lag
+    τ = 1..t: (B, len(times), T + 1), −inf where τ > t (and at τ = 0).
+
+    A lower bound is ‖wᵀ P‖₂ / ‖w‖₂ ≤ ‖P‖₂ for any w ≠ 0. Each end time t gets two rows w: the forward direction
+    q_t = J_t q_{t−1} / ‖·‖ of a random q_0 (aligned with the top left singular vector of long products ending at t,
+    so the bound is close for long lags) and a random one; the rows are carried backward, wᵀ J_t, wᵀ J_t J_{t−1},
+    …, every step one batched (rows × S)·(S × S) product with all end times that reach it, rescaled against over-
+    and underflow. Cost: T·S² for q and 2·len(times)·T·S² for the rows, against len(times)·T·S³ for the products.
+    The computed value carries a relative rounding error below γ_{S·τ} (Higham, Accuracy and Stability, eq. 3.11
+    per product, summed over τ factors); it is taken off so the bound stays a lower bound."""
+    B, T, S = J.shape[0], J.shape[1], J.shape[2]
+    gen = torch.Generator(device="cpu").manual_seed(0)
+    q = torch.randn(B, S, generator=gen, dtype=J.dtype).to(J.device)
+    qs = []
+    for t in range(T):
+        q = (J[:, t] @ q[..., None])[..., 0]
+        nq = torch.linalg.vector_norm(q, dim=-1, keepdim=True)
+        q = q / torch.where(nq == 0, torch.ones_like(nq), nq)
+        qs.append(q)
+    Q = torch.stack(qs, 1)[:, times - 1]  # (B, nt, S)
+    rand = torch.randn(B, times.shape[0], S, generator=gen, dtype=J.dtype).to(J.device)
+    rand = rand / torch.linalg.vector_norm(rand, dim=-1, keepdim=True)
+    R = torch.stack([Q, rand], 2)  # (B, nt, 2, S): unit rows (or zero, a zero q)
+    log_scale = torch.zeros(R.shape[:3], dtype=J.dtype, device=J.device)
+    out = torch.full((B, times.shape[0], T + 1), -math.inf, dtype=J.dtype, device=J.device)
+    ends = times.tolist()
+    u = torch.finfo(J.dtype).eps / 2
+    first = len(ends)  # rows [first:] have end time ≥ k: active
+    for k in range(T, 0, -1):
+        while first > 0 and ends[first - 1] >= k:
+            first -= 1
+        if first == len(ends):
+            continue
+        rows = R[:, first:] @ J[:, k - 1, None]  # (B, a, 2, S) @ (B, 1, S, S)
+        norm = torch.linalg.vector_norm(rows, dim=-1)
+        tiny = norm == 0
+        R[:, first:] = rows / torch.where(tiny, torch.ones_like(norm), norm)[..., None]
+        log_scale[:, first:] = log_scale[:, first:] + torch.where(tiny, torch.full_like(norm, -math.inf), norm.log())
+        tau = times[first:] - k + 1  # (a,)
+        gamma = (S * tau).to(J.dtype) * u
+        value = log_scale[:, first:].amax(-1) + torch.log1p(-gamma.clamp(max=0.5))
+        out[:, torch.arange(first, len(ends), device=J.device), tau.to(J.device)] = value
+    return out
+
+
 def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times: int = MAX_HORIZON_TIMES
                    ) -> tuple[int | None, list[float]]:
     """The memory horizon from step Jacobians.
@@ -178,9 +224,13 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
 
     Returns:
         (τ, medians): τ the smallest lag in 1..T with median over (b, t) of ‖J_t ⋯ J_{t−τ+1}‖₂ below
-        ``threshold`` (None when none is), decided exactly; and per lag up to it the median of upper bounds
-        on the norms (:func:`norm_bounds`, exact norms where the bounds left the side open), an upper bound
-        on the median itself.
+        ``threshold`` (None when none is), decided exactly; and per lag up to it a bound on that median: where the
+        lag's products were formed (the horizon's lag, the last lag T, and every lag from the first one that
+        certified lower bounds leave open), the median of upper bounds on the norms (:func:`norm_bounds`, exact
+        norms where the bounds left the side open), an upper bound on the median itself; at a lag that lower bounds
+        ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, the median of those lower bounds
+        (≥ the threshold, ≤ the median). The products are formed only from the first lag the lower bounds do not
+        decide: a horizon beyond T costs 2·len(times)·T·S² instead of len(times)·T·S³.
 
     Raises:
         ValueError: J not 4-D square, threshold not > 0, max_times < 1.
@@ -192,25 +242,45 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
     if isinstance(max_times, bool) or not isinstance(max_times, int) or max_times < 1:
         raise ValueError(f"max_times must be an int >= 1, got {max_times!r}")
     T = J.shape[1]
-    times = (torch.arange(1, T + 1) if T <= max_times else
-             torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique())
-    P = J[:, times - 1].clone()  # lag 1: ∂h_t/∂h_{t−1} for each end time t
-    log_scale = torch.zeros(P.shape[:2], dtype=P.dtype, device=P.device)
+    all_times = (torch.arange(1, T + 1) if T <= max_times else
+                 torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique())
+    log_lower = _row_lower_bounds(J, all_times.to(J.device))  # (B, nt, T + 1)
+    log_threshold = math.log(threshold)
     medians = []
-    for tau in range(1, T + 1):
-        if tau > 1:  # ∂h_t/∂h_{t−τ} = ∂h_t/∂h_{t−τ+1} · J_{t−τ+1}, for the end times t ≥ τ; rescaled so that long
-            keep = times >= tau  # products neither over- nor underflow (times ascending: a suffix)
+    start = T
+    for tau in range(1, T):  # the lags the lower bounds decide; the last lag is always formed (see below)
+        keep = (all_times >= tau).to(J.device)
+        lows = log_lower[:, keep, tau].reshape(-1)
+        need = (lows.numel() - 1) // 2 + 1
+        if int((lows < log_threshold).sum()) >= need:  # below is possible: form the products from here on
+            start = tau
+            break
+        medians.append(float(lows.median().exp()))
+    times = all_times[all_times >= start]
+    P = J[:, times - 1].clone()
+    log_scale = torch.zeros(P.shape[:2], dtype=P.dtype, device=P.device)
+    for lag in range(2, start + 1):  # the products ∂h_t/∂h_{t−start} of the end times t ≥ start
+        P, log_scale = _times_step(P, log_scale, J[:, times - lag])
+    for tau in range(start, T + 1):
+        if tau > start:  # ∂h_t/∂h_{t−τ} = ∂h_t/∂h_{t−τ+1} · J_{t−τ+1}, for the end times t ≥ τ (a suffix of times)
+            keep = times >= tau
             times, P, log_scale = times[keep], P[:, keep], log_scale[:, keep]
-            P = P @ J[:, times - tau]
-            fro = torch.linalg.matrix_norm(P, "fro")
-            tiny = fro == 0
-            P = P / torch.where(tiny, torch.ones_like(fro), fro)[..., None, None]
-            log_scale = log_scale + torch.where(tiny, torch.full_like(fro, -math.inf), fro.log())
+            P, log_scale = _times_step(P, log_scale, J[:, times - tau])
         value, below = _median_below(P, log_scale, threshold)
         medians.append(value)
         if below:
             return tau, medians
     return None, medians
+
+
+def _times_step(P: Tensor, log_scale: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
+    """P·J, rescaled to ‖·‖_F = 1 with the log of the scale added to ``log_scale`` (so that long products neither
+    over- nor underflow)."""
+    P = P @ J
+    fro = torch.linalg.matrix_norm(P, "fro")
+    tiny = fro == 0
+    P = P / torch.where(tiny, torch.ones_like(fro), fro)[..., None, None]
+    return P, log_scale + torch.where(tiny, torch.full_like(fro, -math.inf), fro.log())
 
 
 def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON_THRESHOLD,
@@ -255,7 +325,9 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         steps, steps_upper = _step_norms(J)  # (B, T)
         flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
-        spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10)
+        # the exponents read the same step Jacobians (the QR recursion of the formed path), not formed again
+        spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10,
+                                     step_jacobians=J)
     return StateDiagnostics(
         state_size=S, T=T, sequences=B, contractivity=float(steps.max()), contractivity_at=(flat // T, flat % T + 1),
         contractive_fraction=float((steps_upper < 1).double().mean()), horizon=horizon, horizon_medians=medians,

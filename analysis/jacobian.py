@@ -71,6 +71,7 @@ from rnnaudit.analysis.grid_maps import (_NORM_GEMMS, SKETCH_DELTA, SKETCH_PROBE
                                          default_memory_limit, estimate_cost, grid_steps, sketch_maps)
 from rnnaudit.analysis.map_methods import choose_method
 from rnnaudit.analysis.products import new_stats, product_norm_maps
+from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
 
@@ -115,6 +116,26 @@ def _initial_states(cell: RecurrentCell, x: Tensor, h0: Tensor | None) -> Tensor
     return cell.initial_state(x, h0)
 
 
+def _closed_form(cell, xr: Tensor) -> tuple[str, tuple] | None:
+    """(kind, per-layer weights) of a wrapped torch ``nn.RNN``/``GRU``/``LSTM`` (or ``*Cell``) whose step Jacobians
+    :mod:`rnnaudit.analysis.torch_rnn_jacobians` forms in closed form: float64 weights and inputs on one device, no
+    ``proj_size``; None for any other cell (formed by forward mode)."""
+    from rnnaudit.cells.adapters import TorchRecurrent
+
+    if not isinstance(cell, TorchRecurrent) or cell.proj_size or xr.dtype != torch.float64:
+        return None
+    weights = []
+    for w in cell._layer_weights():
+        w_ih, w_hh = w["weight_ih"], w["weight_hh"]
+        if w_ih.dtype != torch.float64 or w_ih.device != xr.device or w.get("weight_hr") is not None:
+            return None
+        zeros = torch.zeros(w_hh.shape[0], dtype=torch.float64, device=xr.device)
+        weights.append(tuple(t.detach() for t in (w_ih, w_hh, zeros if w["bias_ih"] is None else w["bias_ih"],
+                                                  zeros if w["bias_hh"] is None else w["bias_hh"])))
+    kind = cell.kind if cell.kind != "rnn" else ("rnn_tanh" if cell.module.nonlinearity == "tanh" else "rnn_relu")
+    return kind, tuple(weights)
+
+
 def _jacobians_at(cell: RecurrentCell, xr: Tensor, hr: Tensor, *, inputs: bool) -> tuple[Tensor, Tensor | None]:
     """∂step/∂h (rows, h, h) and ∂step/∂x (rows, h, n) or None at the rows xr (rows, n), hr (rows, h).
 
@@ -123,6 +144,11 @@ def _jacobians_at(cell: RecurrentCell, xr: Tensor, hr: Tensor, *, inputs: bool) 
     vmapped over the directions.
     """
     h, n = hr.shape[1], xr.shape[1]
+    closed = _closed_form(cell, xr)
+    if closed is not None:  # torch's RNN/GRU/LSTM: the product rule on its equations, every row at once
+        with torch.no_grad():
+            J, K = step_jacobians_at(*closed, xr, hr, cell.step(xr, hr))
+        return J, (K if inputs else None)
     with torch.no_grad():
         eye_h = torch.eye(h, dtype=xr.dtype, device=xr.device)
         eye_n = torch.eye(n, dtype=xr.dtype, device=xr.device)

@@ -168,7 +168,7 @@ def _int_option(name: str, value, low: int) -> int:
 def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
                       warmup: int = 0, window: int | None = None, seed: int = 0, chunk: int = 256,
                       dtype: torch.dtype = torch.float64, progress=None, matrix_free: bool | None = None,
-                      diagonal: bool | None = None) -> LyapunovSpectrum:
+                      diagonal: bool | None = None, step_jacobians: Tensor | None = None) -> LyapunovSpectrum:
     """The k largest Lyapunov exponents along the trajectory of x, by the QR (Benettin) method (module
     docstring); Engelken, Wolf & Abbott (2023), Vogt et al. (2022).
 
@@ -191,6 +191,9 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
             (:data:`FROBENIUS_PROBES`).
         diagonal: use the exact diagonal exponents (module docstring; the cell must declare
             ``diagonal_jacobian``, which is checked along a random direction); None: when it declares one.
+        step_jacobians: J_t = ∂h_t/∂h_{t−1} (T, S, S) along this trajectory when the caller holds them already
+            (the audit's step map); the formed path then reads them instead of forming them again (not the matrix-free
+            path; the exact diagonal path, where it applies, needs none). They must be of this cell, x and h0: only their shape is checked.
 
     Returns:
         :class:`LyapunovSpectrum`, tensors in ``dtype`` on x's device. An exponent is −inf where the
@@ -229,6 +232,11 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
                          f"trajectory, so shorten x or rescale the cell")
     if diagonal is not None and not isinstance(diagonal, bool):
         raise ValueError(f"diagonal must be True, False or None (automatic), got {diagonal!r}")
+    if step_jacobians is not None:
+        if not isinstance(step_jacobians, Tensor) or tuple(step_jacobians.shape) != (T, S, S):
+            raise ValueError(f"step_jacobians must be (T, S, S) = ({T}, {S}, {S}), got "
+                             f"{tuple(step_jacobians.shape) if isinstance(step_jacobians, Tensor) else step_jacobians!r}")
+        matrix_free = False
     if diagonal or (diagonal is None and declares_diagonal(cell)):
         mod, mult = declared_moduli(cell, x[0], hs, seed=seed)
         with torch.no_grad():
@@ -269,8 +277,11 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         Qb = torch.linalg.qr(torch.randn(S, k, generator=gen, dtype=dtype))[0].to(x.device)
     for lo in range(0, T if not matrix_free else 0, chunk):
         hi = min(T, lo + chunk)
-        J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
-        J = J.to(dtype)
+        if step_jacobians is not None:
+            J = step_jacobians[lo:hi].to(dtype)
+        else:
+            J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
+            J = J.to(dtype)
         bad = (~torch.isfinite(J)).flatten(1).any(1).nonzero()
         if bad.numel():
             raise ValueError(f"the Jacobian J_t is not finite at step t = {lo + int(bad[0]) + 1} of T = {T} (the state "
@@ -345,7 +356,7 @@ class LyapunovEstimate:
 
 def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: Tensor | None = None, *,
                       warmup: int | None = None, sequence: int | None = None, seed: int = 0, progress=None,
-                      **options) -> LyapunovEstimate:
+                      step_jacobians: Tensor | None = None, **options) -> LyapunovEstimate:
     """The k largest Lyapunov exponents of ``cell`` driven by every sequence of x, with error bars that cover the
     finite-T bias as well as the noise: the one estimate of λ_i that the diagnostics, the audit and ``rnnaudit
     lyapunov`` print.
@@ -368,6 +379,8 @@ def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         x: (T, n) or (m, T, n), the cell's dtype.
         warmup: discarded steps per sequence, 0 ≤ warmup < T; None: T // 10.
         sequence: use only this sequence (0-based) instead of all.
+        step_jacobians: (m, T, S, S), each sequence's step Jacobians when the caller holds them (the audit's step
+            maps), read instead of formed again (:func:`lyapunov_spectrum`); with ``sequence``, still all m.
 
     Returns:
         :class:`LyapunovEstimate` (tensors in float64 unless ``dtype`` says otherwise).
@@ -391,6 +404,8 @@ def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
             raise ValueError(f"sequence must be an index 0..{x.shape[0] - 1} of the {x.shape[0]} sequence(s), "
                              f"got {sequence!r}")
         x = x[sequence:sequence + 1]
+        if step_jacobians is not None:
+            step_jacobians = step_jacobians[sequence:sequence + 1]
         if h0 is not None and h0.dim() == 2:
             h0 = h0[sequence:sequence + 1]
     m, T = x.shape[0], x.shape[1]
@@ -398,7 +413,9 @@ def lyapunov_estimate(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
     if h0 is not None and h0.dim() == 2 and h0.shape[0] != m:
         raise ValueError(f"h0 must be (S,) or (m, S) with m = {m} sequences, got {tuple(h0.shape)}")
     spectra = tuple(lyapunov_spectrum(cell, x[s], k, None if h0 is None else (h0[s] if h0.dim() == 2 else h0),
-                                      warmup=warmup, seed=seed, progress=progress, **options) for s in range(m))
+                                      warmup=warmup, seed=seed, progress=progress,
+                                      step_jacobians=None if step_jacobians is None else step_jacobians[s], **options)
+                    for s in range(m))
     per = torch.stack([s.exponents for s in spectra])
     mean = per.mean(0)
     bias = torch.stack([s.drift + 2 * s.alignment for s in spectra]).mean(0)

@@ -26,6 +26,7 @@ from torch import Tensor
 from torch.func import jacrev, vmap
 
 from rnnaudit.analysis.norms import spectral as _spectral
+from rnnaudit.analysis.torch_rnn_jacobians import CLOSED_FORM_KINDS, stacked_step_jacobians
 from rnnaudit.bounds.core import NotApplicable
 
 __all__ = ["ArchCase", "KINDS", "VANILLA", "GATED", "arch_step", "trajectory", "step_jacobians", "step_norms",
@@ -173,9 +174,14 @@ JACOBIAN_CHUNK = 2 ** 22
 
 
 def step_jacobians(case: ArchCase, states: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T, by autograd (torch.func.jacrev, vectorised over t
-    with vmap; a user's step that vmap cannot run is differentiated one step at a time)."""
+    """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T: in closed form for torch's RNN/GRU/LSTM on a case no
+    ascent differentiates (:func:`rnnaudit.analysis.torch_rnn_jacobians.stacked_step_jacobians`, equal to autograd to
+    rounding), else by autograd (torch.func.jacrev, vectorised over t with vmap; a user's step that vmap cannot run
+    is differentiated one step at a time)."""
     states = trajectory(case) if states is None else states
+    if case.kind in CLOSED_FORM_KINDS and not any(t.requires_grad for w in case.weights for t in w) and \
+            not case.x.requires_grad and not states.requires_grad:
+        return stacked_step_jacobians(case.kind, case.weights, case.x, states)
     step = lambda x_t, h: arch_step(case, x_t, h)  # noqa: E731
     S, T = case.size()
     # vmap holds about S vector-Jacobian products of every step at once: chunks of t keep that to JACOBIAN_CHUNK

@@ -4,12 +4,19 @@ on this machine (:func:`rnnaudit.analysis.gemm_seconds`), the kind of estimate `
 
 The model of the work, in GEMM units (one unit: an S × S by S × S float64 product, S the packed state width):
 
-* the step Jacobians of each sequence: about 2 units per step (S vector-Jacobian products of one step);
+* the step Jacobians of each sequence: for torch's RNN/GRU/LSTM in closed form
+  (:mod:`rnnaudit.analysis.torch_rnn_jacobians`: elementwise passes over G·S² numbers and, per layer above the first,
+  one batched product), counted as 1/4 unit per step; for any other cell about 2 units per step (S vector-Jacobian
+  products of one step);
+* the exact ‖J_t‖₂ of each step that the cheap bounds leave open (a singular value decomposition, about 4 units:
+  72 ms against 16 ms for one GEMM at S = 600, one thread), counted for every step;
 * the products ∂h_t/∂h_k of the pair schedule (:data:`rnnaudit.bounds.architectures.MAX_STARTS` starts spread over
   [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s;
 * each layer of a stack again for the per-layer claims and the diagnostics, at (S_l/S)³ of the cost, and the
-  diagnostics' memory horizon at most min(T, 128) products per lag over the lags it needs (counted as 8 lags, the
-  usual horizon of a trained model; a longer one costs more).
+  diagnostics' memory horizon: certified lower bounds carried back from each of min(T, 128) end times (2 rows
+  through every step, 2·min(T, 128)·T/S_l units of the layer), and min(T, 128) products per lag over the lags those
+  leave open (counted as 8 lags, the usual horizon of a trained model; a longer one costs more). The Lyapunov
+  exponents read the same step Jacobians (a QR of S × 3 per step: not counted).
 
 Memory: every map the audit holds at once (8 bytes a number): J (T·S²) and ∂h_t/∂x_t (T·S·n) per sequence, the
 schedule's products, the per-layer maps, the diagnostics' step Jacobians of up to two sequences per layer, and the
@@ -24,6 +31,8 @@ __all__ = ["AuditCost", "audit_cost"]
 
 #: lags of the memory horizon counted in the estimate (see the module docstring)
 _HORIZON_LAGS = 8
+#: one exact spectral norm (singular values of an S × S matrix) in GEMM units (see the module docstring)
+_SVD_UNITS = 4.0
 
 
 @dataclass(frozen=True)
@@ -83,9 +92,12 @@ def audit_cost(cell, T: int, sequences: int, *, claims: int, memory_limit: int |
     L = int(getattr(cell, "num_layers", 1) or 1)
     S_l = S / L
     pairs = sum(len(ts) for ts in pair_schedule(T, MAX_STARTS).values())
-    per_sequence = 2 * T + 2 * T + (n / S) * 2 * T
-    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (2 * T + 2 * T)
-    diagnostics = L * (S_l / S) ** 3 * (2 * T + _HORIZON_LAGS * min(T, 128))
+    closed = getattr(cell, "kind", None) in ("rnn", "gru", "lstm") and not getattr(cell, "proj_size", 0)
+    jacobians = (0.25 if closed else 2.0) * T
+    per_sequence = jacobians + _SVD_UNITS * T + 2 * T + (n / S) * 2 * T
+    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (jacobians + _SVD_UNITS * T + 2 * T)
+    rows = 2 * min(T, 128) * T / max(S_l, 1)
+    diagnostics = L * (S_l / S) ** 3 * (_SVD_UNITS * T + rows + _HORIZON_LAGS * min(T, 128))
     gemms = sequences * (per_sequence + layers) + min(sequences, 2) * diagnostics
     numbers = sequences * (T * S * S + T * S * n + pairs * (S * S + S * n))
     numbers += 0 if L == 1 else sequences * L * T * S_l * S_l

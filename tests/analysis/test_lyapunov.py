@@ -348,3 +348,27 @@ def test_the_estimate_over_sequences_covers_the_spread_between_sequences():
     assert "mean over 2 sequences" in est.method
     with pytest.raises(ValueError, match="sequence must be an index 0..1"):
         lyapunov_estimate(cell, x, sequence=2)
+
+
+def test_lyapunov_estimate_from_held_step_jacobians_equals_forming_them():
+    """Given the step Jacobians the caller holds (the audit's step map), the exponents and their half-widths are those
+    of forming them again (to rounding, several seeds); a J of the wrong shape is refused."""
+    import pytest
+    from torch import nn
+
+    from rnnaudit.analysis.jacobian import step_jacobians
+    from rnnaudit.analysis.lyapunov import lyapunov_estimate
+    from rnnaudit.cells import wrap
+
+    for seed in range(3):
+        torch.manual_seed(seed)
+        cell = wrap(nn.LSTM(3, 5 + seed).double())
+        x = torch.randn(2, 50, 3, dtype=torch.float64)
+        J = torch.stack([step_jacobians(cell, xi)[0] for xi in x])
+        a, b = lyapunov_estimate(cell, x, k=3), lyapunov_estimate(cell, x, k=3, step_jacobians=J)
+        assert torch.allclose(a.exponents, b.exponents, rtol=0, atol=1e-12)
+        assert torch.allclose(a.halfwidth, b.halfwidth, rtol=0, atol=1e-12)
+        moved = lyapunov_estimate(cell, x, k=3, step_jacobians=J * 1.5)  # the held J is what is read
+        assert not torch.allclose(a.exponents, moved.exponents, rtol=0, atol=1e-3)
+    with pytest.raises(ValueError, match="step_jacobians must be"):
+        lyapunov_estimate(cell, x, k=3, step_jacobians=J[:, :10])

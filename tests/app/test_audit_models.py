@@ -423,3 +423,57 @@ def test_failing_assumption_note_says_what_is_measured_and_the_remedy():
     assert "beyond T = 50" in note["line"] and "parametrizations.orthogonal" in note["line"]
     result["claims"][0]["assumptions"][0]["holds"] = True
     assert assumption_notes(result) == []
+
+
+def test_memory_horizon_lower_bounds_are_below_every_product_norm_and_decide_the_same_lag():
+    """The row-vector lower bounds that skip the products are below ‖J_t ⋯ J_{t−τ+1}‖₂ at every (t, τ), and the
+    horizon and the reported median at the last lag are those of forming every product (brute force)."""
+    from rnnaudit.analysis.diagnostics import _row_lower_bounds
+
+    for seed, scale in ((0, 1.3), (1, 0.9), (2, 0.6)):
+        torch.manual_seed(seed)
+        J = scale * torch.randn(2, 25, 5, 5, dtype=torch.float64) / 5 ** 0.5
+        times = torch.arange(1, 26)
+        low = _row_lower_bounds(J, times).exp()
+        medians = {}
+        for tau in range(1, 26):
+            norms = []
+            for b in range(2):
+                for t in range(tau, 26):
+                    P = torch.eye(5, dtype=torch.float64)
+                    for k in range(t - tau + 1, t + 1):
+                        P = J[b, k - 1] @ P
+                    norm = torch.linalg.matrix_norm(P, 2)
+                    assert low[b, t - 1, tau] <= norm
+                    norms.append(norm)
+            medians[tau] = float(torch.stack(norms).median())
+        expected = next((tau for tau in range(1, 26) if medians[tau] < 1e-3), None)
+        horizon, reported = memory_horizon(J)
+        assert horizon == expected
+        assert reported[-1] >= medians[horizon or 25] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_audit_with_closed_form_step_jacobians_reports_what_autograd_gives(seed, monkeypatch):
+    """Every claim's verdict and worst ratio, and the diagnostics, are those of the same audit with the step
+    Jacobians formed by autograd (jacrev), to rounding, on a GRU and a 2-layer LSTM."""
+    import rnnaudit
+    from rnnaudit.bounds import architectures
+
+    torch.manual_seed(seed)
+    for module in (torch.nn.GRU(3, 6, batch_first=True), torch.nn.LSTM(3, 5, num_layers=2, batch_first=True)):
+        x = torch.randn(2, 14, 3)
+        fast = rnnaudit.audit(module, x)
+        with monkeypatch.context() as m:
+            m.setattr(architectures, "CLOSED_FORM_KINDS", ())
+            slow = rnnaudit.audit(module, x)
+        assert [c["id"] for c in fast["claims"]] == [c["id"] for c in slow["claims"]]
+        for a, b in zip(fast["claims"], slow["claims"]):
+            assert a["applies"] == b["applies"] and a.get("verdict") == b.get("verdict"), a["id"]
+            if isinstance(a.get("worst_ratio"), float) and isinstance(b.get("worst_ratio"), float):
+                assert a["worst_ratio"] == pytest.approx(b["worst_ratio"], rel=1e-9, abs=1e-12), a["id"]
+        assert any(c["applies"] for c in fast["claims"])
+        for a, b in zip(fast["diagnostics"], slow["diagnostics"]):
+            assert a["contractivity"] == pytest.approx(b["contractivity"], rel=1e-12)
+            assert a["horizon"] == b["horizon"]
+            assert a["lyapunov"] == pytest.approx(b["lyapunov"], rel=1e-9, abs=1e-12)
