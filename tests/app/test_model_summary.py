@@ -80,3 +80,18 @@ def test_model_summary_comes_first_in_both_reports(tmp_path):
 def test_audit_of_a_module_without_recurrent_weights_names_model():
     with pytest.raises(ValueError, match=r"^model: wrap\(\) supports .* got Linear$"):
         rnnaudit.audit(nn.Linear(2, 3), torch.rand(3, 2))
+
+
+def test_an_lru_summary_measures_the_complex_eigenvalues_not_their_real_parts():
+    """Λ = diag(λ) of an LRU is complex: ρ(Λ) = ‖Λ‖₂ = max|λ_j| and σ_min = min|λ_j|. Its real part alone (what a
+    cast to float64 keeps) has ρ = max|Re λ_j| < max|λ_j| for phases θ ∉ {0, π}, so this test fails on that cast."""
+    from rnnaudit.cells import LRU
+
+    lru = LRU(1, 6, r_min=0.5, r_max=0.9, max_phase=math.pi / 2, generator=torch.Generator().manual_seed(3),
+              dtype=torch.float64)
+    moduli = lru.lambdas().detach().abs()
+    assert float(lru.lambdas().detach().real.abs().max()) < float(moduli.max()) - 1e-3  # the control is not vacuous
+    Lam = model_summary(lru, lru, torch.float64)["recurrent"]["Lambda"]
+    assert Lam["spectral_radius"] == pytest.approx(float(moduli.max()), rel=1e-12)
+    assert Lam["spectral_norm"] == pytest.approx(float(moduli.max()), rel=1e-12)
+    assert Lam["sigma_min"] == pytest.approx(float(moduli.min()), rel=1e-12)
