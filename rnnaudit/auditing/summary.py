@@ -59,7 +59,8 @@ def model_summary(model: nn.Module, cell, trained_dtype: torch.dtype, *, matrice
         matrices = cell.recurrent_matrices() if matrices is None else matrices
     except (NotImplementedError, ValueError):
         matrices = {}  # a wrapped step function that declares no recurrent matrix
-    matrices = {role: W.detach().double() for role, W in matrices.items()}
+    # complex matrices (an LRU's diag(λ)) stay complex: .double() would drop their imaginary parts
+    matrices = {role: W.detach().to(torch.complex128 if W.is_complex() else torch.float64) for role, W in matrices.items()}
     # an SVD of a matrix with NaN/Inf entries fails or returns NaN: such a matrix is reported as not finite
     finite = {role: W for role, W in matrices.items() if bool(torch.isfinite(W).all())}
     with torch.no_grad():
