@@ -137,6 +137,12 @@ def _spectra(args, src):
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
     if not matrices and type(src.cell) in _transitions():
         return _transition_spectrum(args, src)
+    given = [flag for flag, value in (("--inputs", args.inputs), ("--task", args.task), ("--T", args.T))
+             if value is not None]
+    if given:  # read only for an input-dependent transition; never accepted and then ignored
+        raise InputError(f"spectrum {' '.join(given)}: {src.label} has fixed recurrent matrices, drawn from its weights "
+                         "alone; inputs go with spectrum only for an input-dependent transition (a selective SSM's "
+                         "Ā_t, a minGRU's 1 − z_t)")
     module = src.module
     if src.part is not None and module.num_layers > 1:  # one direction: every layer of it, as for a stack
         from rnnaudit.cells.adapters import wrap
