@@ -19,7 +19,7 @@ from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_styl
 
 __all__ = ["plot_transition_spectrum", "MAX_POINTS"]
 
-#: Points drawn at most: beyond this every k-th step is drawn (k stated in the legend); the data file keeps all.
+#: Points drawn at most: beyond this one step in k is drawn (k stated in the legend); the data file keeps all.
 MAX_POINTS = 20000
 
 
@@ -58,7 +58,7 @@ def plot_transition_spectrum(eigenvalues: Tensor, *, name: str = "Ā_t", key: st
     phi = np.linspace(0, 2 * np.pi, 721)
     ax.plot(np.cos(phi), np.sin(phi), color=REFERENCE_COLOR, lw=0.9, ls="--", label="unit circle", zorder=1)
     t_index = np.broadcast_to(np.arange(T)[::stride][None, :, None], shown.shape) + 1
-    subset = "every step" if stride == 1 else f"every {stride}th step"
+    subset = "every step" if stride == 1 else f"one step in {stride}"
     points = ax.scatter(shown.real.ravel(), shown.imag.ravel(), c=t_index.ravel(), cmap=SEQUENTIAL_CMAP, s=8,
                         linewidths=0, zorder=3, label=f"{name}: {K} modes, {subset} of {m} sequence(s)")
     fig.colorbar(points, ax=ax, shrink=0.85, pad=0.02).set_label("step t")
