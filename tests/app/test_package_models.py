@@ -73,6 +73,8 @@ def test_audit_of_a_pip_module_names_its_reference_cell_and_the_float64_differen
     assert 0 <= mapping["max_abs_difference_float64"] <= mapping["tolerance"] <= 1e-11
     applied = {c["id"] for c in doc["latest"]["claims"] if c["applies"]}
     assert own in applied and len(applied) >= 4, applied
+    report = (factory / "a" / "report.md").read_text()
+    assert f"| audited as | {reference}" in report and "float64 max difference from the module's own forward" in report
 
 
 def test_a_pip_module_whose_forward_differs_from_its_reference_cell_is_refused_in_one_line(factory, monkeypatch,
