@@ -4,7 +4,7 @@ One module per family: ``sgornn`` and ``fastrnn`` (sgornn.md), ``spectral`` (spe
 ``scornn`` and ``nc_gru`` (nc_gru.md), ``srnn`` (srnn.md), ``enrnn`` (enrnn.md); ``orthogonal`` holds
 the maps φ from parameters to orthogonal matrices; ``lru``, ``s4d``, ``selective_ssm``, ``min_rnn``, ``slstm`` and
 ``mlstm`` hold the modern recurrences (LRU, S4D, Mamba's selective SSM, minGRU/minLSTM, xLSTM's sLSTM and mLSTM;
-``complex_view`` the real view of complex states); ``adapters`` wraps any other model (``torch.nn.RNN``, ``GRU``,
+``real_view`` the real view (Re z, Im z) of complex states); ``adapters`` wraps any other model (``torch.nn.RNN``, ``GRU``,
 ``LSTM``, their ``*Cell``, or any step function) as a cell, :func:`wrap`.
 """
 
@@ -13,7 +13,7 @@ from rnnaudit.cells.base import RecurrentCell, get_activation, parameter_count
 from rnnaudit.cells.baselines import LSTM
 from rnnaudit.cells.enrnn import (ENRNN, eigenvalue_normalize, enrnn_recurrence, eq5_init, prop32_gradient,
                                   spectral_radius)
-from rnnaudit.cells.complex_view import complex_from_real_view, real_block, real_view
+from rnnaudit.cells.real_view import RealView, realify, to_complex, to_real
 from rnnaudit.cells.lru import LRU, lru_lambda, ring_init
 from rnnaudit.cells.min_rnn import MinGRU, MinLSTM
 from rnnaudit.cells.s4d import S4D, s4d_init, zoh
@@ -47,7 +47,7 @@ __all__ = [
     "ScoRNN", "ScoRNNCayley", "check_skew", "modrelu", "scaled_cayley", "scaled_cayley_gradient",
     "scaling_diagonal", "scornn_skew_init", "GRU", "NCGRU", "NeumannCayley", "NeumannCayleyUpdater",
     "SRNN", "activation_derivative", "eq9_closed_form", "shift", "shift_matrix",
-    "real_view", "complex_from_real_view", "real_block", "LRU", "lru_lambda", "ring_init", "S4D", "s4d_init", "zoh",
+    "RealView", "to_real", "to_complex", "realify", "LRU", "lru_lambda", "ring_init", "S4D", "s4d_init", "zoh",
     "SelectiveSSM", "MinGRU", "MinLSTM", "SLSTM", "MLSTM",
     "ENRNN", "eigenvalue_normalize", "enrnn_recurrence", "eq5_init", "prop32_gradient", "spectral_radius",
 ]

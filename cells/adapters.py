@@ -602,6 +602,11 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
         model: one of
 
             * a :class:`RecurrentCell` (returned as is);
+            * a pip implementation of a modern recurrence (``lru-pytorch``'s ``LRU``, ``mambapy``'s ``MambaBlock``,
+              ``mingru-pytorch``'s ``minGRU``/``minLSTM``): the reference cell its parameters map onto, float64
+              copies, with the :class:`~rnnaudit.cells.packages.PackageMapping` as ``cell.package_mapping``
+              (check it on your inputs with :func:`~rnnaudit.cells.packages.check_mapping`; a Mamba block's
+              recurrence reads ``mapping.inputs(x)``, :mod:`rnnaudit.cells.packages`);
             * ``torch.nn.RNN``/``GRU``/``LSTM``/``RNNCell``/``GRUCell``/``LSTMCell``: a
               :class:`TorchRecurrent` (the other arguments must be left out);
             * an object with a method ``step(x_t, h) -> h``, or a callable ``(x_t, h) -> h`` (a function,
@@ -645,6 +650,16 @@ def wrap(model, *, input_size: int | None = None, state_size: int | None = None,
     """
     protocol = dict(input_size=input_size, state_size=state_size, state_sizes=state_sizes, pack=pack, unpack=unpack,
                     recurrent=recurrent)
+    from rnnaudit.cells.packages import package_mapping
+
+    mapping = package_mapping(model)  # a pip implementation (lru-pytorch, mambapy, mingru-pytorch): its reference cell
+    if mapping is not None:
+        given = [k for k, v in {**protocol, "direction": direction, "layer": layer}.items() if v is not None]
+        if given:
+            raise ValueError(f"{mapping.module_class} is mapped onto {mapping.reference} from its own parameters; "
+                             f"leave out {given}")
+        mapping.cell.package_mapping = mapping
+        return mapping.cell
     _require_values(model if isinstance(model, nn.Module) else getattr(getattr(model, "step", model), "__self__", None))
     if (direction is not None or layer is not None) and not isinstance(model, SUPPORTED_MODULES):
         raise ValueError(f"direction= and layer= pick one recurrence of a torch.nn.RNN, GRU or LSTM; got a "

@@ -13,7 +13,7 @@ with the exponential parametrisation λ_j = exp(−exp(ν_j^log) + i exp(θ_j^lo
 B, C have i.i.d. Gaussian real and imaginary parts of variance 1/(2n) and 1/N (glorot-like, as in the
 ``lru-pytorch`` package); D is (n_out, n) with variance 1/n.
 
-The probes see the real view (Re x, Im x) ∈ ℝ²ᴺ (:mod:`rnnaudit.cells.complex_view`); :meth:`LRU.step_complex`
+The probes see the real view (Re x, Im x) ∈ ℝ²ᴺ (:mod:`rnnaudit.cells.real_view`); :meth:`LRU.step_complex`
 and :meth:`LRU.lambdas` keep the complex form.
 """
 
@@ -26,7 +26,7 @@ from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
-from rnnaudit.cells.complex_view import real_block
+from rnnaudit.cells.real_view import realify
 
 __all__ = ["LRU", "ring_init", "lru_lambda"]
 
@@ -152,7 +152,7 @@ class LRU(RecurrentCell):
 
     def recurrent_matrix(self) -> Tensor:
         """diag(λ) on the real view: [[diag Re λ, −diag Im λ], [diag Im λ, diag Re λ]], (2N, 2N)."""
-        return real_block(self.lambdas())
+        return realify(torch.diag(self.lambdas()))
 
     def recurrent_matrices(self) -> dict[str, Tensor]:
         """{"Lambda": diag(λ)} (N, N) complex: the spectrum probes and figure show the N eigenvalues λ_j themselves,

@@ -26,19 +26,36 @@ __all__ = ["RealView", "realify", "to_complex", "to_real"]
 
 
 def to_real(z: Tensor) -> Tensor:
-    """(…, N) complex → (…, 2N) real: (Re z, Im z) concatenated."""
+    """(…, N) complex → (…, 2N) real: (Re z, Im z) concatenated on the last dimension, same real precision
+    (complex128 → float64).
+
+    Raises:
+        ValueError: ``z`` is not a complex tensor.
+    """
+    if not isinstance(z, Tensor) or not z.is_complex():
+        raise ValueError(f"z must be a complex tensor, got {getattr(z, 'dtype', type(z).__name__)}")
     return torch.cat([z.real, z.imag], dim=-1)
 
 
 def to_complex(h: Tensor) -> Tensor:
-    """(…, 2N) real → (…, N) complex: h[..., :N] + i h[..., N:] (the inverse of :func:`to_real`)."""
+    """(…, 2N) real → (…, N) complex: h[..., :N] + i h[..., N:] (float64 → complex128; the inverse of
+    :func:`to_real`).
+
+    Raises:
+        ValueError: ``h`` complex, not floating, or of odd last dimension.
+    """
+    if not isinstance(h, Tensor) or h.is_complex() or not h.is_floating_point() or h.shape[-1] % 2:
+        raise ValueError(f"h must be a real floating tensor of even last dimension 2N, got "
+                         f"{getattr(h, 'dtype', type(h).__name__)} of shape {tuple(getattr(h, 'shape', ()))}")
     n = h.shape[-1] // 2
     return torch.complex(h[..., :n], h[..., n:])
 
 
 def realify(A: Tensor) -> Tensor:
     """The real (…, 2m, 2n) matrix [[Re A, −Im A], [Im A, Re A]] of a complex (…, m, n) matrix A: the map
-    v ↦ A v in the (Re, Im) coordinates of :func:`to_real` (its 2-norm is ‖A‖₂, its eigenvalues λ(A) ∪ λ̄(A))."""
+    v ↦ A v in the (Re, Im) coordinates of :func:`to_real` (its 2-norm is ‖A‖₂, its eigenvalues λ(A) ∪ λ̄(A)).
+    For a diagonal step z ↦ λ ⊙ z, ``realify(torch.diag(lam))`` is [[diag Re λ, −diag Im λ], [diag Im λ, diag Re λ]],
+    whose singular values are the |λ_j|, each twice."""
     top = torch.cat([A.real, -A.imag], dim=-1)
     return torch.cat([top, torch.cat([A.imag, A.real], dim=-1)], dim=-2)
 

@@ -31,7 +31,7 @@ from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes
 from rnnaudit.cells.base import RecurrentCell
-from rnnaudit.cells.complex_view import real_block
+from rnnaudit.cells.real_view import realify
 
 __all__ = ["S4D", "s4d_init", "zoh"]
 
@@ -163,7 +163,7 @@ class S4D(RecurrentCell):
 
     def recurrent_matrix(self) -> Tensor:
         """diag(Ā) on the real view, (2HM, 2HM)."""
-        return real_block(self.discretised()[0].reshape(-1))
+        return realify(torch.diag(self.discretised()[0].reshape(-1)))
 
     def recurrent_matrices(self) -> dict[str, Tensor]:
         """{"Abar": diag(Ā)} (HM, HM) complex: the spectrum shows the HM eigenvalues Ā = exp(ΔA) themselves, not the

@@ -188,7 +188,15 @@ def _model_facts(model: dict) -> list[tuple[str, str]]:
     names = (("type", "type"), ("input_size", "input size"), ("hidden_size", "hidden size"),
              ("num_layers", "layers"), ("bidirectional", "bidirectional"), ("proj_size", "projection size"),
              ("state_layout", "state"), ("parameters", "trainable parameters"), ("trained_dtype", "trained in"))
-    return [(label, str(model[key])) for key, label in names if key in model]
+    facts = [(label, str(model[key])) for key, label in names if key in model]
+    mapping = model.get("mapping")
+    if isinstance(mapping, dict):  # a pip implementation audited as a reference cell (rnnaudit.cells.packages)
+        facts.append(("audited as", f"{mapping.get('reference')} (mapped from {mapping.get('module_class')}, "
+                                    f"{mapping.get('package')})"))
+        if mapping.get("max_abs_difference_float64") is not None:
+            facts.append(("float64 max difference from the module's own forward",
+                          f"{mapping['max_abs_difference_float64']:.3g} (tolerance {mapping['tolerance']:.3g})"))
+    return facts
 
 
 _MATRIX_COLUMNS = (("spectral_norm", "‖W‖₂"), ("spectral_radius", "ρ(W)"), ("sigma_min", "σ_min(W)"),

@@ -324,7 +324,8 @@ def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str
 
 
 @styled
-def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int | None = None, progress=None):
+def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int | None = None, progress=None,
+                 rings: dict | None = None):
     """:func:`plot_spectrum` of several recurrent matrices (a GRU's W_hr, W_hz, W_hn) as the cells of one
     figure, row by row in a grid of :func:`spectra_layout` (at most :data:`MAX_ASPECT` times taller than wide):
     per matrix the pseudospectrum with its eigenvalues, and the singular values.
@@ -334,6 +335,9 @@ def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int |
         role: what they belong to, e.g. ``"torch.nn.GRU layer 0"``. title: default ``role``.
         grid: points per axis of each pseudospectrum (see :func:`spectrum_grid`).
         progress: called with the number of grid points finished, over all matrices.
+        rings: name → (r_min, r_max), the initialisation ring of that matrix's eigenvalues (an LRU's λ drawn
+            uniformly on {r_min ≤ |z| ≤ r_max}, arXiv 2303.06349), drawn as two dashed circles and kept in the data
+            as ``<name>__ring``. Optional. Default: none.
 
     Returns:
         The matplotlib Figure; its data go beside it as .npz through :func:`rnnaudit.figures.saving.save_figure`:
@@ -354,7 +358,7 @@ def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int |
     data, labels = {}, {}
     for cell, (name, M) in zip(cells, checked.items()):
         grid_of_m = spectrum_grid(M, grid, progress=progress)
-        part = _draw_spectrum_row(cell, M, grid_of_m, None, name)
+        part = _draw_spectrum_row(cell, M, grid_of_m, None, name, ring=(rings or {}).get(name))
         prefix = _unique_key(name, {k.rsplit("__", 1)[0] for k in data})
         data.update({f"{prefix}__{k}": v for k, v in part.items()})
         labels.update({f"{prefix}__{k}": f"{_FIELD_LABELS[k]} of {name}" for k in part})
@@ -389,7 +393,8 @@ def spectra_layout(count: int) -> tuple[int, int]:
 #: What each array of a matrix's panels is, for the ``labels`` of the data file.
 _FIELD_LABELS = {"eigenvalues": "eigenvalues λ_i", "singular_values": "singular values σ_i (descending)",
                  "grid_x": "Re z of the grid", "grid_y": "Im z of the grid",
-                 "sigma_min": "σ_min(zI − A) on the grid, [Im z index, Re z index]"}
+                 "sigma_min": "σ_min(zI − A) on the grid, [Im z index, Re z index]",
+                 "ring": "(r_min, r_max) of the initialisation ring"}
 
 
 def _unique_key(name: str, taken: set) -> str:
@@ -402,14 +407,22 @@ def _unique_key(name: str, taken: set) -> str:
     return out
 
 
-def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str) -> dict:
-    """Draw the pseudospectrum and singular-value panels into ``fig`` (a Figure or SubFigure); returns
-    the arrays drawn, for the data file beside the figure."""
+def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str, ring=None) -> dict:
+    """Draw the pseudospectrum and singular-value panels into ``fig`` (a Figure or SubFigure), with the
+    initialisation ring ``ring`` = (r_min, r_max) when given; returns the arrays drawn, for the data file beside
+    the figure."""
     levels = (np.array(sorted(float(e) for e in eps_decades)) if eps_decades is not None
               else pseudospectrum_levels(pseudospectra.sigma.cpu().numpy()))
     ax_ps, ax_sv = fig.subplots(1, 2, width_ratios=[1.25, 1])
     _draw_pseudospectrum(ax_ps, pseudospectra, levels, name)
     eig = pseudospectra.eigenvalues.cpu().numpy()
+    if ring is not None:
+        r_min, r_max = (float(r) for r in ring)
+        phi = np.linspace(0, 2 * np.pi, 721)
+        for k, r in enumerate((r_min, r_max)):
+            ax_ps.plot(r * np.cos(phi), r * np.sin(phi), color="white", lw=0.8, ls=(0, (4, 3)), zorder=5,
+                       path_effects=_CIRCLE_EFFECTS,
+                       label=f"initialisation ring r_min = {r_min:.3g}, r_max = {r_max:.3g}" if k == 0 else None)
     _draw_eigenvalues(ax_ps, eig, circle_on_dark=True)
 
     sv = torch.linalg.svdvals(M.to(torch.complex128) if M.is_complex() else M.double()).numpy()
@@ -424,5 +437,8 @@ def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str) ->
     ax_sv.set_ylabel(r"singular value $\sigma_i$")
     ax_sv.set_title(f"singular values of {name}")
     ax_sv.legend(loc="lower left")
-    return {"eigenvalues": eig, "singular_values": sv, "grid_x": pseudospectra.x.cpu().numpy(),
-            "grid_y": pseudospectra.y.cpu().numpy(), "sigma_min": pseudospectra.sigma.cpu().numpy()}
+    out = {"eigenvalues": eig, "singular_values": sv, "grid_x": pseudospectra.x.cpu().numpy(),
+           "grid_y": pseudospectra.y.cpu().numpy(), "sigma_min": pseudospectra.sigma.cpu().numpy()}
+    if ring is not None:
+        out["ring"] = np.array([r_min, r_max])
+    return out

@@ -196,7 +196,8 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
         if not getattr(module, "bidirectional", False):
             raise InputError(f"--model: {err}; {_recurrent_children_hint(module)}") from None
         cell = None  # a bidirectional module: the audit splits it into its directions, a figure takes --direction
-    width = module.input_size if cell is None else cell.input_size
+    mapping = getattr(cell, "package_mapping", None)  # a pip implementation mapped onto a reference cell
+    width = module.input_size if cell is None else mapping.input_size if mapping is not None else cell.input_size
     check_sizes("the model", allow_large=allow_large, hidden=module.hidden_size if cell is None else cell.hidden_size)
     if not with_inputs:
         x = None
@@ -210,6 +211,11 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
             raise InputError(f"task {task!r} draws inputs of width {TASK_SPECS[task].input_size}, the model takes "
                              f"{width}: pass --inputs FILE.pt with your own sequences")
         x = _task_inputs(task, n_sequences, T, torch.Generator().manual_seed(seed))
+    if mapping is not None:
+        notes.append(f"{mapping.module_class} ({mapping.package}) is probed as {mapping.reference}: "
+                     + _mapping_words(mapping, x))
+        if x is not None:
+            x = mapping.inputs(x).detach()
     part = None
     if direction is not None:
         cell, x, part = _one_direction(module, cell, direction, layer, x)
@@ -224,6 +230,20 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     kind = parametrize.type_before_parametrizations(module).__name__
     label = f"{name} ({kind}, {_size_words(module, cell)})".encode("utf-8", "replace").decode("utf-8")
     return Source(cell, x, label, trained_dtype=trained, module=module, notes=notes, part=part)
+
+
+def _mapping_words(mapping, x: Tensor | None) -> str:
+    """How a mapped module's reference cell was checked against the module's own forward on x
+    (:func:`rnnaudit.cells.packages.check_mapping`), in words; InputError (one line) where it differs."""
+    from rnnaudit.cells.packages import check_mapping
+
+    if x is None:
+        return "mapped from its parameters, not checked (no inputs read)"
+    try:
+        diff, tol = check_mapping(mapping, x)
+    except ValueError as err:
+        raise InputError(f"--model: {err}") from None
+    return f"float64 max difference from the module's own forward on these inputs {diff:.2g} (tolerance {tol:.2g})"
 
 
 def _one_direction(module: torch.nn.Module, cell, direction: str, layer: int | None, x: Tensor | None):

@@ -213,11 +213,16 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         and :meth:`rnnaudit.analysis.diagnostics.StateDiagnostics.to_json`], "fixed_points": [per searched map: part
         ("all layers" for a stack, one entry per direction of a bidirectional module), and
         :meth:`rnnaudit.analysis.fixed_points.FixedPoints.to_json`], "initial_state_gradient":
-        {"norm", "per_part"} (with loss_fn), "notes": [one line per claim whose assumption fails: what the
+        {"norm", "per_part"} (with loss_fn); for a pip implementation mapped onto a reference cell
+        (:mod:`rnnaudit.cells.packages`), "model" has "mapping": the package, the module's class, the reference cell
+        audited, and the float64 max difference from the module's own forward on ``inputs`` with its tolerance;
+        "notes": [one line per claim whose assumption fails: what the
         diagnostics measure instead, and the standard remedy]}.
 
     Raises:
-        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, inputs of the wrong shape or not
+        TypeError / ValueError: a model :func:`rnnaudit.wrap` cannot wrap, a pip implementation whose own forward
+            differs from its reference cell's on ``inputs`` by more than the derived tolerance
+            (:func:`rnnaudit.cells.packages.check_mapping`), inputs of the wrong shape or not
             finite, a readout that is not a tensor (k, h) of the model's width, T not a positive int,
             trained_dtype not a floating torch dtype, loss_fn without targets (or the reverse), a loss_fn that
             does not return a finite scalar.
@@ -236,7 +241,10 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         raise ValueError("loss_fn and targets go together: give both to measure ‖∂L/∂h_0‖, or neither")
     if not isinstance(allow_large, bool):  # a truthy string would lift every limit
         raise TypeError(f"allow_large must be True or False, got {type(allow_large).__name__} {allow_large!r}")
-    if isinstance(model, torch.nn.Module):
+    from rnnaudit.cells.packages import MAPPED_CLASSES
+
+    mapped = f"{type(model).__module__}.{type(model).__qualname__}" in MAPPED_CLASSES
+    if isinstance(model, torch.nn.Module) and not mapped:  # a mapped package's complex B, C are split (cells.packages)
         # the float64 copy would drop a complex weight's imaginary part (with only a warning) and round integers
         from rnnaudit.cells._validate import complex_refusal
 
@@ -259,7 +267,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     except (TypeError, ValueError, RuntimeError) as err:
         raise type(err)(f"model: {err}") if not isinstance(err, RuntimeError) else ValueError(f"model: {err}") \
             from None
-    n = probe.input_size if bidirectional else cell.input_size
+    mapping = getattr(cell, "package_mapping", None)  # the module itself, or its reference cell (mapped by the CLI)
+    from_module = mapping is not None and mapped
+    n = probe.input_size if bidirectional else mapping.input_size if from_module else cell.input_size
     if not isinstance(inputs, Tensor) or inputs.dim() not in (2, 3) or inputs.shape[-1] != n:
         shape = tuple(inputs.shape) if isinstance(inputs, Tensor) else type(inputs).__name__
         raise ValueError(f"inputs must be (T, {n}) or (m, T, {n}), got {shape}")
@@ -279,6 +289,14 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
     if not torch.isfinite(x).all():
         raise ValueError("inputs hold NaN or Inf entries")
+    checked = None
+    if from_module:  # the mapping is checked on these inputs, then the reference cell is what is audited
+        from rnnaudit.cells.packages import check_mapping
+
+        checked = mapping.to_json(*check_mapping(mapping, x))
+        probe, x = cell, mapping.inputs(x).detach()
+    elif mapping is not None:  # the reference cell, as rnnaudit.wrap or the CLI mapped it (and checked it, if so)
+        checked = mapping.to_json(*(mapping.checked or ()))
     from rnnaudit.analysis.norms import one_thread
     from rnnaudit.bounds.architectures import shared_maps
 
@@ -298,6 +316,8 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             summary = model_summary(user, cell, trained) if isinstance(user, torch.nn.Module) else \
                 {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
                  "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
+        if checked is not None:
+            summary["mapping"] = checked
         result = {"model": summary, "claims": claims}
         if diagnostics:
             from rnnaudit.analysis.diagnostics import state_diagnostics

@@ -109,8 +109,11 @@ def _audit(args) -> tuple[dict, dict | None]:
         from rnnaudit.cli.plots import source_of
 
         src = source_of(args, n_sequences=4)  # a cell name: initialised as in its paper, inputs of --task
-        _check_cost(args, src.cell if named_cell else src.module, src.x)
-        result = audit(src.cell if named_cell else src.module, src.x, T=src.x.shape[1],
+        # a pip implementation is audited as the reference cell it was mapped onto, on the inputs of that cell
+        # (checked against the module's own forward when loaded: rnnaudit.cells.packages)
+        own = named_cell or getattr(src.cell, "package_mapping", None) is not None
+        _check_cost(args, src.cell if own else src.module, src.x)
+        result = audit(src.cell if own else src.module, src.x, T=src.x.shape[1],
                        trained_dtype=src.trained_dtype)
         model = result["model"]
         config = {"cell": src.label, "task": args.task or ("inputs file" if args.inputs else "adding"),

@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "eigenvalues of the Jacobian at each on the unit circle",
                                     "fixed-points.png")):
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
-        _model_source(p, inputs=name != "spectrum")
+        _model_source(p)  # spectrum reads inputs only for an input-dependent transition (a selective SSM's Ā_t)
         p.add_argument("--out", type=figure_file, default=Path(default),
                        help=f"figure file, .png, .pdf or .svg (default: {default})")
         if name in ("heatmap", "spectrum", "lyapunov"):

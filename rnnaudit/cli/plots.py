@@ -135,6 +135,14 @@ def _spectra(args, src):
     from rnnaudit.untrusted import InputError
 
     matrices = {role: W.detach() for role, W in src.cell.recurrent_matrices().items()}
+    if not matrices and type(src.cell) in _transitions():
+        return _transition_spectrum(args, src)
+    given = [flag for flag, value in (("--inputs", args.inputs), ("--task", args.task), ("--T", args.T))
+             if value is not None]
+    if given:  # read only for an input-dependent transition; never accepted and then ignored
+        raise InputError(f"spectrum {' '.join(given)}: {src.label} has fixed recurrent matrices, drawn from its weights "
+                         "alone; inputs go with spectrum only for an input-dependent transition (a selective SSM's "
+                         "Ā_t, a minGRU's 1 − z_t)")
     module = src.module
     if src.part is not None and module.num_layers > 1:  # one direction: every layer of it, as for a stack
         from rnnaudit.cells.adapters import wrap
@@ -155,10 +163,39 @@ def _spectra(args, src):
     from rnnaudit.figures.spectrum import spectrum_cost
 
     announce_and_check("spectrum", spectrum_cost(square), args.max_minutes)
+    rings = {}
+    if getattr(src.cell, "ring_recorded", True) and isinstance(getattr(src.cell, "r_min", None), float) \
+            and isinstance(getattr(src.cell, "r_max", None), float):  # an LRU's ring, when the cell records it
+        rings = {mpl_text(src.cell.recurrent_role): (src.cell.r_min, src.cell.r_max)}
     with progress_bar(sum(g * g for g in grids.values()), "spectrum", unit="point") as bar:
         # the roles may come from a run.json (a Monitor's wrap_kwargs): plain text, never mathtext
         return plot_spectra({mpl_text(r): W for r, W in square.items()}, role=mpl_text(src.label),
-                            progress=bar.update)
+                            progress=bar.update, rings=rings)
+
+
+def _transitions() -> dict:
+    """Cell class → (name, data key) of its input-dependent diagonal transition diag(∂h_t/∂h_{t−1}) =
+    ``cell.transition(x_t)``: Mamba's Ā_t = exp(Δ_t A), minGRU's 1 − z_t, minLSTM's f′_t."""
+    from rnnaudit.cells import MinGRU, MinLSTM, SelectiveSSM
+
+    return {SelectiveSSM: ("Ā_t = exp(Δ_t A)", "Abar_t"), MinGRU: ("1 − z_t", "one_minus_z_t"),
+            MinLSTM: ("f′_t = f_t/(f_t + i_t)", "f_prime_t")}
+
+
+def _transition_spectrum(args, src):
+    """The eigenvalues of an input-dependent diagonal transition (a selective SSM's Ā_t = exp(Δ_t A)) on the unit
+    disk, for every step of the inputs (--inputs, or sequences of --task of length --T): the cell has no fixed
+    recurrent matrix, so the inputs are read here."""
+    from rnnaudit.figures.escaping import mpl_text
+    from rnnaudit.figures.transition_spectrum import plot_transition_spectrum
+
+    if src.x is None:
+        src = source_of(args, 1)
+    name, key = _transitions()[type(src.cell)]
+    a = src.cell.transition(src.x)  # (m, T, K), the diagonal of ∂h_t/∂h_{t−1}
+    print(f"spectrum: {name} at every step of {src.x.shape[0]} sequence(s) of T = {src.x.shape[1]}, "
+          f"{a.shape[-1]} modes; modulus in [{float(a.abs().min()):.4g}, {float(a.abs().max()):.4g}]")
+    return plot_transition_spectrum(a, name=mpl_text(name), key=key, title=mpl_text(f"{name} of {src.label}"))
 
 
 def no_recurrent_matrix_message(src) -> str:
@@ -289,6 +326,7 @@ def run(args) -> int:
         fig = _compare(args)
     else:
         # the fixed-point search starts from the states of every sequence; the other figures read the first
+        # spectrum reads the weights alone, but for an input-dependent transition (read there)
         src = source_of(args, FIXED_POINT_SEQUENCES if args.command == "fixed-points" else 1,
                         with_inputs=args.command != "spectrum")
         if src.cell is None:

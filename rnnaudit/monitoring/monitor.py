@@ -190,8 +190,18 @@ class Monitor:
         from rnnaudit.cells.adapters import complex_tensor_name
         from rnnaudit.cells._validate import complex_refusal
 
-        odd = complex_tensor_name(model)
-        if odd is not None:  # its float64 twin would drop the imaginary parts; the probes themselves take complex
+        from rnnaudit.cells.packages import package_mapping
+
+        # a pip implementation (lru-pytorch's complex B, C among them) is probed as its reference cell, re-mapped from
+        # the float64/complex128 twin at every record (rnnaudit.cells.packages)
+        mapping = package_mapping(model)
+        self._mapped = mapping is not None
+        if self._mapped and mapping.input_size != mapping.cell.input_size:
+            raise ValueError(f"model: a {mapping.module_class}'s recurrence reads its own projected and convolved "
+                             "inputs, which change as it trains; the Monitor does not follow them yet: audit its "
+                             "checkpoints with rnnaudit.audit(model, x)")
+        odd = None if self._mapped else complex_tensor_name(model)
+        if odd is not None:  # a complex step of one's own: its state is complex, which the Monitor does not follow
             raise ValueError(f"model: {complex_refusal(odd[0], odd[1], 'by the Monitor')}")
         try:
             self.model, self.cell = model, wrap(model, **self.wrap_kwargs)
@@ -273,15 +283,17 @@ class Monitor:
             try:
                 from rnnaudit.cells.copying import probe_copy
 
-                twin = probe_copy(self.model, dtype=None)
+                twin = probe_copy(self.model)  # float64; complex tensors complex128, never cast to real
             except RuntimeError as err:  # e.g. a module holding non-leaf tensors from its last forward
                 if self.factory is None:
                     raise ValueError(f"model: cannot copy it for the float64 probes ({err}); pass factory=") from None
                 from rnnaudit.user_models import import_factory
 
+                from rnnaudit.cells.copying import probe_copy
+
                 with torch.random.fork_rng(devices=[]):
-                    twin = import_factory(self.factory)
-            twin = twin.to(device=device, dtype=torch.float64)
+                    twin = probe_copy(import_factory(self.factory))
+            twin = twin.to(device=device)
         twin.eval().requires_grad_(False)
         readout = None
         if self.readout is not None:
@@ -438,7 +450,9 @@ class Monitor:
     def _measure(self, step: int, loss, scalars: dict, *, summary: bool, grads: bool) -> dict:
         measured: dict = {} if loss is None else {"loss": _number("loss", loss)}
         if grads:
-            measured.update(gradient_norms_from_grad(self.cell.parameters_by_role()))
+            # a mapped module's reference cell holds copies: the gradients are on the module's own parameters
+            roles = dict(self.model.named_parameters()) if self._mapped else self.cell.parameters_by_role()
+            measured.update(gradient_norms_from_grad(roles))
         finite = self._sync_twin()
         if not finite or not all(math.isfinite(v) for v in measured.values()):
             measured["diverged"] = True  # recorded as measured; the probes need finite parameters
@@ -475,6 +489,10 @@ class Monitor:
                 raise ValueError(f"model: its parameters changed since the Monitor was created ({what}); a Monitor "
                                  "records one model: start a new Monitor (another run_dir) for a changed model")
             self.twin.load_state_dict(state)
+            if self._mapped:  # the reference cell holds copies of the twin's parameters: map them afresh
+                from rnnaudit.cells.adapters import wrap
+
+                self.twin_cell = wrap(self.twin)
             if self.twin_readout is not None:
                 self.twin_readout.load_state_dict(self.readout.state_dict())
             tensors = list(self.twin.parameters()) + list(self.twin_readout.parameters() if self.twin_readout else [])

@@ -51,6 +51,7 @@ def gradient_norms_from_grad(roles: dict[str, Tensor]) -> dict[str, float]:
         if grad is None:
             continue
         g = grad.detach() if base is tensor else _same_view(tensor, base, grad.detach())
+        g = g.abs() if g.is_complex() else g  # a complex parameter's (lru-pytorch's B): the same max and Frobenius norm
         out[f"grad/{role}/max"] = float(g.abs().max())
         out[f"grad/{role}/fro"] = euclidean_norm(g)
     return out

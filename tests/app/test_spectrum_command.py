@@ -23,7 +23,8 @@ def test_spectrum_of_a_width_3_gru_needs_no_inputs_and_writes_one_file(tmp_path,
     assert data["W_hz__eigenvalues"].shape == (6,) and data["W_hn__sigma_min"].ndim == 2
 
 
-def test_spectrum_takes_no_input_flags(tmp_path, capsys):
+def test_spectrum_of_fixed_recurrent_matrices_refuses_input_flags(tmp_path, capsys):
+    """Inputs go with spectrum only for an input-dependent transition (tests/app/test_package_models.py)."""
     torch.save(torch.nn.GRU(3, 6, batch_first=True).state_dict(), tmp_path / "w.pt")
     assert cli_status(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--task", "adding",
                        "--out", str(tmp_path / "s.png")]) == 2
