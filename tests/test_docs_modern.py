@@ -40,6 +40,7 @@ def _agree(printed: str, shown: str) -> list[str]:
     return bad
 
 
+@pytest.mark.slow  # trains two models and audits both: minutes of CPU
 def test_the_modern_recurrences_walkthrough_prints_the_pages_output_and_draws_its_figures(tmp_path, monkeypatch,
                                                                                           capsys):
     pytest.importorskip("sklearn")
