@@ -9,7 +9,9 @@ from pathlib import Path
 
 import torch
 
-from rnnaudit.bounds import CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim, coverage
+from rnnaudit.bounds import (CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim, claim_by_id,
+                             coverage)
+from rnnaudit.claim_workers import check_in_workers, usable_cores
 from rnnaudit.outputs import replaced_directory
 from rnnaudit.provenance import provenance
 
@@ -49,7 +51,8 @@ class CheckRun:
 
 
 def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | Profile = "quick", seed: int = 0,
-          device: str = "cpu", out_dir: str | Path | None = None, progress: bool = True) -> CheckRun:
+          device: str = "cpu", out_dir: str | Path | None = None, progress: bool = True,
+          jobs: int | None = None) -> CheckRun:
     """Check every claim of ``papers`` in float64 and, with ``out_dir``, write the report.
 
     Args:
@@ -62,13 +65,16 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
             built beside it and swapped in whole at the end (:func:`rnnaudit.outputs.replaced_directory`):
             a killed check leaves the previous report or none, and one writer at a time holds it.
         progress: a tqdm bar per paper on stderr.
+        jobs: worker processes checking claims side by side (:mod:`rnnaudit.claim_workers`); None: one per usable
+            CPU core; 1 (and every check on ``cuda``): every claim in this process. The results are the same for
+            every ``jobs``: each claim is seeded from (seed, its id) alone and runs on one thread.
 
     Returns:
         :class:`CheckRun`.
 
     Raises:
-        ValueError: unknown paper or profile name; ``cuda`` without a CUDA device; ``out_dir``
-            exists and is not a directory, or is a non-empty directory rnnaudit did not write.
+        ValueError: unknown paper or profile name; ``cuda`` without a CUDA device; ``jobs`` not a positive int;
+            ``out_dir`` exists and is not a directory, or is a non-empty directory rnnaudit did not write.
         rnnaudit.outputs.LockedError: another process is writing ``out_dir``.
     """
     papers = list(PAPERS) if papers is None else list(papers)
@@ -84,38 +90,102 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
                          "False)")
     if device not in ("cpu", "cuda"):
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+    if jobs is None:
+        jobs = usable_cores()
+    elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive int or None, got {jobs!r}")
     if out_dir is None:
-        results, skipped = _check_claims(papers, profile, seed, device, None, progress)
+        results, skipped = _check_claims(papers, profile, seed, device, None, progress, jobs)
         return CheckRun(results, None, None, skipped)
     out = Path(out_dir)
     from rnnaudit.provenance import recorded_seed
 
     with replaced_directory(out, "check") as staging, recorded_seed(seed):
-        results, skipped = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress)
+        results, skipped = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress, jobs)
         doc = _write_report(results, papers, staging, profile=profile, seed=seed, device=device, skipped=skipped,
                             progress=progress)
     return CheckRun(results, doc, out, skipped)
 
 
 def _check_claims(papers, profile: Profile, seed: int, device: str, counterexamples: Path | None,
-                  progress: bool) -> tuple[list[ClaimResult], list[str]]:
-    from tqdm import tqdm
-
-    results: list[ClaimResult] = []
-    skipped: list[str] = []
-    for paper in papers:
-        claims = CLAIMS_BY_PAPER[paper]
-        if not claims:
-            skipped.append(paper)
-            continue
-        total = len(claims) * (profile.n_random + profile.restarts)
-        with tqdm(total=total, desc=paper, unit="case", file=sys.stderr, dynamic_ncols=True,
-                  disable=not progress) as bar:
-            for claim in claims:
-                bar.set_postfix_str(claim.id)
+                  progress: bool, jobs: int) -> tuple[list[ClaimResult], list[str]]:
+    skipped = [p for p in papers if not CLAIMS_BY_PAPER[p]]
+    claims = [c for p in papers for c in CLAIMS_BY_PAPER[p]]
+    bars = _PaperBars(claims, profile, progress)
+    # a claim the workers cannot find again by its id (one put in CLAIMS_BY_PAPER by hand) is checked here
+    registered = all(_registered(c) for c in claims)
+    try:
+        if jobs > 1 and len(claims) > 1 and device == "cpu" and registered:
+            results = check_in_workers(claims, profile, seed=seed, device=device, out_dir=counterexamples, jobs=jobs,
+                                       on_start=bars.start, on_progress=bars.update, on_done=bars.done)
+        else:
+            results = []
+            for i, claim in enumerate(claims):
+                bars.start(i)
                 results.append(check_claim(claim, profile, seed=seed, device=device, out_dir=counterexamples,
-                                           progress=bar.update))
+                                           progress=lambda n, i=i: bars.update(i, n)))
+                bars.done(i)
+    finally:
+        bars.close()
     return results, skipped
+
+
+def _registered(claim) -> bool:
+    try:
+        return claim_by_id(claim.id) is claim
+    except (KeyError, ValueError):
+        return False
+
+
+class _PaperBars:
+    """One tqdm bar per paper, drawn one after another in report order as in a one-process check: progress of a
+    later paper's claims (checked early by another worker) is held until its bar is drawn."""
+
+    def __init__(self, claims, profile: Profile, enabled: bool):
+        self.claims, self.enabled = claims, enabled
+        self.papers = list(dict.fromkeys(c.paper for c in claims))
+        self.remaining = {p: sum(c.paper == p for c in claims) for p in self.papers}
+        self.held = dict.fromkeys(self.papers, 0)
+        self.per_claim = profile.n_random + profile.restarts
+        self.current, self.bar = -1, None
+        self._next()
+
+    def _next(self) -> None:
+        from tqdm import tqdm
+
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        self.current += 1
+        if self.current < len(self.papers):
+            paper = self.papers[self.current]
+            self.bar = tqdm(total=self.per_claim * sum(c.paper == paper for c in self.claims), desc=paper,
+                            unit="case", file=sys.stderr, dynamic_ncols=True, disable=not self.enabled)
+            self.bar.update(self.held[paper])
+
+    def _paper(self, i: int) -> str:
+        return self.claims[i].paper
+
+    def start(self, i: int) -> None:
+        if self.bar is not None and self._paper(i) == self.papers[self.current]:
+            self.bar.set_postfix_str(self.claims[i].id)
+
+    def update(self, i: int, n: int) -> None:
+        paper = self._paper(i)
+        if self.bar is not None and paper == self.papers[self.current]:
+            self.bar.update(n)
+        else:
+            self.held[paper] += n
+
+    def done(self, i: int) -> None:
+        self.remaining[self._paper(i)] -= 1
+        while self.current < len(self.papers) and self.remaining[self.papers[self.current]] == 0:
+            self._next()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, profile: Profile, seed: int,

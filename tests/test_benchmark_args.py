@@ -7,6 +7,8 @@ from tests.conftest import load_benchmark
 
 CASES = [
     ("bench_cells", ["--T", "0"]),
+    ("bench_check_claims", ["--paper", "nosuch"]),
+    ("bench_check_claims", ["--top", "-1"]),
     ("bench_cells", ["--sizes", "128", "-4"]),
     ("bench_cells", ["--device", "tpu"]),
     ("bench_cells", ["--cells", "no-such-cell"]),

@@ -16,7 +16,7 @@ def run(args) -> int:
     from rnnaudit.progress import shows_progress
 
     result = check(args.paper, profile=args.profile, seed=args.seed, device=args.device, out_dir=args.out,
-                   progress=shows_progress())  # bars on a terminal only: a log gets the claim lines alone
+                   progress=shows_progress(), jobs=args.jobs)  # bars on a terminal only: a log gets the claim lines alone
     for paper in result.skipped_papers:
         print(f"{paper}: no claims implemented yet", file=sys.stderr)
     width = max((len(r.claim.id) for r in result.results), default=10)

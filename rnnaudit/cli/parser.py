@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: off)")
     check.set_defaults(profile="quick")
     check.add_argument("--seed", type=seed, default=0, help="base seed of every claim's search (default: 0)")
+    check.add_argument("--jobs", type=count, default=None, metavar="N",
+                       help="worker processes checking claims side by side; the report is the same for every N "
+                            "(default: one per usable CPU core)")
     check.add_argument("--strict", nargs="?", const=("false",), default=None, type=strict_level,
                        metavar="false|misprinted",
                        help="exit 1 if a claim is false (bare --strict or --strict=false), or false or misprinted "
