@@ -41,7 +41,8 @@ import torch
 from torch import Tensor
 
 __all__ = ["Box", "ContractionCertificate", "affine_interval", "layer_image", "reachable_box", "data_box",
-           "jacobian_bound", "row_bounds", "perron_weight", "spectral_upper", "weighted_inf_norm", "certify", "KINDS", "ACTIVATION_ULPS",
+           "jacobian_bound", "row_bounds", "perron_weight", "spectral_upper", "weighted_inf_norm", "certify",
+           "certified_rate", "KINDS", "ACTIVATION_ULPS",
            "RATE_SLACK", "PERRON_SHIFT"]
 
 #: the layer kinds with an entrywise bound (the names of :data:`rnnaudit.bounds.architectures.KINDS`)
@@ -442,14 +443,9 @@ def spectral_upper(M: Tensor, steps: int = 100) -> float:
     return float(((G @ v) / v).max().sqrt()) * (1 + 4 * _gamma(2 * S + 2) + RATE_SLACK)
 
 
-def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertificate:
-    """The certificate of one layer over the boxes: the entrywise :func:`jacobian_bound` M (for ‖M‖₂), the
-    :func:`row_bounds` (for the rate) and the diagonal weight that makes the rate least among the Perron vectors
-    of M and of each row bound.
-
-    Raises:
-        ValueError: an unknown kind; a bound that is not finite (a box too large for float64).
-    """
+def _least_rate(kind: str, w: tuple, states: Box, inputs: Box) -> tuple[Tensor, list[Tensor], Tensor, float, float]:
+    """(M, row bounds, η, rate, ρ(M)) of one layer over the boxes: the weight that makes the rate least among the
+    Perron vectors of M and of each row bound (see :func:`certify`)."""
     w = tuple(t.detach().to(torch.float64) for t in w)
     M = jacobian_bound(kind, w, states, inputs)
     rows = row_bounds(kind, w, states, inputs)
@@ -462,5 +458,25 @@ def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertifi
         rate = max(float(weighted_inf_norm(R, eta)) for R in rows) * (1 + RATE_SLACK)
         if best is None or rate < best[1]:
             best = (eta, rate)
-    spectral = spectral_upper(M)
-    return ContractionCertificate(M, best[0], best[1], rho, spectral, states, inputs)
+    return M, rows, best[0], best[1], rho
+
+
+def certified_rate(kind: str, w: tuple, states: Box, inputs: Box) -> float:
+    """The rate of :func:`certify` alone (no ‖M‖₂): for a loop that evaluates it often, as a training projection.
+
+    Raises:
+        ValueError: as :func:`certify`.
+    """
+    return _least_rate(kind, w, states, inputs)[3]
+
+
+def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertificate:
+    """The certificate of one layer over the boxes: the entrywise :func:`jacobian_bound` M (for ‖M‖₂), the
+    :func:`row_bounds` (for the rate) and the diagonal weight that makes the rate least among the Perron vectors
+    of M and of each row bound.
+
+    Raises:
+        ValueError: an unknown kind; a bound that is not finite (a box too large for float64).
+    """
+    M, _, eta, rate, rho = _least_rate(kind, w, states, inputs)
+    return ContractionCertificate(M, eta, rate, rho, spectral_upper(M), states, inputs)

@@ -33,6 +33,23 @@ DEFAULT_T = {"g2p-en": 46, "silero-vad": 62, "digits-lstm": 64, "BeatNet": 25}
 _RECURRENCE = re.compile(r"nn\.\w+\([^)]*\)")
 
 
+#: the certificates a trained model can meet: contraction in a weighted ℓ∞ norm, on the invariant box, on the data's box
+CERTIFICATES = ("contraction.weighted_inf", "contraction.gated_box", "contraction.data_box")
+
+
+def certificates(report: dict) -> list[dict]:
+    """Each certificate claim's entry in the report, applying or not: id, applies, reason (why not), and each
+    assumption's name, holds and detail (the rate and weight per layer), verdict and worst ratio."""
+    out = []
+    for c in report["claims"]:
+        if c["id"] in CERTIFICATES:
+            out.append({"id": c["id"], "part": c.get("part"), "applies": c["applies"], "reason": c.get("reason"),
+                        "assumptions": [{"name": a["name"], "holds": a["holds"], "detail": a["detail"]}
+                                        for a in c.get("assumptions", [])],
+                        "verdict": c.get("verdict"), "worst_ratio": c.get("worst_ratio")})
+    return out
+
+
 def summary(model, report: dict, T: int, seconds: float) -> dict:
     """The numbers the docs page quotes, from one audit report."""
     applying = [{"id": c["id"], "verdict": c.get("verdict"), "worst_ratio": c.get("worst_ratio"),
@@ -47,6 +64,7 @@ def summary(model, report: dict, T: int, seconds: float) -> dict:
             "claims_total": len(report["claims"]), "claims_applying": applying,
             "recurrent": report["model"].get("recurrent"), "state_layout": report["model"].get("state_layout"),
             "diagnostics": report.get("diagnostics"), "fixed_points": report.get("fixed_points"),
+            "certificates": certificates(report),
             "extra": {k: v for k, v in model.extra.items() if isinstance(v, (int, float, str))}}
 
 
