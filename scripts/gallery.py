@@ -149,7 +149,8 @@ def certificate_cell(entry: dict | None) -> str:
     if a["holds"]:
         return f"certified, rate {rates}" + ("" if entry["verdict"] == "holds" else f" (verdict {entry['verdict']})")
     where = re.search(r"\(sequence (\d+) of (\d+)", a["detail"])
-    return (f"fails, rate {rates}" if "no bounded" not in rates else f"fails ({rates})") + (f" (sequence {where.group(1)} of {where.group(2)})" if where else "")
+    which = f" (sequence {where.group(1)} of {where.group(2)})" if where else ""
+    return (f"fails, rate {rates}" if "no bounded" not in rates else f"fails ({rates})") + which
 
 
 def main(argv=None) -> int:
