@@ -41,7 +41,8 @@ import torch
 from torch import Tensor
 
 __all__ = ["Box", "ContractionCertificate", "affine_interval", "layer_image", "reachable_box", "data_box",
-           "jacobian_bound", "row_bounds", "perron_weight", "spectral_upper", "weighted_inf_norm", "certify", "KINDS", "ACTIVATION_ULPS",
+           "jacobian_bound", "row_bounds", "perron_weight", "spectral_upper", "weighted_inf_norm", "certify",
+           "certified_rate", "lp_weight", "LPWeight", "KINDS", "ACTIVATION_ULPS",
            "RATE_SLACK", "PERRON_SHIFT"]
 
 #: the layer kinds with an entrywise bound (the names of :data:`rnnaudit.bounds.architectures.KINDS`)
@@ -425,6 +426,92 @@ def perron_weight(M: Tensor) -> tuple[Tensor, float, float]:
     return eta, rate, rho
 
 
+@dataclass(frozen=True)
+class LPWeight:
+    """The diagonal weight a linear program finds (:func:`lp_weight`).
+
+    Attributes:
+        norm: ``"inf"`` (‖v‖_{∞,η} = max_i |v_i|/η_i, induced ‖A‖_{∞,η} = max_i Σ_j |A_ij| η_j/η_i) or ``"1"``
+            (‖v‖_{1,η} = Σ_i |v_i|/η_i, induced ‖A‖_{1,η} = max_j η_j Σ_i |A_ij|/η_i).
+        weight: η (S,) > 0, max η = 1, float64. rate: the induced norm of M in that weight, evaluated on M
+            and rounded up by :data:`RATE_SLACK` (a proved bound whatever the solver's accuracy).
+        lower: the largest rate the bisection found infeasible (0 if none): min over η lies in (lower, rate].
+        programs: the linear programs solved.
+    """
+
+    norm: str
+    weight: Tensor
+    rate: float
+    lower: float
+    programs: int
+
+    @property
+    def contracts(self) -> bool:
+        return self.rate < 1
+
+
+#: relative width of the bisection bracket at which :func:`lp_weight` stops
+LP_TOL = 1e-9
+#: η_i ≤ LP_SPREAD (with η ≥ 1): keeps the program bounded and the weight's spread finite
+LP_SPREAD = 1e12
+
+
+def _feasible(A, c: float):
+    """η ≥ 1 (η ≤ LP_SPREAD) with A η ≤ c η, or None: one LP (scipy.optimize.linprog, HiGHS), least Σ η."""
+    from scipy.optimize import linprog
+
+    S = A.shape[0]
+    res = linprog(np.ones(S), A_ub=A - c * np.eye(S), b_ub=np.zeros(S), bounds=[(1.0, LP_SPREAD)] * S,
+                  method="highs")
+    return res.x if res.status == 0 else None
+
+
+def lp_weight(M: Tensor, *, norm: str = "inf", tol: float = LP_TOL) -> LPWeight:
+    """The diagonal weight η > 0 that makes the weighted ℓ∞ (or ℓ1) norm of M ≥ 0 (S, S) least, by linear
+    programming: the rate c is feasible iff some η ≥ 1 has |M| η ≤ c η (ℓ∞; |M|ᵀ ξ ≤ c ξ with η = 1/ξ for ℓ1),
+    one LP each, and c is bisected between 0 and the unweighted norm until the bracket is ``tol`` of it.
+
+    Davydov, Proskurnikov & Bullo (arXiv 2110.08298, abstract) find their weights "based upon linear
+    programming"; this discrete-time form is rnnaudit's own. Its optimum is the Perron root: for M ≥ 0,
+    min over η of ‖M‖_{∞,η} = ρ(M) = min over η of ‖M‖_{1,η} (Collatz–Wielandt, for M and Mᵀ), attained at the
+    right (ℓ∞) or left (ℓ1) Perron vector when M is irreducible; when it is reducible the LP still returns a
+    strictly positive weight within the bracket of the infimum, where the Perron vector may have zeros.
+
+    Returns:
+        :class:`LPWeight` (its rate evaluated on M and rounded up).
+
+    Raises:
+        ValueError: M not square, negative or not finite; norm not "inf" or "1"; tol not in (0, 1).
+    """
+    if M.dim() != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be a square matrix, got shape {tuple(M.shape)}")
+    if norm not in ("inf", "1"):
+        raise ValueError(f"norm must be 'inf' or '1', got {norm!r}")
+    if not 0 < tol < 1:
+        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    A = M.detach().to(torch.float64).cpu().numpy()
+    if not np.isfinite(A).all() or (A < 0).any():
+        raise ValueError("M must be finite and entrywise nonnegative")
+    A = A if norm == "inf" else A.T
+    S = A.shape[0]
+    lo, hi = 0.0, float(A.sum(1).max()) if S else 0.0
+    best, programs = np.ones(S), 0
+    while hi > 0 and hi - lo > tol * hi:
+        mid = (lo + hi) / 2
+        x = _feasible(A, mid)
+        programs += 1
+        if x is None:
+            lo = mid
+        else:
+            hi, best = mid, x
+    if norm == "1":
+        best = 1 / best
+    eta = torch.as_tensor(best / best.max(), dtype=torch.float64, device=M.device)
+    Md = M.detach().to(torch.float64).abs()
+    rate = weighted_inf_norm(Md, eta) if norm == "inf" else weighted_inf_norm(Md.T, 1 / eta)
+    return LPWeight(norm, eta, float(rate) * (1 + RATE_SLACK), lo, programs)
+
+
 def spectral_upper(M: Tensor, steps: int = 100) -> float:
     """An upper bound on ‖M‖₂ for M ≥ 0 (S, S), without an SVD: for any v > 0, ρ(MᵀM) ≤ max_i (MᵀMv)_i/v_i
     (Collatz–Wielandt: MᵀM ≥ 0), so ‖M‖₂ ≤ √ that; v from ``steps`` power steps on MᵀM + ε (tight when they
@@ -442,14 +529,9 @@ def spectral_upper(M: Tensor, steps: int = 100) -> float:
     return float(((G @ v) / v).max().sqrt()) * (1 + 4 * _gamma(2 * S + 2) + RATE_SLACK)
 
 
-def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertificate:
-    """The certificate of one layer over the boxes: the entrywise :func:`jacobian_bound` M (for ‖M‖₂), the
-    :func:`row_bounds` (for the rate) and the diagonal weight that makes the rate least among the Perron vectors
-    of M and of each row bound.
-
-    Raises:
-        ValueError: an unknown kind; a bound that is not finite (a box too large for float64).
-    """
+def _least_rate(kind: str, w: tuple, states: Box, inputs: Box) -> tuple[Tensor, list[Tensor], Tensor, float, float]:
+    """(M, row bounds, η, rate, ρ(M)) of one layer over the boxes: the weight that makes the rate least among the
+    Perron vectors of M and of each row bound (see :func:`certify`)."""
     w = tuple(t.detach().to(torch.float64) for t in w)
     M = jacobian_bound(kind, w, states, inputs)
     rows = row_bounds(kind, w, states, inputs)
@@ -462,5 +544,25 @@ def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertifi
         rate = max(float(weighted_inf_norm(R, eta)) for R in rows) * (1 + RATE_SLACK)
         if best is None or rate < best[1]:
             best = (eta, rate)
-    spectral = spectral_upper(M)
-    return ContractionCertificate(M, best[0], best[1], rho, spectral, states, inputs)
+    return M, rows, best[0], best[1], rho
+
+
+def certified_rate(kind: str, w: tuple, states: Box, inputs: Box) -> float:
+    """The rate of :func:`certify` alone (no ‖M‖₂): for a loop that evaluates it often, as a training projection.
+
+    Raises:
+        ValueError: as :func:`certify`.
+    """
+    return _least_rate(kind, w, states, inputs)[3]
+
+
+def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertificate:
+    """The certificate of one layer over the boxes: the entrywise :func:`jacobian_bound` M (for ‖M‖₂), the
+    :func:`row_bounds` (for the rate) and the diagonal weight that makes the rate least among the Perron vectors
+    of M and of each row bound.
+
+    Raises:
+        ValueError: an unknown kind; a bound that is not finite (a box too large for float64).
+    """
+    M, _, eta, rate, rho = _least_rate(kind, w, states, inputs)
+    return ContractionCertificate(M, eta, rate, rho, spectral_upper(M), states, inputs)

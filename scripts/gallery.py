@@ -33,6 +33,23 @@ DEFAULT_T = {"g2p-en": 46, "silero-vad": 62, "digits-lstm": 64, "BeatNet": 25}
 _RECURRENCE = re.compile(r"nn\.\w+\([^)]*\)")
 
 
+#: the certificates a trained model can meet: contraction in a weighted ℓ∞ norm, on the invariant box, on the data's box
+CERTIFICATES = ("contraction.weighted_inf", "contraction.gated_box", "contraction.data_box")
+
+
+def certificates(report: dict) -> list[dict]:
+    """Each certificate claim's entry in the report, applying or not: id, applies, reason (why not), and each
+    assumption's name, holds and detail (the rate and weight per layer), verdict and worst ratio."""
+    out = []
+    for c in report["claims"]:
+        if c["id"] in CERTIFICATES:
+            out.append({"id": c["id"], "part": c.get("part"), "applies": c["applies"], "reason": c.get("reason"),
+                        "assumptions": [{"name": a["name"], "holds": a["holds"], "detail": a["detail"]}
+                                        for a in c.get("assumptions", [])],
+                        "verdict": c.get("verdict"), "worst_ratio": c.get("worst_ratio")})
+    return out
+
+
 def summary(model, report: dict, T: int, seconds: float) -> dict:
     """The numbers the docs page quotes, from one audit report."""
     applying = [{"id": c["id"], "verdict": c.get("verdict"), "worst_ratio": c.get("worst_ratio"),
@@ -47,6 +64,7 @@ def summary(model, report: dict, T: int, seconds: float) -> dict:
             "claims_total": len(report["claims"]), "claims_applying": applying,
             "recurrent": report["model"].get("recurrent"), "state_layout": report["model"].get("state_layout"),
             "diagnostics": report.get("diagnostics"), "fixed_points": report.get("fixed_points"),
+            "certificates": certificates(report),
             "extra": {k: v for k, v in model.extra.items() if isinstance(v, (int, float, str))}}
 
 
@@ -88,16 +106,51 @@ def tables() -> str:
         lines.append(f"| {n} | {s['version']} | `{s['weight_file'] or '—'}` | {s['licence']} | "
                      f"{_RECURRENCE.search(s['description']).group(0)} | {s['compared']} | {error} |")
     lines += ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | "
-              "λ₁ ± s.e. (nats/step) | "
+              "λ₁ ± half-width (nats/step) | "
               "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
     for n, s in docs.items():
         d = s["diagnostics"]
         eta = ", ".join(f"{x['contractivity']:.3g}" for x in d)
-        lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x['lyapunov_stderr'][0]:.2g}" for x in d)
+        lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x.get('lyapunov_halfwidth', x.get('lyapunov_stderr'))[0]:.2g}"
+                        for x in d)
         fp = "; ".join(f"{f['fixed']} ({f['stable']} / {f['unstable']}) of {f['n_starts']}" for f in s["fixed_points"])
         lines.append(f"| {n} | {s['T']} | {len(s['claims_applying'])} of {s['claims_total']} | {eta} | {lam} | {fp} | "
                      f"{s['audit_seconds']:.0f} s ({s['load_average']:.0f}) |")
+    if any(s.get("certificates") for s in docs.values()):
+        lines += ["", "| model | " + " | ".join(f"`{c}`" for c in CERTIFICATES) + " |", "|---|---|---|---|"]
+        for n, s in docs.items():
+            if s.get("certificates"):
+                by_id = {c["id"]: c for c in s["certificates"]}
+                lines.append(f"| {n} | " + " | ".join(certificate_cell(by_id.get(c)) for c in CERTIFICATES) + " |")
     return "\n".join(lines)
+
+
+#: one layer's rate in an assumption's detail: "layer 0: ‖M‖_∞,η = 6.21 (…" or "layer 1: no bounded invariant box"
+_LAYER_RATE = re.compile(r"layer (\d+): (?:‖[^=]*= ([0-9.]+(?:e[+-]?\d+)?|inf)|(no bounded invariant box))")
+
+
+def layer_rates(detail: str) -> list[str]:
+    """Each layer's certified rate in an assumption's detail, as printed ("none" where no invariant box)."""
+    return [m.group(2) or "no box" for m in _LAYER_RATE.finditer(detail)]
+
+
+def certificate_cell(entry: dict | None) -> str:
+    """A certificate's table cell: "certified, rate r" (per layer), "fails, rate r" or "does not apply"."""
+    if entry is None:
+        return "not run"
+    if not entry["applies"]:
+        reason = entry["reason"] or ""
+        return "does not apply" + (f" ({reason.split('the model is ')[-1]})" if "the model is " in reason else "")
+    a = entry["assumptions"][0]
+    per_layer = layer_rates(a["detail"])
+    rates = ", ".join(per_layer) if per_layer and "no box" not in per_layer else \
+        "; ".join(f"layer {k}: {'no bounded invariant box' if r == 'no box' else r}" for k, r in enumerate(per_layer)) \
+        or a["detail"]
+    if a["holds"]:
+        return f"certified, rate {rates}" + ("" if entry["verdict"] == "holds" else f" (verdict {entry['verdict']})")
+    where = re.search(r"\(sequence (\d+) of (\d+)", a["detail"])
+    which = f" (sequence {where.group(1)} of {where.group(2)})" if where else ""
+    return (f"fails, rate {rates}" if "no bounded" not in rates else f"fails ({rates})") + which
 
 
 def main(argv=None) -> int:

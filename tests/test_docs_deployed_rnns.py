@@ -1,6 +1,7 @@
 """docs/deployed-rnns.md quotes what scripts/gallery.py measured: every audited model's summary and figures are in
 docs/deployed-rnns/, its licence, extraction error and audit numbers appear on the page as written there, and
-every extraction error is within the gallery tests' tolerance."""
+every extraction error is within the gallery tests' tolerance, and each certificate's row says what the audit found
+(certified, or fails with the rate)."""
 
 import json
 import re
@@ -15,6 +16,16 @@ DATA = ROOT / "docs" / "deployed-rnns"
 
 #: the gallery's GRU and one LSTM of a package must be audited on the page (the others are added as they finish)
 REQUIRED = {"g2p-en", "silero-vad"}
+
+
+def _gallery():
+    """scripts/gallery.py as a module (its table cells are what the page must quote)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gallery_script", ROOT / "scripts" / "gallery.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _summaries() -> dict[str, dict]:
@@ -37,8 +48,14 @@ def test_the_page_quotes_each_models_licence_extraction_error_and_audit_numbers_
     text = PAGE.read_text()
     for name, s in _summaries().items():
         rows = [line for line in text.splitlines() if line.startswith(f"| {name} |")]
-        assert len(rows) == 2, f"{name}: expected a row in the gallery table and one in the audit table"
-        row, audit_row = rows
+        expected = 3 if s.get("certificates") else 2
+        assert len(rows) == expected, f"{name}: expected a row in the gallery table, the audit table and (where the " \
+                                      "summary has them) the certificates table"
+        row, audit_row = rows[:2]
+        if s.get("certificates"):
+            by_id = {c["id"]: c for c in s["certificates"]}
+            cells = [cell.strip() for cell in rows[2].split("|")[2:-1]]
+            assert cells == [_gallery().certificate_cell(by_id.get(c)) for c in _gallery().CERTIFICATES], name
         assert s["licence"].split(";")[0].split(" (")[0] in row, (name, s["licence"])
         if s["reference_error"] is not None:
             assert s["reference_error"] <= REFERENCE_TOL

@@ -5,8 +5,8 @@ import pytest
 import torch
 from torch.func import jacrev
 
-from rnnaudit.analysis.contraction import (Box, certify, data_box, jacobian_bound, perron_weight, reachable_box,
-                                           weighted_inf_norm)
+from rnnaudit.analysis.contraction import (Box, certify, data_box, jacobian_bound, lp_weight, perron_weight,
+                                           reachable_box, weighted_inf_norm)
 from rnnaudit.bounds.architectures import _layer_step
 
 F64 = torch.float64
@@ -90,3 +90,44 @@ def test_gru_row_bound_is_tighter_than_the_entrywise_one_when_the_update_gate_is
     B = reachable_box("gru", w, X)
     cert = certify("gru", w, B, X)
     assert cert.rate < perron_weight(jacobian_bound("gru", w, B, X))[1]
+
+
+@pytest.mark.parametrize("norm", ["inf", "1"])
+def test_lp_weight_reaches_the_perron_root_of_an_irreducible_matrix(norm):
+    """ρ(|W|) is the least weighted ℓ∞ (and ℓ1) norm; the LP's weight reaches it to its bracket, on a matrix whose
+    ‖·‖₂ and unweighted norms exceed 1, and its ℓ∞ weight is the Perron vector."""
+    g = torch.Generator().manual_seed(3)
+    M = torch.rand(7, 7, generator=g, dtype=F64) * torch.logspace(-2, 1, 7, dtype=F64)[:, None]
+    M = M / float(torch.linalg.eigvals(M).abs().max()) * 0.8
+    found = lp_weight(M, norm=norm)
+    # HiGHS keeps each constraint to its primal feasibility tolerance (1e-7, with η ≥ 1): the rate evaluated on M
+    # from the returned weight can exceed the bracket by that much, never the proof
+    assert found.lower <= 0.8 <= found.rate <= 0.8 * (1 + 1e-6), (found.lower, found.rate)
+    assert float(torch.linalg.matrix_norm(M, ord=2)) > 1 and float(M.abs().sum(1 if norm == "inf" else 0).max()) > 1
+    if norm == "inf":
+        eta = perron_weight(M)[0]
+        assert torch.allclose(found.weight, eta, rtol=1e-6), (found.weight, eta)
+    assert found.contracts
+
+
+def test_lp_weight_fails_where_the_perron_root_is_one_or_more():
+    M = torch.tensor([[0.5, 3.0], [0.2, 0.5]], dtype=F64)
+    rho = 0.5 + 0.6 ** 0.5  # the eigenvalues are 0.5 ± √(3 · 0.2)
+    for norm in ("inf", "1"):
+        found = lp_weight(M, norm=norm)
+        assert not found.contracts and found.lower <= rho * (1 + 1e-6) and rho <= found.rate * (1 + 1e-6)
+
+
+def test_lp_weight_gives_a_positive_weight_for_a_reducible_matrix():
+    """Triangular: ρ = 0.5, and its Perron vector (1, 0) has a zero; the LP's weight is positive and its rate
+    is within the bracket of the infimum 0.5."""
+    M = torch.tensor([[0.5, 3.0], [0.0, 0.5]], dtype=F64)
+    found = lp_weight(M)
+    assert bool((found.weight > 0).all()) and 0.5 <= found.rate <= 0.5 * (1 + 1e-6) and found.contracts
+
+
+def test_lp_weight_refuses_bad_input():
+    with pytest.raises(ValueError, match="nonnegative"):
+        lp_weight(-torch.eye(2, dtype=F64))
+    with pytest.raises(ValueError, match="norm must be"):
+        lp_weight(torch.eye(2, dtype=F64), norm="2")
