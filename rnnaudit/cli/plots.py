@@ -142,7 +142,7 @@ def _spectra(args, src):
     if given:  # read only for an input-dependent transition; never accepted and then ignored
         raise InputError(f"spectrum {' '.join(given)}: {src.label} has fixed recurrent matrices, drawn from its weights "
                          "alone; inputs go with spectrum only for an input-dependent transition (a selective SSM's "
-                         "Ā_t, a minGRU's 1 − z_t)")
+                         "Ā_t, a minGRU's 1 − z_t, an mLSTM's f′_t)")
     module = src.module
     if src.part is not None and module.num_layers > 1:  # one direction: every layer of it, as for a stack
         from rnnaudit.cells.adapters import wrap
@@ -176,10 +176,13 @@ def _spectra(args, src):
 def _transitions() -> dict:
     """Cell class → (name, data key) of its input-dependent diagonal transition diag(∂h_t/∂h_{t−1}) =
     ``cell.transition(x_t)``: Mamba's Ā_t = exp(Δ_t A), minGRU's 1 − z_t, minLSTM's f′_t."""
-    from rnnaudit.cells import MinGRU, MinLSTM, SelectiveSSM
+    from rnnaudit.cells import MLSTM, MinGRU, MinLSTM, SelectiveSSM
 
     return {SelectiveSSM: ("Ā_t = exp(Δ_t A)", "Abar_t"), MinGRU: ("1 − z_t", "one_minus_z_t"),
-            MinLSTM: ("f′_t = f_t/(f_t + i_t)", "f_prime_t")}
+            MinLSTM: ("f′_t = f_t/(f_t + i_t)", "f_prime_t"),
+            # (C, n) decay by the scalar f′_t; with the state ordered [m, (C, n)] the step Jacobian is block
+            # triangular, so f′_t (multiplicity d² + d) and ∂m_t/∂m_(t−1) ∈ {0, 1} are its eigenvalues
+            MLSTM: ("f′_t, the (C, n) memory's factor", "f_prime_t")}
 
 
 def _transition_spectrum(args, src):
@@ -187,12 +190,21 @@ def _transition_spectrum(args, src):
     disk, for every step of the inputs (--inputs, or sequences of --task of length --T): the cell has no fixed
     recurrent matrix, so the inputs are read here."""
     from rnnaudit.figures.escaping import mpl_text
+    import torch
+
+    from rnnaudit.cells import MLSTM
     from rnnaudit.figures.transition_spectrum import plot_transition_spectrum
 
     if src.x is None:
         src = source_of(args, 1)
     name, key = _transitions()[type(src.cell)]
-    a = src.cell.transition(src.x)  # (m, T, K), the diagonal of ∂h_t/∂h_{t−1}
+    if isinstance(src.cell, MLSTM):  # f′_t reads the stabiliser m_(t−1) of the state before the step
+        with torch.no_grad():
+            states = src.cell(src.x)
+        before = torch.cat([src.cell.initial_state(src.x, None)[:, None], states[:, :-1]], dim=1)
+        a = src.cell.transition(src.x, before)
+    else:
+        a = src.cell.transition(src.x)  # (m, T, K), the diagonal of ∂h_t/∂h_{t−1}
     print(f"spectrum: {name} at every step of {src.x.shape[0]} sequence(s) of T = {src.x.shape[1]}, "
           f"{a.shape[-1]} modes; modulus in [{float(a.abs().min()):.4g}, {float(a.abs().max()):.4g}]")
     return plot_transition_spectrum(a, name=mpl_text(name), key=key, title=mpl_text(f"{name} of {src.label}"))
