@@ -556,6 +556,7 @@ def test_a_run_json_claiming_a_huge_T_is_refused_naming_the_field(tmp_path, caps
     assert len(err.splitlines()) == 1 and "run.json: field 'T'" in err, err
 
 
+@pytest.mark.slow
 def test_an_unreadable_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, monkeypatch, capsys):
     """A run.json without read permission made the run look like a trainer's, and the error was about a checkpoint
     of the wrong format; it says the run.json cannot be read. (The tests may run as root, whom chmod 000 does not
@@ -641,5 +642,6 @@ SLOW_CASES = {
     "test_a_factory_named_in_a_run_directory_is_never_imported": {
         "audit-pause", "audit-abort", "audit-local-module", "heatmap-local-module"},
     "test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run": {
-        "outside-outside the run directory", "directory-is a directory", "list-must be a JSON object, got list"},
+        "outside-outside the run directory", "directory-is a directory", "list-must be a JSON object, got list",
+        "empty-not valid JSON"},
 }
