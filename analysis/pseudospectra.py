@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import torch
 from torch import Tensor
 
@@ -657,6 +656,8 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     flat = int(np.argmax(vals))
     if vals.flat[flat] > best:
         best, best_z = float(vals.flat[flat]), complex(Z.flat[flat])
+    import scipy.optimize  # here, not at the top: its import costs more than a 64-wide spectrum, which never needs it
+
     for flat in np.argsort(vals.ravel())[::-1][:refine]:
         res = scipy.optimize.minimize(lambda p: -float(f(points(p[:1], p[1:]))[0]),
                                       np.array([LS.flat[flat], PH.flat[flat]]), method="Nelder-Mead",
@@ -696,6 +697,8 @@ def _maximise(f, lo: float, hi: float, n_grid: int, seeds: np.ndarray, refine: i
     vals = np.array([f(t) for t in ts])
     best_t, best = float(ts[int(np.argmax(vals))]), float(vals.max())
     step = (hi - lo) / max(1, n_grid - 1)
+    import scipy.optimize  # as in kreiss_constant: only the searches that refine need it
+
     for i in np.argsort(vals)[::-1][:refine]:
         if not np.isfinite(vals[i]):
             continue
