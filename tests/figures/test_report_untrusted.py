@@ -193,5 +193,5 @@ def test_a_run_directory_whose_name_is_not_utf8_still_gives_both_reports(tmp_pat
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
-    "test_a_figure_outside_the_report_directory_is_not_embedded": {"absolute", "not-png"},
+    "test_a_figure_outside_the_report_directory_is_not_embedded": {"absolute", "not-png", "etc"},
 }
