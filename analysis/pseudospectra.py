@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 import torch
 from torch import Tensor
 
@@ -657,12 +656,13 @@ def kreiss_constant(A, *, n_radii: int = 48, n_angles: int = 96, refine: int = 3
     flat = int(np.argmax(vals))
     if vals.flat[flat] > best:
         best, best_z = float(vals.flat[flat]), complex(Z.flat[flat])
+    from scipy.optimize import minimize  # here: its import costs more than a 64-wide spectrum, which never needs it
+
     for flat in np.argsort(vals.ravel())[::-1][:refine]:
-        res = scipy.optimize.minimize(lambda p: -float(f(points(p[:1], p[1:]))[0]),
-                                      np.array([LS.flat[flat], PH.flat[flat]]), method="Nelder-Mead",
-                                      bounds=[log_s_range, (None, None)],
-                                      options={"xatol": 1e-10, "fatol": 1e-14 * max(1.0, vals.flat[flat]),
-                                               "maxiter": 400})
+        res = minimize(lambda p: -float(f(points(p[:1], p[1:]))[0]),
+                       np.array([LS.flat[flat], PH.flat[flat]]), method="Nelder-Mead",
+                       bounds=[log_s_range, (None, None)],
+                       options={"xatol": 1e-10, "fatol": 1e-14 * max(1.0, vals.flat[flat]), "maxiter": 400})
         z = points(res.x[:1], res.x[1:])
         v = float(f(z)[0])
         if v > best:
@@ -696,14 +696,16 @@ def _maximise(f, lo: float, hi: float, n_grid: int, seeds: np.ndarray, refine: i
     vals = np.array([f(t) for t in ts])
     best_t, best = float(ts[int(np.argmax(vals))]), float(vals.max())
     step = (hi - lo) / max(1, n_grid - 1)
+    from scipy.optimize import minimize_scalar  # as in kreiss_constant: only the refining searches need it
+
     for i in np.argsort(vals)[::-1][:refine]:
         if not np.isfinite(vals[i]):
             continue
         a, b = max(lo, ts[i] - step), min(hi, ts[i] + step)
         if b <= a:
             continue
-        res = scipy.optimize.minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded",
-                                             options={"xatol": 1e-12 * max(1.0, abs(ts[i]))})
+        res = minimize_scalar(lambda t: -f(t), bounds=(a, b), method="bounded",
+                              options={"xatol": 1e-12 * max(1.0, abs(ts[i]))})
         if -res.fun > best:
             best_t, best = float(res.x), float(-res.fun)
     return best_t, best

@@ -19,6 +19,31 @@ def pytest_addoption(parser):
                           "family, end-to-end runs)")
 
 
+#: Most worker processes the whole suite spreads over (each imports torch and collects every module, ~15 s of CPU).
+MAX_WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """The whole suite (``python -m pytest`` naming no path, with or without ``--full``) runs on every core, up to
+    :data:`MAX_WORKERS`, through pytest-xdist when it is installed. A run naming files or tests, ``-n``, ``-p
+    no:xdist``, ``--pdb``, ``--collect-only`` or one core stays in this process, where starting workers would cost
+    more than it saves. Runs before xdist's own hook (this one registers later), which turns the count into
+    workers."""
+    if getattr(config.option, "numprocesses", "absent") is not None or hasattr(config, "workerinput"):
+        return  # xdist missing or disabled, -n given, or this is a worker
+    if config.getoption("usepdb", False) or config.getoption("collectonly", False) or config.getoption("keyword", ""):
+        return
+    if getattr(config, "args_source", None) != pytest.Config.ArgsSource.TESTPATHS:
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores > 1:
+        config.option.numprocesses = min(cores, MAX_WORKERS)
+        if getattr(config.option, "dist", "no") == "no":
+            # work stealing: a few tests take a minute, most take a second; an idle worker takes over the queue's tail
+            config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(config, items):
     skip_slow = pytest.mark.skip(reason="slow: the full suite runs it (python -m pytest --full)")
     skip_gpu = pytest.mark.skip(reason="no CUDA device (torch.cuda.is_available() is False)")

@@ -23,6 +23,7 @@ def _build(config: Path, site: Path) -> subprocess.CompletedProcess:
 
 
 @needs_mkdocs
+@pytest.mark.slow
 def test_the_docs_site_builds_strictly_with_the_api_reference(tmp_path):
     done = _build(ROOT / "mkdocs.yml", tmp_path / "site")
     assert done.returncode == 0, done.stderr[-3000:]

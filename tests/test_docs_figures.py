@@ -40,6 +40,7 @@ def module_dir(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
+@pytest.mark.slow
 def test_the_figures_section_draws_every_figure_of_a_wrapped_custom_step(module_dir):
     namespace: dict = {"__name__": "figures_doc"}
     exec(compile(_code(), str(PAGE), "exec"), namespace)

@@ -1,6 +1,9 @@
 """docs/auditing-an-lstm.md runs as printed: its Python block trains and audits the digits LSTM, its
-command audits the saved weights."""
+command audits the saved weights (the full suite: about a minute). The fast suite checks that the page's code
+compiles, imports only names rnnaudit has, and that its command is one the command line accepts."""
 
+import ast
+import importlib
 import json
 import re
 import subprocess
@@ -13,6 +16,31 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "auditing-an-lstm.md"
 
 
+def _blocks():
+    text = PAGE.read_text()
+    (code,) = re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+    (commands,) = re.findall(r"```bash\n(.*?)\n```", text, flags=re.S)
+    return code, commands
+
+
+def test_the_lstm_walkthrough_imports_names_rnnaudit_has_and_its_command_parses():
+    from rnnaudit.cli.parser import build_parser
+
+    code, commands = _blocks()
+    tree = ast.parse(compile(code, str(PAGE), "exec", flags=ast.PyCF_ONLY_AST))
+    imported = [(node.module, alias.name) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module.split(".")[0] == "rnnaudit" for alias in node.names]
+    assert imported
+    missing = [f"{m}.{n}" for m, n in imported if not hasattr(importlib.import_module(m), n)]
+    assert missing == []
+    for line in commands.splitlines():
+        argv = line.split()
+        assert argv[0] == "rnnaudit" and build_parser().parse_args(argv[1:]).command == "audit"
+        with pytest.raises(SystemExit):  # the control: a flag the command line lacks is refused
+            build_parser().parse_args([*argv[1:], "--no-such-flag"])
+
+
+@pytest.mark.slow
 def test_the_lstm_walkthrough_runs_as_printed(tmp_path, monkeypatch, capsys):
     pytest.importorskip("sklearn")
     text = PAGE.read_text()

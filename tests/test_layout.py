@@ -112,6 +112,7 @@ def test_import_rnnaudit_loads_neither_torch_nor_matplotlib(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_stray_modules_named_like_our_folders_change_nothing(tmp_path):
     """Research code often has its own analysis.py or figures.py beside it: they must not shadow ours."""
     for name in ("analysis", "cells", "bounds", "figures", "training", "tasks"):
@@ -127,6 +128,7 @@ def test_no_generic_top_level_module_is_installed(tmp_path):
     assert result.returncode != 0 and "No module named 'analysis'" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_built_wheel_installs_and_imports_from_anywhere(tmp_path):
     """``pip wheel .`` then a regular (non-editable) install into a fresh virtual environment."""
     dist, venv, src = tmp_path / "dist", tmp_path / "venv", tmp_path / "src"

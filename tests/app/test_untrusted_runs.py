@@ -500,6 +500,7 @@ def test_a_monitor_checkpoint_with_a_list_or_nan_weights_is_one_clear_error(dama
         rebuild_model(ckpt)
 
 
+@pytest.mark.slow
 def test_an_rnnaudit_config_claiming_a_huge_width_is_refused_before_the_cell_is_built(tmp_path, capsys):
     """The widths of a recorded rnnaudit cell config (``*_size``) are checked before the cell is built, naming the
     file and the field (hidden_size 30000 built the cell first: 7 GB for an ENRNN or ScoRNN); with allow_large
@@ -556,6 +557,7 @@ def test_a_run_json_claiming_a_huge_T_is_refused_naming_the_field(tmp_path, caps
     assert len(err.splitlines()) == 1 and "run.json: field 'T'" in err, err
 
 
+@pytest.mark.slow
 def test_an_unreadable_run_json_is_named_not_taken_for_a_trainer_run(tmp_path, monkeypatch, capsys):
     """A run.json without read permission made the run look like a trainer's, and the error was about a checkpoint
     of the wrong format; it says the run.json cannot be read. (The tests may run as root, whom chmod 000 does not
@@ -639,7 +641,8 @@ def test_train_resume_without_a_checkpoint_says_it_starts_from_step_0(tmp_path):
 SLOW_CASES = {
     "test_a_monitor_run_without_inputs_is_audited_for_its_assumptions": {"500"},
     "test_a_factory_named_in_a_run_directory_is_never_imported": {
-        "audit-pause", "audit-abort", "audit-local-module", "heatmap-local-module"},
+        "audit-pause", "audit-abort", "audit-local-module", "heatmap-local-module", "heatmap-pause"},
     "test_a_damaged_run_json_is_named_not_taken_for_a_trainer_run": {
-        "outside-outside the run directory", "directory-is a directory", "list-must be a JSON object, got list"},
+        "outside-outside the run directory", "directory-is a directory", "list-must be a JSON object, got list",
+        "empty-not valid JSON"},
 }

@@ -73,6 +73,7 @@ def test_monitor_records_what_orthogonality_promises(runs):
     assert "orthogonality_defect/W_hz" not in gru and min(gru["spectral_norm/W_hz"]) > 0
 
 
+@pytest.mark.slow
 def test_audit_of_both_runs(runs):
     """Every claim gets applies (with a reason when false); which claims apply is a matter of the
     architecture, so the trained runs get exactly the claims a freshly initialised model of the same

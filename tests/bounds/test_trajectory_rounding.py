@@ -46,5 +46,5 @@ def test_the_allowance_is_rounding_sized_so_a_map_one_part_in_1e8_too_large_stil
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
-    "test_a_contracting_rnn_is_not_exceeded_once_its_trajectories_merge": {"tanh"},
+    "test_a_contracting_rnn_is_not_exceeded_once_its_trajectories_merge": {"tanh", "relu"},
 }

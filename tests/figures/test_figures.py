@@ -133,5 +133,5 @@ def test_heatmap_grade_panels_are_within_their_tolerance_of_the_certified_ones()
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
-    "test_heatmap_and_spectrum_commands_write_the_file": {"argv1"},
+    "test_heatmap_and_spectrum_commands_write_the_file": {"argv0", "argv1"},
 }

@@ -110,6 +110,7 @@ def test_full_report_fits_the_screen_and_leads_with_the_summary(width, tmp_path)
         assert red > 200
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [800, 1400])
 def test_report_of_a_real_check_fits_the_screen(report_dir, width, tmp_path):
     page = tmp_path / "report.html"
@@ -121,6 +122,7 @@ def test_report_of_a_real_check_fits_the_screen(report_dir, width, tmp_path):
     _screenshot(page, width, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [800, 1400])
 def test_audit_report_fits_the_screen(width, tmp_path):
     page = tmp_path / "audit.html"
@@ -129,3 +131,9 @@ def test_audit_report_fits_the_screen(width, tmp_path):
     assert m["innerWidth"] == width and m["scrollWidth"] <= width and m["overflowing"] == []
     assert 0 < m["summaryTable"]["bottom"] <= m["innerHeight"]
     _screenshot(page, width, tmp_path)
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_full_report_fits_the_screen_and_leads_with_the_summary": {"800"},
+}

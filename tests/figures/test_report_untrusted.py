@@ -189,3 +189,9 @@ def test_a_run_directory_whose_name_is_not_utf8_still_gives_both_reports(tmp_pat
     write_text_atomic(tmp_path / "report.html", render_audit_html(doc, tmp_path))
     assert "runs/caf\\udce9" in (tmp_path / "report.md").read_text()
     assert "runs/caf\\udce9" in (tmp_path / "report.html").read_text()
+
+
+#: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
+SLOW_CASES = {
+    "test_a_figure_outside_the_report_directory_is_not_embedded": {"absolute", "not-png", "etc"},
+}

@@ -118,5 +118,5 @@ def test_style_context_restores_the_callers_settings():
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
-    "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory"},
+    "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory", "spectrum"},
 }

@@ -264,6 +264,7 @@ def test_waiting_gives_up_after_consecutive_squeue_failures_naming_the_jobs(tmp_
     assert [o["state"] for o in sweep.wait_for_jobs(jobs, ["a", "b"], "slurm")] == [sweep.GONE, sweep.GONE]
 
 
+@pytest.mark.slow
 def test_an_sbatch_reply_without_a_job_id_is_one_line_quoting_it(tmp_path, capsys, monkeypatch):
     """submitit cannot find "job <id>" in what sbatch printed: it was an internal error; now one line that quotes
     the reply with its control characters escaped, exit status 2."""

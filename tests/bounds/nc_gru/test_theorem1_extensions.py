@@ -47,5 +47,6 @@ def test_nc_gru_theorem1_lstm_is_checked_on_every_layer_of_a_stacked_lstm():
 
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
-    "test_nc_gru_theorem1_extensions_hold_are_attained_and_have_power": {"nc_gru.theorem1_lstm"},
+    "test_nc_gru_theorem1_extensions_hold_are_attained_and_have_power": {"nc_gru.theorem1_lstm",
+                                                                         "nc_gru.theorem1_torch.layers"},
 }
