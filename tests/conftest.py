@@ -44,6 +44,16 @@ def pytest_cmdline_main(config):
             config.option.dist = "worksteal"
 
 
+def pytest_configure(config):
+    """In an xdist worker the suite already occupies every core: a check a test runs stays in that worker's process
+    (one claim after another, as ``jobs=1``) instead of starting a pool of its own per call (a forkserver that
+    imports torch, ~8 s of CPU each). Tests of the pool pass ``jobs`` explicitly."""
+    if hasattr(config, "workerinput"):
+        import rnnaudit.checking
+
+        rnnaudit.checking.usable_cores = lambda: 1
+
+
 def pytest_collection_modifyitems(config, items):
     skip_slow = pytest.mark.skip(reason="slow: the full suite runs it (python -m pytest --full)")
     skip_gpu = pytest.mark.skip(reason="no CUDA device (torch.cuda.is_available() is False)")
