@@ -89,9 +89,18 @@ def report_dir(tmp_path_factory):
     from rnnaudit.bounds import Profile
     from rnnaudit.checking import check
 
-    out = tmp_path_factory.mktemp("audit")
-    check(["sgornn"], profile=Profile("quick", n_random=6, restarts=1, ascent_steps=4), seed=7, out_dir=out,
-          progress=False)
+    from filelock import FileLock
+
+    # one check for the whole run: xdist's workers share the base directory's parent, and the lock makes the first
+    # worker write it while the others wait (the tests only read it)
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    out = root / "shared-sgornn-check"
+    with FileLock(str(out) + ".lock"):
+        if not (out / "results.json").is_file():
+            check(["sgornn"], profile=Profile("quick", n_random=6, restarts=1, ascent_steps=4), seed=7, out_dir=out,
+                  progress=False)
     return out
 
 

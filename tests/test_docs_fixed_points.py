@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "fixed-points.md"
 
 
+@pytest.mark.slow  # the page's searches from many starts: 20 s
 def test_the_fixed_points_page_runs_as_printed(tmp_path, monkeypatch, capsys):
     text = PAGE.read_text()
     (code,) = re.findall(r"```python\n(.*?)\n```", text, flags=re.S)

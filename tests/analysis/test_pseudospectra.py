@@ -347,6 +347,7 @@ def _orthogonal(n, seed=0):
     return torch.linalg.qr(torch.randn(n, n, generator=g, dtype=torch.float64))[0]
 
 
+@pytest.mark.slow  # a fine search over the whole circle: 10-15 s
 def test_kreiss_constant_of_an_orthogonal_matrix_is_one_within_its_documented_rounding():
     """K(Q) = 1 for Q orthogonal: exactly 1 by the normal route; by the Lanczos route (normal_tol = 0) f carries
     the documented relative rounding (2 + ‖A‖₂)·u/s at s = 1e-8, which was exceeded as 1.0000000222 was

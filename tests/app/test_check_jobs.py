@@ -27,6 +27,7 @@ def _claims(out):
     return json.loads((out / "results.json").read_text())["claims"]
 
 
+@pytest.mark.slow  # two checks, one of them starting a pool of workers that import torch: 25 s
 def test_a_check_in_two_worker_processes_writes_the_claims_of_a_one_process_check(tmp_path):
     one = check(PAPERS, profile=TINY, seed=5, out_dir=tmp_path / "one", progress=False, jobs=1)
     two = check(PAPERS, profile=TINY, seed=5, out_dir=tmp_path / "two", progress=False, jobs=2)

@@ -54,6 +54,7 @@ def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(((a[k] == b[k]) | ((a[k] != a[k]) & (b[k] != b[k]))).all() for k in a)
 
 
+@pytest.mark.slow  # two sweeps with a kill and a resume: 20-30 s
 def test_a_local_executor_sweep_killed_mid_job_resumes_to_the_uninterrupted_results(tmp_path):
     reference = run_sweep(_spec(tmp_path / "reference"), progress=False)
     assert [r["steps"] for r in reference] == [300, 300]
