@@ -154,6 +154,28 @@ def test_a_whole_model_with_several_recurrent_modules_is_one_line_listing_them_a
     assert "--submodule 'enc': no tensors under that prefix; recurrent weights found under 'encoder.rnn'" in err
 
 
+def test_a_prefix_from_the_file_reaches_the_terminal_escaped_and_the_suggested_flag_shell_quoted(tmp_path, capsys):
+    gru = nn.GRU(2, 3).state_dict()
+    shell = "$(touch pwned).rnn"
+    torch.save({f"{shell}.{k}": v for k, v in gru.items()}, tmp_path / "shell.pt")
+    _, note = select_recurrent(torch.load(tmp_path / "shell.pt"), None, "shell.pt")
+    assert "--submodule '$(touch pwned).rnn' selects it explicitly" in note
+    two = {**{f"{shell}.{k}": v for k, v in gru.items()}, **{f"b.{k}": v for k, v in gru.items()}}
+    torch.save(two, tmp_path / "two.pt")
+    err = _error(["spectrum", "--weights", str(tmp_path / "two.pt"), "--out", str(tmp_path / "s.png")], capsys)
+    assert err.endswith("pass --submodule '$(touch pwned).rnn'")
+    err = _error(["spectrum", "--weights", str(tmp_path / "two.pt"), "--submodule", "x", "--out",
+                  str(tmp_path / "s.png")], capsys)
+    assert err.endswith("pass --submodule '$(touch pwned).rnn'")
+    control = "a\nb\x1b[31m.rnn"
+    _, note = select_recurrent({f"{control}.{k}": v for k, v in gru.items()}, None, "ctrl.pt")
+    assert "\n" not in note and "\x1b" not in note and "\\x1b[31m" in note and "U+000A" in note
+    with pytest.raises(InputError) as raised:
+        select_recurrent({**{f"{control}.{k}": v for k, v in gru.items()}, **{f"b.{k}": v for k, v in gru.items()}},
+                         None, "ctrl.pt")
+    assert "\n" not in str(raised.value) and "\x1b" not in str(raised.value)
+
+
 def test_a_lightning_checkpoint_of_two_recurrent_modules_names_its_layout(tmp_path, capsys):
     torch.save(_lightning(EncoderDecoder().state_dict(), "net."), tmp_path / "last.ckpt")
     err = _error(["spectrum", "--weights", str(tmp_path / "last.ckpt"), "--out", str(tmp_path / "s.png")], capsys)
