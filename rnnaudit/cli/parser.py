@@ -243,8 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--key", default="val_loss", help="trajectory key, e.g. val_loss, grad/W/max, grad_h0 "
                                                       "(default: val_loss)")
     cp.add_argument("--out", type=figure_file, default=Path("compare.png"),
-                    help="figure file, .png, .pdf or .svg (default: compare.png); its data go beside it, same stem, .csv "
-                         "(replaced if present)")
+                    help="figure file, .png, .pdf or .svg (default: compare.png); its data go beside it, same "
+                         "stem, .csv (replaced if present)")
     _completion(parser)
     return parser
 
