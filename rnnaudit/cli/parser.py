@@ -163,8 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
         _model_source(p)  # spectrum reads inputs only for an input-dependent transition (a selective SSM's Ā_t)
         p.add_argument("--out", type=figure_file, default=Path(default),
-                       help=f"figure file, .png, .pdf or .svg (default: {default}); its data file goes beside it, same stem, "
-                            ".npz or .csv (replaced if present)")
+                       help=f"figure file, .png, .pdf or .svg (default: {default}); its data file goes beside it, "
+                            "same stem, .npz or .csv (replaced if present)")
         if name in ("heatmap", "spectrum", "lyapunov"):
             p.add_argument("--max-minutes", type=positive_float, default=None,
                            help="refuse a job whose estimate (printed before it starts, from rates measured on this "
