@@ -293,6 +293,22 @@ def test_a_safetensors_header_claiming_huge_sizes_is_refused_before_allocation(t
     assert "'weight_hh_l0': bytes [0, 80000000000) do not hold" in err
 
 
+def test_a_safetensors_header_with_a_5000_digit_integer_or_bad_utf8_names_the_file_and_what_is_wrong(tmp_path,
+                                                                                                         capsys):
+    """A 5000-digit size gave Python's int-conversion limit message, naming neither the file nor the header and
+    suggesting to raise the interpreter's limit; invalid UTF-8 was called "not JSON"."""
+    entry = f'{{"dtype": "F64", "shape": [{"9" * 5000}], "data_offsets": [0, 8]}}'
+    (tmp_path / "big.safetensors").write_bytes(_safetensors_bytes(f'{{"weight_hh": {entry}}}', bytes(8)))
+    err = _error(["spectrum", "--weights", str(tmp_path / "big.safetensors"), "--out", str(tmp_path / "s.png")],
+                 capsys)
+    assert err.endswith("big.safetensors: the safetensors header holds a number too long to be a size or offset")
+    raw = b'{"\xff": 1}'
+    (tmp_path / "utf.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)
+    err = _error(["spectrum", "--weights", str(tmp_path / "utf.safetensors"), "--out", str(tmp_path / "s.png")],
+                 capsys)
+    assert err.endswith("utf.safetensors: the safetensors header is not UTF-8 text (byte 10)")
+
+
 # ----------------------------------------------------------------------------- bidirectional modules from --weights
 
 def test_a_bidirectional_state_dict_from_weights_audits_each_direction(tmp_path, monkeypatch):
