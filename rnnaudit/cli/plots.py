@@ -79,7 +79,7 @@ def heatmap_plan(args, src):
         rows, _ = state_block(src.cell, args.block, _layer(args, src))
     except ValueError as err:
         raise InputError(f"--block/--layer: {err}") from None
-    limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
+    limit = None if args.memory_limit is None else max(1, int(args.memory_limit * 2 ** 30))  # 1e-12 GiB: 1 byte
     if args.method == "sketch" and grid is None:
         raise InputError("--method sketch samples the map on a grid: give --resolution, or drop --certified/a finer "
                          "--rtol")
