@@ -273,6 +273,13 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
                          "function that builds the parametrized module, and --weights loads into it")
     if arch is None:
         if layout is None or layout.arch is None:
+            hh = state_dict.get("weight_hh_l0", state_dict.get("weight_hh"))
+            if isinstance(hh, Tensor) and (hh.dim() != 2 or not hh.shape[1] or hh.shape[0] % hh.shape[1] or
+                                           hh.shape[0] // hh.shape[1] not in (1, 3, 4)):
+                # no arch has this shape: --arch cannot help, the file is not one module's weights
+                raise ValueError(f"weight_hh is {tuple(hh.shape)}: no torch RNN, GRU or LSTM has that shape (expected "
+                                 "(gates·h, h) with 1, 3 or 4 gates); the file is damaged or holds another model's "
+                                 "weights (--model MODULE:FACTORY)")
             raise ValueError("cannot tell from the tensors whether the weights are of an RNN, GRU or LSTM; pass --arch "
                              "rnn|gru|lstm, or --model MODULE:FACTORY for another model")
         arch = layout.arch
@@ -433,7 +440,8 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
         odd = next((k for k, v in state_dict.items() if not v.is_floating_point()), None)
         if odd is not None:  # every tensor of a torch RNN/GRU/LSTM is a floating weight or bias
             raise ValueError(f"weights file {str(weights)!r}: {odd!r} is {state_dict[odd].dtype}; the weights of "
-                             f"--arch {arch} must be real floating tensors")
+                             f"{'a torch RNN, GRU or LSTM' if arch is None else f'--arch {arch}'} must be real "
+                             "floating tensors")
         trained = next((t.dtype for t in state_dict.values() if t.is_floating_point()), torch.float64)
         return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained,
                                      allow_large=allow_large)

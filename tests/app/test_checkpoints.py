@@ -392,3 +392,25 @@ def test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lst
 SLOW_CASES = {
     'test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lstm': {'spectrum'},
 }
+
+
+def test_weights_no_arch_can_have_are_named_as_such_and_integer_weights_do_not_name_arch_none(tmp_path, capsys):
+    """weight_hh_l0 of 18 × 5 or 1-D was answered "cannot tell … pass --arch rnn|gru|lstm", which no --arch fixes;
+    integer weights without --arch read "the weights of --arch None". Control: a GRU's own shapes load."""
+    gru = nn.GRU(5, 6).state_dict()
+    for name, hh in (("odd", torch.zeros(18, 5)), ("flat", torch.zeros(18))):
+        torch.save({**gru, "weight_hh_l0": hh}, tmp_path / f"{name}.pt")
+        err = _error(["spectrum", "--weights", str(tmp_path / f"{name}.pt"), "--out", str(tmp_path / "s.png")],
+                     capsys)
+        assert f"weight_hh is {tuple(hh.shape)}: no torch RNN, GRU or LSTM has that shape" in err, err
+        assert "pass --arch" not in err
+    torch.save({k: v.to(torch.int64) for k, v in gru.items()}, tmp_path / "int.pt")
+    err = _error(["spectrum", "--weights", str(tmp_path / "int.pt"), "--out", str(tmp_path / "s.png")], capsys)
+    assert "--arch None" not in err and "the weights of a torch RNN, GRU or LSTM must be real floating tensors" in err
+    src = load_user_source(None, _save_gru(gru, tmp_path / "good.pt"), None, with_inputs=False)
+    assert isinstance(src.module, nn.GRU)
+
+
+def _save_gru(state_dict, path):
+    torch.save(state_dict, path)
+    return path
