@@ -315,9 +315,16 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
         raise ValueError(f"weight_hr_l0 has {kwargs['proj_size']} rows, but an LSTM projection must be smaller than "
                          f"H = {hidden}")
     module = cls(input_size, hidden, **kwargs)
-    load_weights(module, state_dict,
-                 f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
-                 f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    try:
+        load_weights(module, state_dict,
+                     f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
+                     f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    except ValueError as err:
+        shapes = layout_of({k: tuple(v.shape) for k, v in state_dict.items()}, None, strict=False)
+        if shapes is not None and shapes.arch is not None and shapes.arch != arch:  # --arch against the shapes
+            raise ValueError(f"{err}; the shapes are a torch.nn.{ARCHS[shapes.arch][0].__name__}'s: pass --arch "
+                             f"{shapes.arch}, or leave out --arch") from None
+        raise
     return module.eval()
 
 
