@@ -158,11 +158,11 @@ def _spectra(args, src):
     square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
-    grids = {r: default_grid(W) for r, W in square.items()}
     from rnnaudit.cli.budget import announce_and_check
     from rnnaudit.figures.spectrum import spectrum_cost
 
     announce_and_check("spectrum", spectrum_cost(square), args.max_minutes)
+    grids = {r: default_grid(W) for r, W in square.items()}  # a Schur form each: after the budget check
     rings = {}
     if getattr(src.cell, "ring_recorded", True) and isinstance(getattr(src.cell, "r_min", None), float) \
             and isinstance(getattr(src.cell, "r_max", None), float):  # an LRU's ring, when the cell records it
