@@ -30,7 +30,7 @@ from rnnaudit.untrusted import InputError, control_character
 from rnnaudit.weights_files import layout_of
 
 __all__ = ["WRAPPER_PREFIXES", "CHECKPOINT_KEYS", "RecurrentPrefix", "unwrap_checkpoint", "strip_wrappers",
-           "recurrent_prefixes", "select_recurrent", "fit_to_model"]
+           "recurrent_prefixes", "select_recurrent", "fit_to_model", "submodule_flag"]
 
 #: prefixes a wrapper module adds to every key: DataParallel/DistributedDataParallel's attribute ``module``,
 #: torch.compile's OptimizedModule's ``_orig_mod``
@@ -163,7 +163,7 @@ def _listing(found: list[RecurrentPrefix]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def _submodule_flag(prefix: str, template: str) -> str:
+def submodule_flag(prefix: str, template: str) -> str:
     """``template`` with ``{flag}`` the ``--submodule`` flag selecting ``prefix``, shell-quoted: a key comes from the
     file, and a user pastes the suggestion into a shell. A prefix holding a control character gets no flag but
     its name, escaped, since no pasted line carries it and printed raw it would write to the terminal."""
@@ -211,7 +211,7 @@ def select_recurrent(state_dict: dict, submodule: str | None, where: str, kind: 
             found = [RecurrentPrefix(f"{base}{f.prefix}", f.description) for f in recurrent_prefixes(inner)]
         else:
             hint = f"; recurrent weights found under {_listing(found)}; " \
-                f"{_submodule_flag(found[0].prefix, 'pass {flag}')}" if found and found[0].prefix else (
+                f"{submodule_flag(found[0].prefix, 'pass {flag}')}" if found and found[0].prefix else (
                 "; its recurrent weights are at the top level: leave out --submodule" if found else
                 "; it holds no recurrent weights (no weight_hh_l0 or weight_hh)")
             what = "no tensors under that prefix" if inner is None else "no recurrent weights under that prefix"
@@ -223,13 +223,13 @@ def select_recurrent(state_dict: dict, submodule: str | None, where: str, kind: 
         place = repr(submodule) if base else "the file" if kind == "a state dict" else kind
         notes.append(f"read the recurrent weights under {named[0].prefix!r} ({named[0].description}), the only "
                      f"recurrent module in {place}; "
-                     f"{_submodule_flag(named[0].prefix, '{flag} selects it explicitly')}")
+                     f"{submodule_flag(named[0].prefix, '{flag} selects it explicitly')}")
         return _under(stripped, named[0].prefix[len(base):]), "; ".join(notes)
     whole = f"the tensors under --submodule {submodule!r}" if base else \
         "a whole model's state dict" if kind == "a state dict" else kind
     if named:
         raise InputError(f"{where}: {whole}; recurrent weights found under {_listing(named)}; "
-                         f"{_submodule_flag(named[0].prefix, 'pass {flag}')}")
+                         f"{submodule_flag(named[0].prefix, 'pass {flag}')}")
     keys = sorted(str(k) for k in stripped)[:6]
     raise InputError(f"{where}: {whole} with no recurrent weights (no weight_hh_l0 or weight_hh under any prefix; "
                      f"keys {keys}); for another model pass --model MODULE:FACTORY, a function that builds it, and "

@@ -289,7 +289,9 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     first = state_dict.get("weight_ih_l0")
     if not isinstance(first, Tensor) or first.dim() != 2:
         prefixed = sorted({k[: -len("weight_ih_l0")] for k in state_dict if k.endswith("weight_ih_l0")})
-        hint = f"; the keys carry a prefix {prefixed[0]!r}: pass --submodule {prefixed[0].rstrip('.')}" \
+        from rnnaudit.checkpoints import submodule_flag
+
+        hint = f"; the keys carry a prefix {prefixed[0]!r}: {submodule_flag(prefixed[0].rstrip('.'), 'pass {flag}')}" \
             if prefixed else ""
         raise ValueError(f"a state_dict of torch.nn.{cls.__name__} needs a 2-D 'weight_ih_l0', keys are "
                          f"{sorted(state_dict)[:8]}{hint}")

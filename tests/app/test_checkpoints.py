@@ -5,6 +5,7 @@ one line, exit 2, listing the recurrent prefixes it found and the flag to pass."
 
 import argparse
 import json
+import re
 import struct
 import sys
 import textwrap
@@ -414,3 +415,12 @@ def test_weights_no_arch_can_have_are_named_as_such_and_integer_weights_do_not_n
 def _save_gru(state_dict, path):
     torch.save(state_dict, path)
     return path
+
+
+def test_the_prefix_hint_of_a_state_dict_without_its_first_weight_is_shell_quoted():
+    from rnnaudit.user_models import model_from_state_dict
+
+    sd = {k: v for k, v in nn.GRU(2, 3).state_dict().items() if k != "weight_ih_l0"}
+    sd["$(touch pwned) x.weight_ih_l0"] = torch.zeros(3)
+    with pytest.raises(ValueError, match=re.escape("pass --submodule '$(touch pwned) x'")):
+        model_from_state_dict(sd, "gru")
