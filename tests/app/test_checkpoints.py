@@ -159,7 +159,7 @@ def test_a_prefix_from_the_file_reaches_the_terminal_escaped_and_the_suggested_f
     gru = nn.GRU(2, 3).state_dict()
     shell = "$(touch pwned).rnn"
     torch.save({f"{shell}.{k}": v for k, v in gru.items()}, tmp_path / "shell.pt")
-    _, note = select_recurrent(torch.load(tmp_path / "shell.pt"), None, "shell.pt")
+    _, note = select_recurrent(torch.load(tmp_path / "shell.pt", weights_only=True), None, "shell.pt")
     assert "--submodule '$(touch pwned).rnn' selects it explicitly" in note
     two = {**{f"{shell}.{k}": v for k, v in gru.items()}, **{f"b.{k}": v for k, v in gru.items()}}
     torch.save(two, tmp_path / "two.pt")
