@@ -6,6 +6,7 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,7 +225,9 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     if part is not None:
         name += f", {part} direction" + (" (on reversed time: its step 1 reads the last input)"
                                           if part.endswith("reverse") else "")
-    inferred = next((m.group(1) for n in notes if (m := re.search(r"--submodule (\S+) selects it explicitly", n))), None)
+    # the flag as checkpoints.submodule_flag writes it, shell-quoted: unquoted here, for the label
+    flag = re.compile(r"--submodule ((?:'[^']*'|\"[^\"]*\"|[^\s'\"])+) selects it explicitly")
+    inferred = next((shlex.split(m.group(1))[0] for n in notes if (m := flag.search(n))), None)
     if inferred is not None and not submodule:
         name += f", {inferred} (the file's only recurrent module)"
     kind = parametrize.type_before_parametrizations(module).__name__
@@ -282,7 +285,9 @@ def _recurrent_children_hint(model: torch.nn.Module) -> str:
     if not found:
         return "to probe an RNN inside a larger model, name it with --submodule PATH (e.g. encoder.rnn)"
     listed = ", ".join(f"{name!r} ({kind})" for name, kind in found[:8])
-    return f"its recurrent submodules are {listed}; pass --submodule {found[0][0]}"
+    from rnnaudit.checkpoints import submodule_flag
+
+    return f"its recurrent submodules are {listed}; {submodule_flag(found[0][0], 'pass {flag}')}"
 
 
 def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:

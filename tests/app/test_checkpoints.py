@@ -424,3 +424,13 @@ def test_the_prefix_hint_of_a_state_dict_without_its_first_weight_is_shell_quote
     sd["$(touch pwned) x.weight_ih_l0"] = torch.zeros(3)
     with pytest.raises(ValueError, match=re.escape("pass --submodule '$(touch pwned) x'")):
         model_from_state_dict(sd, "gru")
+
+
+def test_the_label_names_the_only_recurrent_prefix_read_from_its_shell_quoted_flag(tmp_path):
+    """The label read the prefix back from the note's flag, which is now shell-quoted: a prefix with a space and
+    "$(…)" is named whole. Control: a plain prefix as before."""
+    gru = nn.GRU(2, 3).state_dict()
+    for prefix in ("encoder.rnn", "$(touch pwned) x.rnn"):
+        torch.save({f"{prefix}.{k}": v for k, v in gru.items()}, tmp_path / "w.pt")
+        src = load_user_source(None, tmp_path / "w.pt", None, with_inputs=False)
+        assert f", {prefix} (the file's only recurrent module)" in src.label, src.label
