@@ -190,6 +190,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}",
                        allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
+    _refuse_complex_torch_module(module, "--model" if model is not None else "--weights")
     module = probe_copy(module)
     try:
         cell = wrap(module)
@@ -275,6 +276,22 @@ def _one_direction(module: torch.nn.Module, cell, direction: str, layer: int | N
     if x is not None:
         x = next(p.inputs for p in recurrences(module, x) if p.label == part)
     return cell, x, part
+
+
+def _refuse_complex_torch_module(module: torch.nn.Module, flag: str) -> None:
+    """A torch RNN/GRU/LSTM with a complex tensor, refused with its own dtype (before the float64 probe copy turns
+    complex64 into complex128) and without a --submodule hint, which cannot help.
+
+    Raises:
+        InputError: the module's first complex parameter or buffer, named (:func:`cells._validate.complex_refusal`).
+    """
+    from rnnaudit.cells._validate import complex_refusal
+    from rnnaudit.cells.adapters import SUPPORTED_MODULES, complex_tensor_name
+
+    odd = complex_tensor_name(module) if isinstance(module, SUPPORTED_MODULES) else None
+    if odd is not None:
+        raise InputError(f"{flag}: " + complex_refusal(f"the model's {odd[0]}", odd[1],
+                                                       "in torch.nn.RNN/GRU/LSTM (real arithmetic)"))
 
 
 def _recurrent_children_hint(model: torch.nn.Module) -> str:
