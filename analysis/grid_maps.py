@@ -341,7 +341,7 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
 
     Raises:
         ValueError: naming the argument: T or batch not a positive int or above 2**53, unknown kind or method,
-            a dtype that is not floating, a bad grid.
+            a dtype that is not floating, unknown norms, memory_limit not a finite positive number, a bad grid.
     """
     from rnnaudit.cells.adapters import wrap
 
@@ -355,6 +355,12 @@ def estimate_cost(cell, T: int, *, kind: str = "hidden", grid=None, rows=None, c
         raise ValueError(f"kind must be 'hidden' or 'input', got {kind!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise ValueError(f"dtype must be a floating torch dtype (the map's, float64 by default), got {dtype!r}")
+    if isinstance(norms, str) or not set(norms) <= {"spectral", "frobenius", "smallest"} or not tuple(norms):
+        raise ValueError(f"norms must be a non-empty sequence of 'spectral', 'frobenius', 'smallest', got {norms!r}")
+    if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float))
+                                     or not math.isfinite(memory_limit) or memory_limit <= 0):
+        raise ValueError(f"memory_limit must be a finite positive number of bytes (None: 3/4 of the device's "
+                         f"memory), got {memory_limit!r}")
     auto = method == "auto"
     if method == "auto":  # the map functions' default: it chooses among the certified engine's exact paths
         method = "products"

@@ -167,15 +167,39 @@ def _jacobians_at(cell: RecurrentCell, xr: Tensor, hr: Tensor, *, inputs: bool) 
     return J, K
 
 
+def _require_finite(cell: RecurrentCell, x: Tensor, hs: Tensor, what: str = "state h_t") -> None:
+    """Refuse a trajectory (batch, T + 1, ...) that stops being finite: finite inputs whose scale overflows the
+    cell (an mLSTM's exponential gates at |x| = 1e300) would otherwise reach an eigensolver as NaN and fail there
+    with no word of why.
+
+    Raises:
+        ValueError: names the cell, the first step and sequence where ``hs`` is NaN or infinite, and the largest |x|.
+    """
+    bad = ~torch.isfinite(hs.reshape(hs.shape[0], hs.shape[1], -1)).all(-1)
+    if bool(bad.any()):
+        b, t = (int(i) for i in bad.nonzero()[0])
+        raise ValueError(f"the {type(cell).__name__}'s {what} is not finite (NaN or inf) from step t = {t} of "
+                         f"sequence {b} on: the inputs x (largest |x| = {float(x.abs().max()):.3g}) drive it out of "
+                         "floating-point range; expected inputs of the scale the cell works at")
+
+
 def _trajectory_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor, *, inputs: bool
                           ) -> tuple[Tensor, Tensor | None, Tensor]:
-    """J (batch, T, h, h), K (batch, T, h, n) or None, hs (batch, T + 1, h) for x (batch, T, n)."""
+    """J (batch, T, h, h), K (batch, T, h, n) or None, hs (batch, T + 1, h) for x (batch, T, n).
+
+    Raises:
+        ValueError: a state or one-step Jacobian that is not finite (:func:`_require_finite`).
+    """
     B, T, n = x.shape
     with torch.no_grad():
         hs = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    _require_finite(cell, x, hs)
     h = hs.shape[2]
     J, K = _jacobians_at(cell, x.reshape(B * T, n), hs[:, :-1].reshape(B * T, h), inputs=inputs)
-    return J.reshape(B, T, h, h), (K.reshape(B, T, h, n) if inputs else None), hs
+    J = J.reshape(B, T, h, h)
+    # J[:, t − 1] = ∂h_t/∂h_{t−1}: shifted by one so that the step named is t
+    _require_finite(cell, x, torch.cat([torch.zeros_like(J[:, :1]), J], dim=1), "one-step Jacobian ∂h_t/∂h_{t−1}")
+    return J, (K.reshape(B, T, h, n) if inputs else None), hs
 
 
 def step_jacobians(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None) -> tuple[Tensor, Tensor]:
@@ -436,6 +460,7 @@ def _sketch(cell, x: Tensor, h0, steps, *, kind, rows, cols, norms, reduce, memo
     h0 = _initial_states(cell, x, h0)
     with torch.no_grad():
         hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    _require_finite(cell, x, hs_all)
     units = None if progress is None else (lambda d: progress(d / cell.hidden_size))
     vals, facs = [], []
     for i in range(x.shape[0]):
@@ -456,6 +481,7 @@ def _grid_hidden(cell, x: Tensor, h0: Tensor | None, steps: Tensor, *, r_idx, c_
     h0 = _initial_states(cell, x, h0)
     with torch.no_grad():
         hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    _require_finite(cell, x, hs_all)
     R = steps.numel()
     eye = torch.eye(h, dtype=x.dtype, device=x.device)
     start = eye if c_idx is None else eye[c_idx]
@@ -508,6 +534,7 @@ def _declared_diagonal_maps(cell, x: Tensor, h0, steps, norms, reduce: str) -> J
     h0 = _initial_states(cell, x, h0)
     with torch.no_grad():
         hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+    _require_finite(cell, x, hs_all)
     moduli, mult = [], 1
     for i in range(x.shape[0]):
         mod, mult = declared_moduli(cell, x[i], hs_all[i], seed=i)
@@ -684,6 +711,7 @@ def input_jacobian_maps(cell: RecurrentCell, x: Tensor, h0: Tensor | None = None
         h0 = _initial_states(cell, x, h0)
         with torch.no_grad():
             hs_all = torch.cat([h0[:, None], cell(x, h0)], dim=1)
+        _require_finite(cell, x, hs_all)
         birth = torch.arange(steps.numel(), device=x.device)
         for i in range(x.shape[0]):
             F, e = aggregated_factors(cell, x[i], hs_all[i], steps, progress=progress)

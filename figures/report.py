@@ -15,8 +15,8 @@ from rnnaudit.bounds.results import RESULTS_FORMAT_VERSION, ClaimResult
 from rnnaudit.figures.audit_report import render_audit_html, render_audit_markdown
 from rnnaudit.figures.escaping import md_code, md_text
 from rnnaudit.figures.html import VERDICT_ORDER, fmt_number
-from rnnaudit.figures.report_data import (corrected_of, failing_worst_first, fails, papers_of, shown_ratio,
-                                          verdict_counts, what_breaks)
+from rnnaudit.figures.report_data import (check_document, corrected_of, failing_worst_first, fails, papers_of,
+                                          shown_ratio, verdict_counts, what_breaks)
 from rnnaudit.figures.report_figures import markdown_figures
 from rnnaudit.figures.report_html import render_html
 
@@ -63,14 +63,19 @@ def _md_ratio(c: dict) -> str:
     return "–" if r is None else fmt_number(r)
 
 
-def render_markdown(doc: dict) -> str:
+def render_markdown(doc: dict, out_dir: str | os.PathLike | None = None) -> str:
     """report.md, summary first: verdict counts per paper, the claims that fail as printed worst first (what
     breaks, their readings, corrected form, reproduce command), the claims table, then each claim's statement,
     assumptions, tightness and notes, then the figures.
 
     Every string of ``doc`` is data (a results.json may come from anywhere): it enters as escaped text
     (:func:`rnnaudit.figures.escaping.md_text`) or as a code span (:func:`~rnnaudit.figures.escaping.md_code`),
-    never as markup; a figure whose path leaves the report's directory is named, not shown."""
+    never as markup; a figure whose path leaves the report's directory (``out_dir``, where given: a symlink there
+    resolving outside it too) is named, not shown.
+
+    Raises:
+        ValueError: a document whose structure the report cannot read (:func:`check_document`)."""
+    check_document(doc)
     claims = doc.get("claims", [])
     by_id = {c["id"]: c for c in claims}
     papers = papers_of(doc)
@@ -140,7 +145,7 @@ def render_markdown(doc: dict) -> str:
             lines += ["", f"Counterexample: {md_code(c['counterexample'])} (reproduce with "
                           f"{md_code(_reproduce(c['counterexample']))} from this directory)."]
     if doc.get("figures"):
-        lines += ["", "## Figures"] + markdown_figures(doc["figures"])
+        lines += ["", "## Figures"] + markdown_figures(doc["figures"], out_dir)
     return "\n".join(lines) + "\n"
 
 
@@ -193,5 +198,5 @@ def write_results(doc: dict, out_dir: str | os.PathLike) -> None:
     or path), each atomically."""
     out_dir = Path(out_dir)
     write_json_atomic(out_dir / "results.json", doc)
-    write_text_atomic(out_dir / "report.md", render_markdown(doc))
+    write_text_atomic(out_dir / "report.md", render_markdown(doc, out_dir))
     write_text_atomic(out_dir / "report.html", render_html(doc, out_dir))

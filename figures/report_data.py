@@ -16,7 +16,8 @@ from collections import Counter
 from rnnaudit.figures.html import VERDICT_ORDER
 from rnnaudit.figures.tightness import ratio_value
 
-__all__ = ["shown_ratio", "what_breaks", "gist", "verdict_counts", "failing_worst_first", "fails", "corrected_of",
+__all__ = ["check_document", "shown_ratio", "what_breaks", "gist", "verdict_counts", "failing_worst_first", "fails",
+           "corrected_of",
            "papers_of", "ratio_sort_key", "coverage_by_paper"]
 
 #: Verdicts whose worst ratio means something: a vacuous bound's ratio says nothing about the
@@ -25,6 +26,40 @@ _RATIO_VERDICTS = ("holds", "false", "misprinted", "violated")
 
 #: Verdicts of a statement that fails as printed; ``violated`` is format_version 1's word for both.
 _FAILING = ("false", "misprinted", "violated")
+
+
+#: per-claim fields the reports read as containers, with the type each must have where present (None allowed)
+_CLAIM_CONTAINERS = {"readings": list, "assumptions": list, "worst_parts": dict, "worst_parts_found_by": dict,
+                     "tightness": dict, "search": dict}
+
+
+def check_document(doc) -> None:
+    """The structure the reports read from a results document, checked before rendering: a results.json may come
+    from anywhere, and a field of another type would otherwise fail deep inside a renderer.
+
+    Raises:
+        ValueError: ``doc`` not an object, ``claims`` not a list of objects each with a string ``id``, a container
+            field of a claim (``readings``: a list of objects; ``assumptions``: a list; ``worst_parts``,
+            ``worst_parts_found_by``, ``tightness``, ``search``: objects) of another type, or
+            ``papers_without_claims`` not a list (names the claim and the field).
+    """
+    if not isinstance(doc, dict):
+        raise ValueError(f"the results document must be a JSON object, got {type(doc).__name__}")
+    for key in ("claims", "papers_without_claims"):
+        if doc.get(key) is not None and not isinstance(doc[key], list):
+            raise ValueError(f"the results document's {key!r} must be a list, got {type(doc[key]).__name__}")
+    for i, c in enumerate(doc.get("claims") or []):
+        if not isinstance(c, dict):
+            raise ValueError(f"the results document's claims[{i}] must be an object, got {type(c).__name__}")
+        if not isinstance(c.get("id"), str):
+            raise ValueError(f"the results document's claims[{i}] has no 'id' string")
+        for key, kind in _CLAIM_CONTAINERS.items():
+            value = c.get(key)
+            if value is not None and not isinstance(value, kind):
+                raise ValueError(f"the results document's claim {c['id'][:80]!r}: {key!r} must be "
+                                 f"{'a list' if kind is list else 'an object'}, got {type(value).__name__}")
+        if any(not isinstance(r, dict) for r in c.get("readings") or []):
+            raise ValueError(f"the results document's claim {c['id'][:80]!r}: 'readings' must be a list of objects")
 
 
 def fails(claim: dict) -> bool:

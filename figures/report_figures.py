@@ -21,18 +21,33 @@ __all__ = ["markdown_figures", "embedded_figures", "MAX_FIGURE_BYTES"]
 esc = html.escape
 
 
-def markdown_figures(figures: list) -> list[str]:
+def _symlink_out(path, out_dir) -> bool:
+    """Whether ``path`` (inside ``out_dir`` as written) is a symlink, or under one, that resolves outside ``out_dir``;
+    a missing file is not (its link leads nowhere, and reveals nothing)."""
+    root = Path(out_dir).resolve()
+    try:
+        file = (root / path).resolve(strict=True)
+    except (OSError, RuntimeError):  # missing, a symlink loop
+        return False
+    return root not in file.parents
+
+
+def markdown_figures(figures: list, out_dir: str | os.PathLike | None = None) -> list[str]:
     """report.md lines for the figures (caption and image), each path percent-encoded; a figure whose path
-    leaves the report's directory (absolute, ``..``) is named as such, not linked."""
+    leaves the report's directory (absolute, ``..``, or, given ``out_dir``, a symlink resolving outside it: served,
+    the link would return the file it names) is named as such, not linked."""
     lines = []
     for f in figures:
         f = f if isinstance(f, dict) else {}
         caption = md_text(f.get("caption", "figure"))
-        if inside_directory(f.get("path")):
-            lines += ["", f"![{caption}]({md_link_target(f['path'])})", "", f"*{caption}*"]
-        else:
+        if not inside_directory(f.get("path")):
             lines += ["", f"*{caption}*: not shown, its path {md_code(f.get('path'))} is outside this report's "
                           "directory."]
+        elif out_dir is not None and _symlink_out(f["path"], out_dir):
+            lines += ["", f"*{caption}*: not shown, its path {md_code(f.get('path'))} is a symlink to a file outside "
+                          "this report's directory."]
+        else:
+            lines += ["", f"![{caption}]({md_link_target(f['path'])})", "", f"*{caption}*"]
     return lines
 
 

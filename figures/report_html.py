@@ -15,8 +15,8 @@ import os
 import shlex
 
 from rnnaudit.figures.html import VERDICT_ORDER, anchor, breakable_id, number_html, page, rich, verdict_badge
-from rnnaudit.figures.report_data import (corrected_of, coverage_by_paper, gist, papers_of, shown_ratio, verdict_counts,
-                                          failing_worst_first, fails, what_breaks)
+from rnnaudit.figures.report_data import (check_document, corrected_of, coverage_by_paper, gist, papers_of,
+                                          shown_ratio, verdict_counts, failing_worst_first, fails, what_breaks)
 from rnnaudit.figures.report_figures import embedded_figures
 
 __all__ = ["render_html", "embedded_figures"]
@@ -263,6 +263,7 @@ def render_html(doc: dict, out_dir: str | os.PathLike) -> str:
     Returns:
         the HTML text.
     """
+    check_document(doc)
     by_id = {c["id"]: c for c in doc.get("claims", [])}
     papers = papers_of(doc)
     n_failing = sum(fails(c) for c in doc.get("claims", []))

@@ -146,7 +146,8 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
     embed TrueType (Type 42) fonts, PNG is 200 dpi (less for a figure over 20 inches: its longest side is at most
     :data:`MAX_SIDE_PIXELS` pixels), the bounding box is tight. A figure that pyplot
     manages is closed (freed); one built as a bare :class:`matplotlib.figure.Figure` needs no closing.
-    The data kept with :func:`attach_data` is written beside it (:func:`data_path`), atomically too.
+    The data kept with :func:`attach_data` is written beside it (:func:`data_path`), atomically too, and before
+    the figure: a data file that cannot be written leaves neither file (an existing file of that name is replaced).
 
     Args:
         fig: a :class:`matplotlib.figure.Figure`.
@@ -173,19 +174,21 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
     # the command line names paths and a run directory's name: one printable line in every format's field
     fields = {k: metadata_text(v) for k, v in (figure_provenance() if provenance is None else provenance).items()}
     data = figure_data(fig)
-    with style_context(), atomic_path(path) as tmp:
+    # the data file is renamed into place inside the figure's atomic write: a data file that cannot be written
+    # leaves neither file, never a figure without its numbers
+    with style_context(), atomic_path(path) as tmp_figure:
         dpi = min(float(matplotlib.rcParams["savefig.dpi"]), MAX_SIDE_PIXELS / max(fig.get_size_inches()))
-        fig.savefig(tmp, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi)
-    if data is not None:
-        beside = data_path(path, data)
-        with atomic_path(beside) as tmp:
-            if beside.suffix == ".csv":
-                Path(tmp).write_text(_csv_text(data))
-            else:
-                labels = figure_labels(fig)
-                extra = {LABELS_KEY: np.array(json.dumps(labels, ensure_ascii=False))} if labels else {}
-                with open(tmp, "wb") as f:
-                    np.savez_compressed(f, **data, **extra)
+        fig.savefig(tmp_figure, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi)
+        if data is not None:
+            beside = data_path(path, data)
+            with atomic_path(beside) as tmp:
+                if beside.suffix == ".csv":
+                    Path(tmp).write_text(_csv_text(data))
+                else:
+                    labels = figure_labels(fig)
+                    extra = {LABELS_KEY: np.array(json.dumps(labels, ensure_ascii=False))} if labels else {}
+                    with open(tmp, "wb") as f:
+                        np.savez_compressed(f, **data, **extra)
     if getattr(fig.canvas, "manager", None) is not None:
         import matplotlib.pyplot as plt
 

@@ -21,15 +21,16 @@ rnnaudit but :mod:`rnnaudit.untrusted` and :mod:`rnnaudit.weights_files`.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 
 import torch
 
-from rnnaudit.untrusted import InputError
+from rnnaudit.untrusted import InputError, control_character
 from rnnaudit.weights_files import layout_of
 
 __all__ = ["WRAPPER_PREFIXES", "CHECKPOINT_KEYS", "RecurrentPrefix", "unwrap_checkpoint", "strip_wrappers",
-           "recurrent_prefixes", "select_recurrent", "fit_to_model"]
+           "recurrent_prefixes", "select_recurrent", "fit_to_model", "submodule_flag"]
 
 #: prefixes a wrapper module adds to every key: DataParallel/DistributedDataParallel's attribute ``module``,
 #: torch.compile's OptimizedModule's ``_orig_mod``
@@ -162,6 +163,17 @@ def _listing(found: list[RecurrentPrefix]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
+def submodule_flag(prefix: str, template: str) -> str:
+    """``template`` with ``{flag}`` the ``--submodule`` flag selecting ``prefix``, shell-quoted: a key comes from the
+    file, and a user pastes the suggestion into a shell. A prefix holding a control character gets no flag but
+    its name, escaped, since no pasted line carries it and printed raw it would write to the terminal."""
+    bad = control_character(prefix)
+    if bad is not None:
+        return (f"no --submodule can name {prefix!r} on a command line (it holds the control character "
+                f"U+{ord(bad):04X}): save its weights under another name")
+    return template.format(flag=f"--submodule {shlex.quote(prefix)}")
+
+
 def _top_level(state_dict: dict) -> bool:
     shapes = {k: tuple(v.shape) for k, v in state_dict.items() if hasattr(v, "shape")}
     return layout_of(shapes, None, strict=False) is not None
@@ -198,8 +210,8 @@ def select_recurrent(state_dict: dict, submodule: str | None, where: str, kind: 
             stripped, base = inner, submodule + "."  # a model part holding the recurrent module deeper down
             found = [RecurrentPrefix(f"{base}{f.prefix}", f.description) for f in recurrent_prefixes(inner)]
         else:
-            hint = f"; recurrent weights found under {_listing(found)}; pass --submodule {found[0].prefix}" \
-                if found and found[0].prefix else (
+            hint = f"; recurrent weights found under {_listing(found)}; " \
+                f"{submodule_flag(found[0].prefix, 'pass {flag}')}" if found and found[0].prefix else (
                 "; its recurrent weights are at the top level: leave out --submodule" if found else
                 "; it holds no recurrent weights (no weight_hh_l0 or weight_hh)")
             what = "no tensors under that prefix" if inner is None else "no recurrent weights under that prefix"
@@ -210,13 +222,14 @@ def select_recurrent(state_dict: dict, submodule: str | None, where: str, kind: 
     if len(named) == 1:
         place = repr(submodule) if base else "the file" if kind == "a state dict" else kind
         notes.append(f"read the recurrent weights under {named[0].prefix!r} ({named[0].description}), the only "
-                     f"recurrent module in {place}; --submodule {named[0].prefix} selects it explicitly")
+                     f"recurrent module in {place}; "
+                     f"{submodule_flag(named[0].prefix, '{flag} selects it explicitly')}")
         return _under(stripped, named[0].prefix[len(base):]), "; ".join(notes)
     whole = f"the tensors under --submodule {submodule!r}" if base else \
         "a whole model's state dict" if kind == "a state dict" else kind
     if named:
-        raise InputError(f"{where}: {whole}; recurrent weights found under {_listing(named)}; pass --submodule "
-                         f"{named[0].prefix}")
+        raise InputError(f"{where}: {whole}; recurrent weights found under {_listing(named)}; "
+                         f"{submodule_flag(named[0].prefix, 'pass {flag}')}")
     keys = sorted(str(k) for k in stripped)[:6]
     raise InputError(f"{where}: {whole} with no recurrent weights (no weight_hh_l0 or weight_hh under any prefix; "
                      f"keys {keys}); for another model pass --model MODULE:FACTORY, a function that builds it, and "

@@ -6,6 +6,7 @@ MODULE:FACTORY`` or ``--arch`` with ``--weights``), and the input sequences to p
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,6 +190,7 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     check_tensor_sizes(dict(module.named_parameters()), f"the model {model or arch or weights}",
                        allow_large=allow_large)
     trained = next((p.dtype for p in module.parameters() if p.is_floating_point()), torch.float64)
+    _refuse_complex_torch_module(module, "--model" if model is not None else "--weights")
     module = probe_copy(module)
     try:
         cell = wrap(module)
@@ -224,7 +226,9 @@ def load_user_source(model: str | None = None, weights=None, arch: str | None = 
     if part is not None:
         name += f", {part} direction" + (" (on reversed time: its step 1 reads the last input)"
                                           if part.endswith("reverse") else "")
-    inferred = next((m.group(1) for n in notes if (m := re.search(r"--submodule (\S+) selects it explicitly", n))), None)
+    # the flag as checkpoints.submodule_flag writes it, shell-quoted: unquoted here, for the label
+    flag = re.compile(r"--submodule ((?:'[^']*'|\"[^\"]*\"|[^\s'\"])+) selects it explicitly")
+    inferred = next((shlex.split(m.group(1))[0] for n in notes if (m := flag.search(n))), None)
     if inferred is not None and not submodule:
         name += f", {inferred} (the file's only recurrent module)"
     kind = parametrize.type_before_parametrizations(module).__name__
@@ -274,6 +278,22 @@ def _one_direction(module: torch.nn.Module, cell, direction: str, layer: int | N
     return cell, x, part
 
 
+def _refuse_complex_torch_module(module: torch.nn.Module, flag: str) -> None:
+    """A torch RNN/GRU/LSTM with a complex tensor, refused with its own dtype (before the float64 probe copy turns
+    complex64 into complex128) and without a --submodule hint, which cannot help.
+
+    Raises:
+        InputError: the module's first complex parameter or buffer, named (:func:`cells._validate.complex_refusal`).
+    """
+    from rnnaudit.cells._validate import complex_refusal
+    from rnnaudit.cells.adapters import SUPPORTED_MODULES, complex_tensor_name
+
+    odd = complex_tensor_name(module) if isinstance(module, SUPPORTED_MODULES) else None
+    if odd is not None:
+        raise InputError(f"{flag}: " + complex_refusal(f"the model's {odd[0]}", odd[1],
+                                                       "in torch.nn.RNN/GRU/LSTM (real arithmetic)"))
+
+
 def _recurrent_children_hint(model: torch.nn.Module) -> str:
     """The --submodule to pass: the model's torch recurrent submodules, listed, or a generic example."""
     from rnnaudit.cells.adapters import SUPPORTED_MODULES
@@ -282,7 +302,9 @@ def _recurrent_children_hint(model: torch.nn.Module) -> str:
     if not found:
         return "to probe an RNN inside a larger model, name it with --submodule PATH (e.g. encoder.rnn)"
     listed = ", ".join(f"{name!r} ({kind})" for name, kind in found[:8])
-    return f"its recurrent submodules are {listed}; pass --submodule {found[0][0]}"
+    from rnnaudit.checkpoints import submodule_flag
+
+    return f"its recurrent submodules are {listed}; {submodule_flag(found[0][0], 'pass {flag}')}"
 
 
 def _submodule(model: torch.nn.Module, path: str) -> torch.nn.Module:

@@ -273,6 +273,13 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
                          "function that builds the parametrized module, and --weights loads into it")
     if arch is None:
         if layout is None or layout.arch is None:
+            hh = state_dict.get("weight_hh_l0", state_dict.get("weight_hh"))
+            if isinstance(hh, Tensor) and (hh.dim() != 2 or not hh.shape[1] or hh.shape[0] % hh.shape[1] or
+                                           hh.shape[0] // hh.shape[1] not in (1, 3, 4)):
+                # no arch has this shape: --arch cannot help, the file is not one module's weights
+                raise ValueError(f"weight_hh is {tuple(hh.shape)}: no torch RNN, GRU or LSTM has that shape (expected "
+                                 "(gates·h, h) with 1, 3 or 4 gates); the file is damaged or holds another model's "
+                                 "weights (--model MODULE:FACTORY)")
             raise ValueError("cannot tell from the tensors whether the weights are of an RNN, GRU or LSTM; pass --arch "
                              "rnn|gru|lstm, or --model MODULE:FACTORY for another model")
         arch = layout.arch
@@ -282,7 +289,9 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     first = state_dict.get("weight_ih_l0")
     if not isinstance(first, Tensor) or first.dim() != 2:
         prefixed = sorted({k[: -len("weight_ih_l0")] for k in state_dict if k.endswith("weight_ih_l0")})
-        hint = f"; the keys carry a prefix {prefixed[0]!r}: pass --submodule {prefixed[0].rstrip('.')}" \
+        from rnnaudit.checkpoints import submodule_flag
+
+        hint = f"; the keys carry a prefix {prefixed[0]!r}: {submodule_flag(prefixed[0].rstrip('.'), 'pass {flag}')}" \
             if prefixed else ""
         raise ValueError(f"a state_dict of torch.nn.{cls.__name__} needs a 2-D 'weight_ih_l0', keys are "
                          f"{sorted(state_dict)[:8]}{hint}")
@@ -308,9 +317,16 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
         raise ValueError(f"weight_hr_l0 has {kwargs['proj_size']} rows, but an LSTM projection must be smaller than "
                          f"H = {hidden}")
     module = cls(input_size, hidden, **kwargs)
-    load_weights(module, state_dict,
-                 f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
-                 f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    try:
+        load_weights(module, state_dict,
+                     f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
+                     f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
+    except ValueError as err:
+        shapes = layout_of({k: tuple(v.shape) for k, v in state_dict.items()}, None, strict=False)
+        if shapes is not None and shapes.arch is not None and shapes.arch != arch:  # --arch against the shapes
+            raise ValueError(f"{err}; the shapes are a torch.nn.{ARCHS[shapes.arch][0].__name__}'s: pass --arch "
+                             f"{shapes.arch}, or leave out --arch") from None
+        raise
     return module.eval()
 
 
@@ -433,7 +449,8 @@ def load_user_model(model: str | None = None, weights=None, arch: str | None = N
         odd = next((k for k, v in state_dict.items() if not v.is_floating_point()), None)
         if odd is not None:  # every tensor of a torch RNN/GRU/LSTM is a floating weight or bias
             raise ValueError(f"weights file {str(weights)!r}: {odd!r} is {state_dict[odd].dtype}; the weights of "
-                             f"--arch {arch} must be real floating tensors")
+                             f"{'a torch RNN, GRU or LSTM' if arch is None else f'--arch {arch}'} must be real "
+                             "floating tensors")
         trained = next((t.dtype for t in state_dict.values() if t.is_floating_point()), torch.float64)
         return model_from_state_dict(state_dict, arch, nonlinearity=nonlinearity, dtype=dtype or trained,
                                      allow_large=allow_large)

@@ -88,8 +88,14 @@ def safetensors_header(path: str | os.PathLike) -> dict[str, tuple[str, tuple[in
     except _DuplicateKey as dup:
         raise InputError(f"{p}: the safetensors header names {dup.args[0]!r} twice; a tensor name must be unique "
                          "(the file is damaged or was not written by a safetensors library)") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
-        raise InputError(f"{p}: the safetensors header is not JSON (or nests too deeply)") from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"{p}: the safetensors header is not UTF-8 text (byte {err.start + 8})") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{p}: the safetensors header is not JSON ({err.msg} at byte {err.pos + 8})") from None
+    except RecursionError:
+        raise InputError(f"{p}: the safetensors header nests its arrays or objects too deeply to be read") from None
+    except ValueError:  # an integer of more digits than Python converts (4300 by default): no size is that long
+        raise InputError(f"{p}: the safetensors header holds a number too long to be a size or offset") from None
     if not isinstance(header, dict):
         raise InputError(f"{p}: the safetensors header must be a JSON object, got {type(header).__name__}")
     data_bytes = size - 8 - n

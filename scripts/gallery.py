@@ -23,6 +23,9 @@ from pathlib import Path
 
 import torch
 
+from rnnaudit.figures.escaping import md_code, md_text
+from rnnaudit.untrusted import InputError, read_json_file
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "deployed-rnns"
 #: steps audited by default: g2p-en's word (46), silero-vad's 2 s (62 chunks), the digits (64); BeatNet's 400
@@ -76,7 +79,9 @@ def run(name: str, T: int | None) -> dict:
     from rnnaudit.gallery import GALLERY
 
     model = importlib.import_module(f"rnnaudit.gallery.{GALLERY[name]}").extract()
-    T = T or DEFAULT_T[name]
+    T = DEFAULT_T[name] if T is None else T
+    if T > model.inputs.shape[1]:
+        raise InputError(f"--T {T}: {name}'s inputs have {model.inputs.shape[1]} steps")
     x = model.inputs[:, :T]
     print(f"{name}: reference error {model.reference_error}; auditing T = {T}", flush=True)
     start = time.perf_counter()
@@ -94,35 +99,86 @@ def run(name: str, T: int | None) -> dict:
     return doc
 
 
-def tables() -> str:
-    """The page's two tables (the gallery; what the audit says) from the summaries in docs/deployed-rnns/."""
+def _gallery_row(n: str, s: dict) -> str:
+    error = "—" if s["reference_error"] is None else f"{s['reference_error']:.1e}"
+    recurrence = _RECURRENCE.search(s["description"])
+    if recurrence is None:
+        raise ValueError(f"its description {s['description'][:80]!r} names no nn.X(...) recurrence")
+    return (f"| {md_text(n)} | {md_text(s['version'])} | {md_code(s['weight_file'] or '—')} | "
+            f"{md_text(s['licence'])} | {md_text(recurrence.group(0))} | {md_text(s['compared'])} | {error} |")
+
+
+def _audit_row(n: str, s: dict) -> str:
+    # format codes as types: a string where a number belongs raises here instead of reaching the page raw
+    d = s["diagnostics"]
+    eta = ", ".join(f"{x['contractivity']:.3g}" for x in d)
+    lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x.get('lyapunov_halfwidth', x.get('lyapunov_stderr'))[0]:.2g}"
+                    for x in d)
+    fp = "; ".join(f"{f['fixed']:d} ({f['stable']:d} / {f['unstable']:d}) of {f['n_starts']:d}"
+                   for f in s["fixed_points"])
+    if not isinstance(s["claims_applying"], list):
+        raise TypeError(f"claims_applying must be a list, got {type(s['claims_applying']).__name__}")
+    return (f"| {md_text(n)} | {s['T']:d} | {len(s['claims_applying']):d} of {s['claims_total']:d} | {eta} | {lam} | "
+            f"{fp} | {s['audit_seconds']:.0f} s ({s['load_average']:.0f}) |")
+
+
+def _summaries() -> dict[str, dict]:
+    """name → the summary in OUT/<name>.json, for every gallery model that has one."""
     from rnnaudit.gallery import GALLERY
 
-    docs = {n: json.loads((OUT / f"{n}.json").read_text()) for n in GALLERY if (OUT / f"{n}.json").is_file()}
+    return {n: read_json_file(OUT / f"{n}.json", "gallery summary") for n in GALLERY if (OUT / f"{n}.json").is_file()}
+
+
+def tables() -> str:
+    """The page's two tables (the gallery; what the audit says) from the summaries in docs/deployed-rnns/.
+
+    Every string from a summary is escaped as Markdown text (or a code span): a summary is a file, and the page is
+    rendered to HTML.
+
+    Raises:
+        InputError: a summary that is not UTF-8 JSON, or lacks a field or holds one of another type (names the
+            file and the field).
+    """
+    docs = _summaries()
     lines = ["| model | package | weight file | licence | recurrence | checked against the package's own | "
              "max abs difference (float64) |", "|---|---|---|---|---|---|---|"]
+    audit = ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | "
+             "λ₁ ± half-width (nats/step) | "
+             "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
     for n, s in docs.items():
-        error = "—" if s["reference_error"] is None else f"{s['reference_error']:.1e}"
-        lines.append(f"| {n} | {s['version']} | `{s['weight_file'] or '—'}` | {s['licence']} | "
-                     f"{_RECURRENCE.search(s['description']).group(0)} | {s['compared']} | {error} |")
-    lines += ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | "
-              "λ₁ ± half-width (nats/step) | "
-              "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
-    for n, s in docs.items():
-        d = s["diagnostics"]
-        eta = ", ".join(f"{x['contractivity']:.3g}" for x in d)
-        lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x.get('lyapunov_halfwidth', x.get('lyapunov_stderr'))[0]:.2g}"
-                        for x in d)
-        fp = "; ".join(f"{f['fixed']} ({f['stable']} / {f['unstable']}) of {f['n_starts']}" for f in s["fixed_points"])
-        lines.append(f"| {n} | {s['T']} | {len(s['claims_applying'])} of {s['claims_total']} | {eta} | {lam} | {fp} | "
-                     f"{s['audit_seconds']:.0f} s ({s['load_average']:.0f}) |")
+        try:
+            lines.append(_gallery_row(n, s))
+            audit.append(_audit_row(n, s))
+        except KeyError as err:
+            raise InputError(f"{OUT / f'{n}.json'}: the gallery summary has no field {err}") from None
+        except (TypeError, ValueError, AttributeError, IndexError) as err:
+            raise InputError(f"{OUT / f'{n}.json'}: not a gallery summary as this script writes it "
+                             f"({' '.join(str(err).split())[:200]})") from None
     if any(s.get("certificates") for s in docs.values()):
-        lines += ["", "| model | " + " | ".join(f"`{c}`" for c in CERTIFICATES) + " |", "|---|---|---|---|"]
+        audit += ["", "| model | " + " | ".join(f"`{c}`" for c in CERTIFICATES) + " |", "|---|---|---|---|"]
         for n, s in docs.items():
             if s.get("certificates"):
-                by_id = {c["id"]: c for c in s["certificates"]}
-                lines.append(f"| {n} | " + " | ".join(certificate_cell(by_id.get(c)) for c in CERTIFICATES) + " |")
-    return "\n".join(lines)
+                try:
+                    by_id = {c["id"]: c for c in s["certificates"]}
+                    cells = [md_text(certificate_cell(by_id.get(c))) for c in CERTIFICATES]
+                except KeyError as err:
+                    raise InputError(f"{OUT / f'{n}.json'}: a certificate entry has no field {err}") from None
+                except (TypeError, ValueError, AttributeError, IndexError) as err:
+                    raise InputError(f"{OUT / f'{n}.json'}: not a gallery summary as this script writes it "
+                                     f"({' '.join(str(err).split())[:200]})") from None
+                audit.append(f"| {md_text(n)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + audit)
+
+
+def positive_steps(text: str) -> int:
+    """``--T``: a positive number of steps."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 #: one layer's rate in an assumption's detail: "layer 0: ‖M‖_∞,η = 6.21 (…" or "layer 1: no bounded invariant box"
@@ -159,18 +215,28 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"models to run (default: all): {', '.join(GALLERY)}")
-    parser.add_argument("--T", type=int, default=None, help="steps to audit (default: each model's, see DEFAULT_T)")
+    parser.add_argument("--T", type=positive_steps, default=None,
+                        help="steps to audit, a positive integer (default: each model's own, "
+                             + ", ".join(f"{n} {t}" for n, t in DEFAULT_T.items()) + ")")
     parser.add_argument("--tables", action="store_true", help="print the page's tables from the summaries, run nothing")
     args = parser.parse_args(argv)
     if args.tables:
-        print(tables())
+        try:
+            print(tables())
+        except InputError as err:
+            print(f"gallery.py: error: {err}", file=sys.stderr)
+            return 2
         return 0
     unknown = [n for n in args.names if n not in GALLERY]
     if unknown:
         print(f"gallery.py: unknown model {unknown[0]!r}; expected one of {', '.join(GALLERY)}", file=sys.stderr)
         return 2
     for name in args.names or GALLERY:
-        run(name, args.T)
+        try:
+            run(name, args.T)
+        except InputError as err:
+            print(f"gallery.py: error: {err}", file=sys.stderr)
+            return 2
     return 0
 
 

@@ -50,13 +50,21 @@ def _out_of_memory(err: BaseException) -> bool:
 
 def _check_out_location(args) -> None:
     """``--out`` in an existing directory or under the current directory, checked before any work
-    (:func:`rnnaudit.outputs.check_output_location`)."""
+    (:func:`rnnaudit.outputs.check_output_location`); for a figure, the data files beside it too."""
     from rnnaudit.outputs import check_output_location
 
     if getattr(args, "out", None) is not None:
         check_output_location(args.out, "--out")
         if args.command in FIGURE_COMMANDS and args.out.is_dir():  # found only when the figure was done
             raise ValueError(f"--out {args.out}: is a directory, expected a figure file")
+        if args.command in FIGURE_COMMANDS:
+            # the figure's data go beside it (.npz for maps and spectra, .csv for tables): checked as --out is, so
+            # that a path there that cannot be written refuses the run before the work, not after the figure
+            for beside in (args.out.with_suffix(suffix) for suffix in (".npz", ".csv")):
+                where = f"the data file {beside} written beside --out"
+                check_output_location(beside, where)
+                if beside.is_dir():
+                    raise ValueError(f"{where}: is a directory, expected a file (move it, or choose another --out)")
 
 
 def _printable_stdout() -> None:

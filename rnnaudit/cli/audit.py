@@ -150,7 +150,7 @@ def _check_cost(args, model, x) -> None:
         cell = wrap(model)
     except (TypeError, ValueError):  # a bidirectional module: the audit itself reports it per direction
         return
-    limit = None if getattr(args, "memory_limit", None) is None else int(args.memory_limit * 2 ** 30)
+    limit = None if getattr(args, "memory_limit", None) is None else max(1, int(args.memory_limit * 2 ** 30))
     est = audit_cost(cell, x.shape[-2], x.shape[0] if x.dim() == 3 else 1, claims=len(all_claims()),
                      memory_limit=limit)
     print(f"estimate: {est.describe()}")

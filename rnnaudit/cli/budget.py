@@ -19,7 +19,7 @@ DEFAULT_MAX_MINUTES = 10.0
 
 #: What makes each command's job smaller, for the refusal line.
 SMALLER = {"heatmap": "a shorter --T, a coarser --resolution", "lyapunov": "a shorter --T, fewer exponents --k",
-           "spectrum": "one matrix with --role, a smaller model"}
+           "spectrum": "one matrix with --role, a smaller model", "audit": "a shorter --T, fewer or shorter --inputs"}
 
 
 def check_budget(command: str, seconds: float, max_minutes: float | None, smaller: str | None = None) -> None:
@@ -40,9 +40,10 @@ def check_budget(command: str, seconds: float, max_minutes: float | None, smalle
     budget = DEFAULT_MAX_MINUTES if max_minutes is None else max_minutes
     if not (seconds <= 60 * budget):  # NaN and inf included
         flag = f"--max-minutes {max(1, int(seconds / 60) + 1)}" if math.isfinite(seconds) else "a larger --max-minutes"
-        hint = smaller or SMALLER.get(command, "smaller sizes")
+        hint = smaller or SMALLER.get(command)
         raise InputError(f"{command}: estimated about {seconds / 60:.3g} minutes on this machine, above the budget "
-                         f"of {budget:g} minutes; pass {flag} to run it, or choose smaller sizes ({hint})")
+                         f"of {budget:g} minutes; pass {flag} to run it, or choose smaller sizes"
+                         + (f" ({hint})" if hint else ""))
 
 
 def announce_and_check(command: str, estimate, max_minutes: float | None, smaller: str | None = None) -> None:

@@ -166,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=summary, epilog=EPILOG)
         _model_source(p)  # spectrum reads inputs only for an input-dependent transition (a selective SSM's Ā_t)
         p.add_argument("--out", type=figure_file, default=Path(default),
-                       help=f"figure file, .png, .pdf or .svg (default: {default})")
+                       help=f"figure file, .png, .pdf or .svg (default: {default}); its data file goes beside it, "
+                            "same stem, .npz or .csv (replaced if present)")
         if name in ("heatmap", "spectrum", "lyapunov"):
             p.add_argument("--max-minutes", type=positive_float, default=None,
                            help="refuse a job whose estimate (printed before it starts, from rates measured on this "
@@ -245,7 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--key", default="val_loss", help="trajectory key, e.g. val_loss, grad/W/max, grad_h0 "
                                                       "(default: val_loss)")
     cp.add_argument("--out", type=figure_file, default=Path("compare.png"),
-                    help="figure file, .png, .pdf or .svg (default: compare.png)")
+                    help="figure file, .png, .pdf or .svg (default: compare.png); its data go beside it, same "
+                         "stem, .csv (replaced if present)")
     _completion(parser)
     return parser
 

@@ -79,7 +79,7 @@ def heatmap_plan(args, src):
         rows, _ = state_block(src.cell, args.block, _layer(args, src))
     except ValueError as err:
         raise InputError(f"--block/--layer: {err}") from None
-    limit = None if args.memory_limit is None else int(args.memory_limit * 2 ** 30)
+    limit = None if args.memory_limit is None else max(1, int(args.memory_limit * 2 ** 30))  # 1e-12 GiB: 1 byte
     if args.method == "sketch" and grid is None:
         raise InputError("--method sketch samples the map on a grid: give --resolution, or drop --certified/a finer "
                          "--rtol")
@@ -158,11 +158,11 @@ def _spectra(args, src):
     square = {r: W for r, W in matrices.items() if W.dim() == 2 and W.shape[0] == W.shape[1]}
     if not square:
         raise InputError(f"{src.label} has no square recurrent matrix (roles {sorted(matrices)})")
-    grids = {r: default_grid(W) for r, W in square.items()}
     from rnnaudit.cli.budget import announce_and_check
     from rnnaudit.figures.spectrum import spectrum_cost
 
     announce_and_check("spectrum", spectrum_cost(square), args.max_minutes)
+    grids = {r: default_grid(W) for r, W in square.items()}  # a Schur form each: after the budget check
     rings = {}
     if getattr(src.cell, "ring_recorded", True) and isinstance(getattr(src.cell, "r_min", None), float) \
             and isinstance(getattr(src.cell, "r_max", None), float):  # an LRU's ring, when the cell records it

@@ -20,7 +20,7 @@ import math
 import torch
 from torch import nn
 
-from rnnaudit.gallery.installed import GalleryModel, installed_file
+from rnnaudit.gallery.installed import GalleryModel, installed_file, weight_file
 from rnnaudit.untrusted import InputError, load_torch_file
 
 __all__ = ["DISTRIBUTION", "FEATURES", "FPS", "FrontEnd", "load", "click_track_features", "package_forward", "extract"]
@@ -58,9 +58,10 @@ def load(path=None) -> tuple[FrontEnd, nn.LSTM, nn.Linear]:
 
     Raises:
         rnnaudit.gallery.NotInstalled: no path given and BeatNet not installed.
-        rnnaudit.untrusted.InputError: not a torch file of tensors only, or a tensor missing or of another shape.
+        rnnaudit.untrusted.InputError: not a torch file of tensors only, larger than the gallery's limit, a tensor
+            missing, of another shape or not finite, or a tensor the network does not have (names file and key).
     """
-    path = installed_file(DISTRIBUTION, WEIGHTS) if path is None else path
+    path = installed_file(DISTRIBUTION, WEIGHTS) if path is None else weight_file(path, "BeatNet weights")
     state = load_torch_file(path, "BeatNet weights")
     if not isinstance(state, dict):
         raise InputError(f"{path}: expected a state dict, got {type(state).__name__}")
@@ -69,6 +70,12 @@ def load(path=None) -> tuple[FrontEnd, nn.LSTM, nn.Linear]:
         if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape or not t.is_floating_point():
             got = f"{t.dtype} {tuple(t.shape)}" if isinstance(t, torch.Tensor) else "nothing"
             raise InputError(f"{path}: {k} is {got}, expected a floating tensor {shape}")
+        if not torch.isfinite(t).all():
+            raise InputError(f"{path}: {k} has non-finite entries (NaN or inf); expected BeatNet's trained weights")
+    extra = sorted(str(k) for k in set(state) - set(_SHAPES))
+    if extra:
+        raise InputError(f"{path}: unexpected tensor {extra[0]!r}; expected BeatNet's state dict of exactly "
+                         f"{len(_SHAPES)} tensors ({', '.join(_SHAPES)})")
     front, lstm, head = FrontEnd().double(), nn.LSTM(150, 150, num_layers=2, batch_first=True).double(), \
         nn.Linear(150, 3).double()
     front.load_state_dict({k: state[k].double() for k in ("conv1.weight", "conv1.bias", "linear0.weight",

@@ -14,13 +14,14 @@ Licence of the weights: Apache-2.0 (the package's LICENSE.txt and its metadata).
 from __future__ import annotations
 
 import ast
+import math
 import warnings
 import zipfile
 
 import numpy as np
 import torch
 
-from rnnaudit.gallery.installed import GalleryModel, installed_file
+from rnnaudit.gallery.installed import GalleryModel, installed_file, weight_file
 from rnnaudit.untrusted import InputError
 
 __all__ = ["DISTRIBUTION", "GRAPHEMES", "WORD", "load_encoder", "letter_inputs", "package_grucell",
@@ -35,9 +36,40 @@ _SHAPES = {"enc_emb": (29, 256), "enc_w_ih": (768, 256), "enc_w_hh": (768, 256),
            "enc_b_hh": (768,)}
 
 
+def _check_headers(path) -> None:
+    """Each encoder array's ``.npy`` header (shape, dtype) checked against the package's shapes, and the bytes it
+    claims against the archive member's size, before numpy allocates anything: a header may claim 2⁴⁰ elements.
+
+    Raises:
+        InputError: a member missing, a header of another shape or dtype, or claiming more bytes than it holds.
+        ValueError, OSError, zipfile.BadZipFile, EOFError: not a zip of ``.npy`` files (the caller words them).
+    """
+    with zipfile.ZipFile(path) as archive:
+        members = {info.filename: info for info in archive.infolist()}
+        for k, shape in _SHAPES.items():
+            info = members.get(f"{k}.npy")
+            if info is None:
+                continue  # named by the caller, with the list of expected arrays
+            with archive.open(info) as fh:
+                version = np.lib.format.read_magic(fh)
+                if version not in ((1, 0), (2, 0)):
+                    raise InputError(f"{path}: {k} is an .npy file of version {version}, expected 1.0 or 2.0")
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                claimed, _, dtype = read(fh)
+            if tuple(claimed) != shape or dtype.kind != "f":
+                raise InputError(f"{path}: {k} is {dtype} {tuple(claimed)}, expected floating {shape}")
+            if math.prod(shape) * dtype.itemsize > info.file_size:
+                raise InputError(f"{path}: {k} claims {math.prod(shape) * dtype.itemsize} bytes, but its member of "
+                                 f"the archive holds {info.file_size}")
+
+
 def _arrays(path) -> dict[str, np.ndarray]:
-    """The encoder's arrays of the npz file as float64, each shape checked against the package's."""
+    """The encoder's arrays of the npz file as float64, each shape checked against the package's (from the ``.npy``
+    headers, before anything is allocated), the file's size against the gallery's limit."""
+    path = weight_file(path, "g2p-en checkpoint")
     try:
+        _check_headers(path)
         with np.load(path, allow_pickle=False) as npz:
             missing = sorted(set(_SHAPES) - set(npz.files))
             if missing:

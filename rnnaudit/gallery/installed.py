@@ -11,7 +11,7 @@ import torch
 
 from rnnaudit.untrusted import InputError, require_file
 
-__all__ = ["NotInstalled", "installed_file", "GalleryModel", "MAX_WEIGHT_FILE_BYTES"]
+__all__ = ["NotInstalled", "installed_file", "weight_file", "GalleryModel", "MAX_WEIGHT_FILE_BYTES"]
 
 #: Largest weight file a gallery extraction reads: the gallery's files are 1.2–3.4 MB; 64 MiB leaves room for a
 #: newer release and refuses a file that claims far more before anything is read.
@@ -39,7 +39,17 @@ def installed_file(distribution: str, relative: str) -> Path:
         raise NotInstalled(f"{distribution} is not installed (pip install \"rnnaudit[gallery]\")") from None
     if not any(str(f) == relative for f in (dist.files or ())):
         raise NotInstalled(f"{distribution} {dist.version} does not ship {relative}")
-    path = require_file(Path(dist.locate_file(relative)), f"{distribution} weight file")
+    return weight_file(Path(dist.locate_file(relative)), f"{distribution} weight file")
+
+
+def weight_file(path, what: str) -> Path:
+    """``path`` as a Path if it is a regular file of at most :data:`MAX_WEIGHT_FILE_BYTES`: the check every gallery
+    reader makes, on the installed file or on a path given to it, before reading anything.
+
+    Raises:
+        rnnaudit.untrusted.InputError: missing, not a regular file, or larger (names the file and both sizes).
+    """
+    path = require_file(path, what)
     size = path.stat().st_size
     if size > MAX_WEIGHT_FILE_BYTES:
         raise InputError(f"{path}: {size} bytes, above the {MAX_WEIGHT_FILE_BYTES} a gallery weight file may have")

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rnnaudit.gallery.installed import GalleryModel, installed_file
+from rnnaudit.gallery.installed import GalleryModel, installed_file, weight_file
 from rnnaudit.untrusted import InputError
 
 __all__ = ["DISTRIBUTION", "SAMPLE_RATE", "CHUNK", "CONTEXT", "Encoder", "initializers", "load", "chunks",
@@ -42,8 +42,9 @@ _SHAPES = {"model.stft.forward_basis_buffer": (258, 1, 256),
            "model.decoder.rnn.weight_ih": (512, 128), "model.decoder.rnn.weight_hh": (512, 128),
            "model.decoder.rnn.bias_ih": (512,), "model.decoder.rnn.bias_hh": (512,),
            "model.decoder.decoder.2.weight": (1, 128, 1), "model.decoder.decoder.2.bias": (1,)}
-#: ONNX's FLOAT and DOUBLE element types (onnx.TensorProto)
+#: ONNX's FLOAT and DOUBLE element types (onnx.TensorProto), and its data location EXTERNAL
 _FLOAT, _DOUBLE = 1, 11
+_EXTERNAL = 1
 
 
 class Encoder(nn.Module):
@@ -88,11 +89,12 @@ def initializers(path=None) -> dict[str, torch.Tensor]:
 
     Raises:
         rnnaudit.gallery.NotInstalled: no path given and silero-vad not installed.
-        rnnaudit.untrusted.InputError: not an ONNX model, or an initializer missing or of another shape.
+        rnnaudit.untrusted.InputError: not an ONNX model, larger than the gallery's limit, or an initializer missing,
+            of another shape, stored as external data, shorter than its shape or not finite (names file and tensor).
     """
     from onnx import numpy_helper
 
-    path = installed_file(DISTRIBUTION, WEIGHTS) if path is None else path
+    path = installed_file(DISTRIBUTION, WEIGHTS) if path is None else weight_file(path, "silero-vad ONNX model")
     found = {i.name: i for i in _read_graph(path).graph.initializer}
     state = {}
     for k, shape in _SHAPES.items():
@@ -100,7 +102,19 @@ def initializers(path=None) -> dict[str, torch.Tensor]:
         if init is None or tuple(init.dims) != shape or init.data_type not in (_FLOAT, _DOUBLE):
             got = f"type {init.data_type} {tuple(init.dims)}" if init is not None else "nothing"
             raise InputError(f"{path}: initializer {k} is {got}, expected a float tensor {shape}")
-        state[k] = torch.from_numpy(numpy_helper.to_array(init).astype(np.float64))
+        if init.data_location == _EXTERNAL or len(init.external_data):
+            # the file names another file to read its values from: never followed (a path may name any file)
+            raise InputError(f"{path}: initializer {k} is stored as external data; expected its values inside the "
+                             "file, as the package ships it")
+        try:
+            array = numpy_helper.to_array(init)
+        except ValueError as err:  # raw_data shorter or longer than its dims
+            raise InputError(f"{path}: initializer {k} holds data that does not fill its shape {shape} "
+                             f"({' '.join(str(err).split())[:120]})") from None
+        if not np.isfinite(array).all():
+            raise InputError(f"{path}: initializer {k} has non-finite entries (NaN or inf); expected silero-vad's "
+                             "trained weights")
+        state[k] = torch.from_numpy(array.astype(np.float64))
     return state
 
 

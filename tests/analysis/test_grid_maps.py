@@ -2,6 +2,8 @@
 products formed by autograd, independent of the engine), state blocks and their labels, the cost
 estimate and the memory refusal."""
 
+import math
+
 import pytest
 import torch
 
@@ -205,3 +207,17 @@ def test_estimate_cost_refuses_astronomical_T_and_integer_dtypes_naming_the_argu
 SLOW_CASES = {
     "test_certified_grid_maps_are_within_their_stated_error_of_exact_maps": {"h"},
 }
+
+
+def test_estimate_cost_refuses_a_negative_or_nan_memory_limit_and_unknown_norms_naming_the_argument():
+    """memory_limit=-1 was accepted (and recorded), NaN gave "cannot convert float NaN to integer", and
+    norms=("bogus",) was accepted. Control: a positive limit and the known norms are estimated."""
+    m = torch.nn.RNN(2, 4).double()
+    for bad in (-1, 0, math.nan, math.inf, "1"):
+        with pytest.raises(ValueError, match=r"^memory_limit must be a finite positive number of bytes"):
+            estimate_cost(m, 10, memory_limit=bad)
+    for bad in (("bogus",), "spectral", ()):
+        with pytest.raises(ValueError, match=r"^norms must be a non-empty sequence of 'spectral'"):
+            estimate_cost(m, 10, norms=bad)
+    est = estimate_cost(m, 10, memory_limit=2 ** 30, norms=("spectral", "smallest"))
+    assert est.memory_limit == 2 ** 30 and est.fits

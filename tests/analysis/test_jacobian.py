@@ -368,3 +368,22 @@ def test_smallest_log10_is_minus_infinity_for_a_singular_product_and_averages_in
 SLOW_CASES = {
     "test_norms_whose_squares_leave_the_float64_range": {"16-products", "48-dense", "48-products"},
 }
+
+
+def test_finite_inputs_that_overflow_the_state_are_one_error_naming_the_step_not_an_eigensolver_failure():
+    """An mLSTM on inputs of 1e300 (finite, so the input check passes): its state is NaN from step 1, and the maps
+    used to fail inside eigh with a LinAlgError. Control: the same cell on inputs of scale 1 gives finite maps."""
+    from rnnaudit.analysis.jacobian import step_jacobians
+    from rnnaudit.cells import MLSTM
+
+    cell = MLSTM(2, 4, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    big = torch.full((1, 8, 2), 1e300, dtype=torch.float64)
+    expected = r"the MLSTM's state h_t is not finite \(NaN or inf\) from step t = 1 of sequence 0 on: the inputs x " \
+               r"\(largest \|x\| = 1e\+300\)"
+    for call in (lambda: hidden_jacobian_maps(cell, big), lambda: hidden_jacobian_maps(cell, big, grid=4),
+                 lambda: step_jacobians(cell, big)):
+        with pytest.raises(ValueError, match=expected):
+            call()
+    small = torch.randn(1, 8, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    maps = hidden_jacobian_maps(cell, small)
+    assert torch.isfinite(maps.spectral).all()

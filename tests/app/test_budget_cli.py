@@ -97,3 +97,23 @@ def test_a_refused_write_leaves_no_directory_it_created(tmp_path):
     with atomic_path(tmp_path / "made" / "f.txt") as tmp:  # a successful write keeps its new directory
         tmp.write_text("x")
     assert (tmp_path / "made" / "f.txt").read_text() == "x"
+
+
+def test_a_budget_refusal_names_what_makes_the_job_smaller_once_and_a_tiny_memory_limit_is_not_shown_as_zero(
+        tmp_path, monkeypatch, capsys):
+    """The audit's hint read "choose smaller sizes (smaller sizes)", and --memory-limit 1e-12 was shown as "the
+    memory limit of 0 GiB" (and would reach the estimate as 0 bytes)."""
+    from rnnaudit.cli.budget import check_budget
+    from rnnaudit.untrusted import InputError
+
+    with pytest.raises(InputError) as raised:
+        check_budget("audit", 1e6, 1e-9)
+    assert str(raised.value).endswith("or choose smaller sizes (a shorter --T, fewer or shorter --inputs)")
+    with pytest.raises(InputError) as raised:
+        check_budget("train", 1e6, 1e-9)
+    assert str(raised.value).endswith("or choose smaller sizes")
+    monkeypatch.chdir(tmp_path)
+    argv = ["heatmap", "gru", "--hidden", "4", "--T", "5", "--memory-limit", "1e-12", "--out", "h.png"]
+    assert cli_status(argv) == 2
+    err = capsys.readouterr().err
+    assert "above the memory limit of 9.31e-10 GiB" in err and "of 0 GiB" not in err, err

@@ -5,6 +5,7 @@ one line, exit 2, listing the recurrent prefixes it found and the flag to pass."
 
 import argparse
 import json
+import re
 import struct
 import sys
 import textwrap
@@ -154,6 +155,28 @@ def test_a_whole_model_with_several_recurrent_modules_is_one_line_listing_them_a
     assert "--submodule 'enc': no tensors under that prefix; recurrent weights found under 'encoder.rnn'" in err
 
 
+def test_a_prefix_from_the_file_reaches_the_terminal_escaped_and_the_suggested_flag_shell_quoted(tmp_path, capsys):
+    gru = nn.GRU(2, 3).state_dict()
+    shell = "$(touch pwned).rnn"
+    torch.save({f"{shell}.{k}": v for k, v in gru.items()}, tmp_path / "shell.pt")
+    _, note = select_recurrent(torch.load(tmp_path / "shell.pt", weights_only=True), None, "shell.pt")
+    assert "--submodule '$(touch pwned).rnn' selects it explicitly" in note
+    two = {**{f"{shell}.{k}": v for k, v in gru.items()}, **{f"b.{k}": v for k, v in gru.items()}}
+    torch.save(two, tmp_path / "two.pt")
+    err = _error(["spectrum", "--weights", str(tmp_path / "two.pt"), "--out", str(tmp_path / "s.png")], capsys)
+    assert err.endswith("pass --submodule '$(touch pwned).rnn'")
+    err = _error(["spectrum", "--weights", str(tmp_path / "two.pt"), "--submodule", "x", "--out",
+                  str(tmp_path / "s.png")], capsys)
+    assert err.endswith("pass --submodule '$(touch pwned).rnn'")
+    control = "a\nb\x1b[31m.rnn"
+    _, note = select_recurrent({f"{control}.{k}": v for k, v in gru.items()}, None, "ctrl.pt")
+    assert "\n" not in note and "\x1b" not in note and "\\x1b[31m" in note and "U+000A" in note
+    with pytest.raises(InputError) as raised:
+        select_recurrent({**{f"{control}.{k}": v for k, v in gru.items()}, **{f"b.{k}": v for k, v in gru.items()}},
+                         None, "ctrl.pt")
+    assert "\n" not in str(raised.value) and "\x1b" not in str(raised.value)
+
+
 def test_a_lightning_checkpoint_of_two_recurrent_modules_names_its_layout(tmp_path, capsys):
     torch.save(_lightning(EncoderDecoder().state_dict(), "net."), tmp_path / "last.ckpt")
     err = _error(["spectrum", "--weights", str(tmp_path / "last.ckpt"), "--out", str(tmp_path / "s.png")], capsys)
@@ -271,6 +294,22 @@ def test_a_safetensors_header_claiming_huge_sizes_is_refused_before_allocation(t
     assert "'weight_hh_l0': bytes [0, 80000000000) do not hold" in err
 
 
+def test_a_safetensors_header_with_a_5000_digit_integer_or_bad_utf8_names_the_file_and_what_is_wrong(tmp_path,
+                                                                                                         capsys):
+    """A 5000-digit size gave Python's int-conversion limit message, naming neither the file nor the header and
+    suggesting to raise the interpreter's limit; invalid UTF-8 was called "not JSON"."""
+    entry = f'{{"dtype": "F64", "shape": [{"9" * 5000}], "data_offsets": [0, 8]}}'
+    (tmp_path / "big.safetensors").write_bytes(_safetensors_bytes(f'{{"weight_hh": {entry}}}', bytes(8)))
+    err = _error(["spectrum", "--weights", str(tmp_path / "big.safetensors"), "--out", str(tmp_path / "s.png")],
+                 capsys)
+    assert err.endswith("big.safetensors: the safetensors header holds a number too long to be a size or offset")
+    raw = b'{"\xff": 1}'
+    (tmp_path / "utf.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw)
+    err = _error(["spectrum", "--weights", str(tmp_path / "utf.safetensors"), "--out", str(tmp_path / "s.png")],
+                 capsys)
+    assert err.endswith("utf.safetensors: the safetensors header is not UTF-8 text (byte 10)")
+
+
 # ----------------------------------------------------------------------------- bidirectional modules from --weights
 
 def test_a_bidirectional_state_dict_from_weights_audits_each_direction(tmp_path, monkeypatch):
@@ -354,3 +393,44 @@ def test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lst
 SLOW_CASES = {
     'test_spectrum_and_lyapunov_take_one_direction_of_a_stacked_bidirectional_lstm': {'spectrum'},
 }
+
+
+def test_weights_no_arch_can_have_are_named_as_such_and_integer_weights_do_not_name_arch_none(tmp_path, capsys):
+    """weight_hh_l0 of 18 × 5 or 1-D was answered "cannot tell … pass --arch rnn|gru|lstm", which no --arch fixes;
+    integer weights without --arch read "the weights of --arch None". Control: a GRU's own shapes load."""
+    gru = nn.GRU(5, 6).state_dict()
+    for name, hh in (("odd", torch.zeros(18, 5)), ("flat", torch.zeros(18))):
+        torch.save({**gru, "weight_hh_l0": hh}, tmp_path / f"{name}.pt")
+        err = _error(["spectrum", "--weights", str(tmp_path / f"{name}.pt"), "--out", str(tmp_path / "s.png")],
+                     capsys)
+        assert f"weight_hh is {tuple(hh.shape)}: no torch RNN, GRU or LSTM has that shape" in err, err
+        assert "pass --arch" not in err
+    torch.save({k: v.to(torch.int64) for k, v in gru.items()}, tmp_path / "int.pt")
+    err = _error(["spectrum", "--weights", str(tmp_path / "int.pt"), "--out", str(tmp_path / "s.png")], capsys)
+    assert "--arch None" not in err and "the weights of a torch RNN, GRU or LSTM must be real floating tensors" in err
+    src = load_user_source(None, _save_gru(gru, tmp_path / "good.pt"), None, with_inputs=False)
+    assert isinstance(src.module, nn.GRU)
+
+
+def _save_gru(state_dict, path):
+    torch.save(state_dict, path)
+    return path
+
+
+def test_the_prefix_hint_of_a_state_dict_without_its_first_weight_is_shell_quoted():
+    from rnnaudit.user_models import model_from_state_dict
+
+    sd = {k: v for k, v in nn.GRU(2, 3).state_dict().items() if k != "weight_ih_l0"}
+    sd["$(touch pwned) x.weight_ih_l0"] = torch.zeros(3)
+    with pytest.raises(ValueError, match=re.escape("pass --submodule '$(touch pwned) x'")):
+        model_from_state_dict(sd, "gru")
+
+
+def test_the_label_names_the_only_recurrent_prefix_read_from_its_shell_quoted_flag(tmp_path):
+    """The label read the prefix back from the note's flag, which is now shell-quoted: a prefix with a space and
+    "$(…)" is named whole. Control: a plain prefix as before."""
+    gru = nn.GRU(2, 3).state_dict()
+    for prefix in ("encoder.rnn", "$(touch pwned) x.rnn"):
+        torch.save({f"{prefix}.{k}": v for k, v in gru.items()}, tmp_path / "w.pt")
+        src = load_user_source(None, tmp_path / "w.pt", None, with_inputs=False)
+        assert f", {prefix} (the file's only recurrent module)" in src.label, src.label

@@ -133,6 +133,8 @@ def test_a_complex_torch_module_is_refused_by_fixed_points_and_a_model_factory_b
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and NOT_YET in err and ".to(torch.float" not in err, err
     assert not (tmp_path / "s.png").exists()
+    # the model's own dtype (not the float64 probe copy's complex128), and no --submodule hint, which cannot help
+    assert "is complex (complex64)" in err and "--submodule" not in err, err
 
 
 def test_fixed_points_take_one_direction_of_a_bidirectional_module_as_wrap_gives_it():

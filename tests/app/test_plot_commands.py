@@ -97,3 +97,24 @@ def test_an_out_with_a_control_character_is_refused(tmp_path, monkeypatch, capsy
     assert len(err.splitlines()) == 1 and "control character" in err, err
     assert not list(tmp_path.iterdir())
     assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "5", "--out", "ab.png"]) == 0
+
+
+def test_a_figures_data_path_beside_out_is_checked_before_the_work_as_out_is(tmp_path, monkeypatch, capsys):
+    """A directory h.npz beside --out h.png was found only after the figure was written, which stayed alone; now
+    refused in one line before the work. Control: the same command with the path free writes both files."""
+    monkeypatch.chdir(tmp_path)
+    import rnnaudit.cli.plots as plots
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work started")
+
+    (tmp_path / "h.npz").mkdir()
+    with monkeypatch.context() as m:
+        m.setattr(plots, "source_of", no_work)
+        assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "5", "--out", "h.png"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "the data file h.npz written beside --out: is a directory" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npz"]
+    (tmp_path / "h.npz").rmdir()
+    assert cli_status(["heatmap", "gru", "--hidden", "4", "--T", "5", "--out", "h.png"]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == {"h.png", "h.npz"}

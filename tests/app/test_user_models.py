@@ -267,3 +267,17 @@ def test_load_user_model_from_a_factory_with_weights_and_from_an_arch(user_dir):
         load_user_model("mymodels.nets:gru", arch="gru")
     with pytest.raises(ValueError, match="--arch needs --weights"):
         load_user_model(arch="gru")
+
+
+def test_arch_against_the_shapes_of_another_arch_says_which_arch_the_shapes_are():
+    """--arch gru on an LSTM's weights named only a shape mismatch; it now says the shapes are an LSTM's and which
+    flag to pass. Control: --arch lstm on the same weights loads."""
+    from torch import nn
+
+    from rnnaudit.user_models import model_from_state_dict
+
+    sd = nn.LSTM(2, 6).state_dict()
+    with pytest.raises(ValueError, match=r"does not fit GRU: .*; the shapes are a torch\.nn\.LSTM's: pass --arch "
+                                         r"lstm, or leave out --arch$"):
+        model_from_state_dict(sd, "gru")
+    assert isinstance(model_from_state_dict(sd, "lstm"), nn.LSTM)

@@ -6,6 +6,7 @@ figure is embedded only from the report's own directory."""
 
 import base64
 import os
+import re
 from html.parser import HTMLParser
 
 import markdown
@@ -139,6 +140,36 @@ def test_a_figure_outside_the_report_directory_is_not_embedded(tmp_path, where):
     md = _md_tree(render_markdown(doc))
     srcs = [a["src"] for t, a in md.tags if t == "img"]
     assert "fig.png" in srcs and not any("outside" in s or "etc" in s for s in srcs)
+
+
+def test_report_md_links_no_symlink_that_resolves_outside_the_report(tmp_path):
+    """report.md linked ``link.png``, a symlink to a file outside: served, the link returns that file. Given the
+    report's directory (as write_results gives it), it is named, not linked; the report's own figure still is."""
+    report = tmp_path / "report"
+    report.mkdir()
+    doc = synthetic_document(report)
+    os.symlink(_png(tmp_path / "outside.png"), report / "link.png")
+    doc["figures"].append({"caption": "planted", "path": "link.png"})
+    md = render_markdown(doc, report)
+    srcs = [a["src"] for t, a in _md_tree(md).tags if t == "img"]
+    assert srcs == ["fig.png"]
+    assert "*planted*: not shown, its path `link.png` is a symlink to a file outside this report's directory." in md
+
+
+@pytest.mark.parametrize("damage, field", [
+    (lambda doc: doc["claims"][0].update(readings=[IMG, {"name": IMG}]), "'readings' must be a list of objects"),
+    (lambda doc: doc["claims"][0].update(readings="abc"), "'readings' must be a list, got str"),
+    (lambda doc: doc.update(claims={"a": 1}), "'claims' must be a list, got dict"),
+    (lambda doc: doc["claims"].append({"verdict": "holds"}), "has no 'id' string"),
+    (lambda doc: doc["claims"].append("x"), "must be an object, got str"),
+    (lambda doc: doc["claims"][0].update(worst_parts=[1]), "'worst_parts' must be an object, got list"),
+])
+def test_a_damaged_results_document_is_a_value_error_naming_the_field(tmp_path, damage, field):
+    doc = synthetic_document(tmp_path)
+    damage(doc)
+    for render in (render_markdown, lambda d: render_html(d, tmp_path)):
+        with pytest.raises(ValueError, match=re.escape(field)):
+            render(doc)
 
 
 # ------------------------------------------------------------------------------------------ the audit report

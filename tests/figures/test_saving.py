@@ -43,6 +43,16 @@ def test_a_figure_without_data_writes_no_data_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png"]
 
 
+def test_a_data_file_that_cannot_be_written_leaves_neither_it_nor_the_figure(tmp_path):
+    fig = Figure()
+    fig.subplots().plot([0, 1])
+    attach_data(fig, {"map": np.eye(2)})
+    (tmp_path / "h.npz").mkdir()  # where the data go: os.replace cannot put a file there
+    with pytest.raises(OSError):
+        save_figure(fig, tmp_path / "h.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npz"] and not any((tmp_path / "h.npz").iterdir())
+
+
 def test_png_carries_version_commit_command_and_seed_as_text_chunks(tmp_path):
     from PIL import Image
 

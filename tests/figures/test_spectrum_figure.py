@@ -180,3 +180,33 @@ def test_no_two_texts_of_the_spectrum_figure_overlap():
     assert _overlapping_texts(grid_fig) == []
     fig.text(0.5, 0.985, "a label on the title", ha="center", va="top", fontsize=11)
     assert _overlapping_texts(fig)
+
+
+def test_the_spectrum_estimate_runs_no_schur_form_of_a_wide_matrix_and_the_cli_checks_it_first(monkeypatch, tmp_path,
+                                                                                             capsys):
+    """spectrum --hidden 6000 printed nothing for minutes: the default grid's normality test (a Schur form of each
+    6000 × 6000 matrix) ran before the estimate, in spectrum_cost and in the command. Now the estimate forms only the
+    leading 128 × 128 block's, and the command checks the budget before any full-width Schur form."""
+    import rnnaudit.analysis as analysis
+    from rnnaudit.figures import spectrum as spectrum_module
+    from rnnaudit.figures.spectrum import spectrum_cost
+    from tests.conftest import cli_status
+
+    widths = []
+    real = analysis.schur_departure
+    monkeypatch.setattr(analysis, "schur_departure", lambda M: widths.append(M.shape[0]) or real(M))
+    W = torch.randn(200, 200, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) / 15
+    assert spectrum_cost({"W": W}).seconds > 0
+    assert widths and max(widths) <= 128, widths
+
+    grid_of = spectrum_module.default_grid
+
+    def no_full_schur(M):
+        if M.shape[0] > 128:
+            raise AssertionError("a full-width Schur form before the budget check")
+        return grid_of(M)
+
+    monkeypatch.setattr(spectrum_module, "default_grid", no_full_schur)
+    monkeypatch.chdir(tmp_path)
+    assert cli_status(["spectrum", "gru", "--hidden", "200", "--max-minutes", "1e-9", "--out", "s.png"]) == 2
+    assert "above the budget of 1e-09 minutes" in capsys.readouterr().err
