@@ -39,6 +39,7 @@ def test_a_check_in_two_worker_processes_writes_the_claims_of_a_one_process_chec
         p.name for p in (tmp_path / "two" / "counterexamples").iterdir())
 
 
+@pytest.mark.slow  # starts a pool of workers that import torch: 6 s
 def test_an_error_in_a_worker_is_raised_as_in_one_process_and_leaves_no_report(tmp_path):
     broken = Profile("no-such-profile", n_random=1, restarts=0, ascent_steps=0)  # no claim has sizes for it
     raised = []

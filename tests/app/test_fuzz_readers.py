@@ -10,8 +10,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from rnnaudit.bounds import Profile, load_counterexample
-from rnnaudit.checking import check
+from rnnaudit.bounds import load_counterexample
 from rnnaudit.training import TrainConfig, load_checkpoint, read_trajectory, train
 from rnnaudit.training.runs import load_trained_model
 from rnnaudit.training.sweep import expand, load_spec
@@ -24,14 +23,13 @@ def _examples(request) -> int:
 
 
 @pytest.fixture(scope="module")
-def valid(tmp_path_factory):
+def valid(tmp_path_factory, report_dir):
     root = tmp_path_factory.mktemp("valid")
     train(TrainConfig(cell="sgornn", T=4, hidden_size=4, batch=2, steps=2, record_every=1, checkpoint_every=2,
                       val_batches=1), root / "run", progress=False)
-    check(["sgornn"], profile=Profile("quick", n_random=3, restarts=0, ascent_steps=0), out_dir=root / "report",
-          progress=False)
+    # the counterexample of the run's shared sgornn check (tests/conftest.py), not a second check of its own
     return {"checkpoint": (root / "run" / "checkpoints" / "step_00000002.pt").read_bytes(),
-            "counterexample": (root / "report" / "counterexamples" / "sgornn.eq31.pt").read_bytes(),
+            "counterexample": (report_dir / "counterexamples" / "sgornn.eq31.pt").read_bytes(),
             "trajectory": (root / "run" / "trajectory.jsonl").read_bytes(),
             "spec": json.dumps({"out": str(root / "sweep"), "grid": {"T": [2, 3]}}).encode()}
 

@@ -12,9 +12,12 @@ import torch
 
 from tests.conftest import cli_status
 
-#: the fast suite keeps one audit per cell family; the rest run with --full
+#: the fast suite keeps a sample of the cells for each command; the full suite (--full) runs every cell
 SLOW_CASES = {"test_audit_of_a_modern_cell_factory_applies_its_papers_claims": {
-    "s4d-s4d.stability", "minlstm-min_rnn.bounded", "mlstm-xlstm.mlstm_stabiliser"}}
+    "s4d-s4d.stability", "minlstm-min_rnn.bounded", "mlstm-xlstm.mlstm_stabiliser"},
+    "test_heatmap_and_lyapunov_run_on_each_modern_cell_factory": {"s4d", "mingru", "minlstm", "mlstm"},
+    "test_spectrum_runs_on_each_modern_cell_factory": {"s4d", "slstm", "mingru", "minlstm"},
+    "test_heatmap_and_lyapunov_run_on_the_mingru_pytorch_package_through_model": {"package_minlstm"}}
 
 FACTORY = '''
 import torch

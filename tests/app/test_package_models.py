@@ -50,6 +50,10 @@ def factory(tmp_path, monkeypatch):
     return tmp_path
 
 
+#: mingru-pytorch's modules also go through --model in tests/app/test_modern_cli.py; the full suite runs them here too
+SLOW_CASES = {"test_heatmap_spectrum_and_lyapunov_run_on_each_pip_module_through_model": {"mingru"}}
+
+
 @pytest.mark.parametrize("name", sorted(PACKAGES))
 def test_heatmap_spectrum_and_lyapunov_run_on_each_pip_module_through_model(factory, name, capsys):
     pytest.importorskip(PACKAGES[name])
