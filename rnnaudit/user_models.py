@@ -298,7 +298,7 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
     rows, input_size = first.shape
     if rows % gates:
         raise ValueError(f"arch {arch!r} stacks {gates} gate blocks: weight_ih_l0 must have a multiple of {gates} "
-                         f"rows, got shape {tuple(first.shape)}")
+                         f"rows, got shape {tuple(first.shape)}{_other_arch_hint(state_dict, arch)}")
     layers = 0
     while f"weight_ih_l{layers}" in state_dict:
         layers += 1
@@ -322,12 +322,23 @@ def model_from_state_dict(state_dict: dict[str, Tensor], arch: str | None, *, no
                      f"the state_dict (read as torch.nn.{cls.__name__}(input_size={input_size}, hidden_size={hidden}, "
                      f"{', '.join(f'{k}={v}' for k, v in kwargs.items() if k != 'dtype')}))")
     except ValueError as err:
-        shapes = layout_of({k: tuple(v.shape) for k, v in state_dict.items()}, None, strict=False)
-        if shapes is not None and shapes.arch is not None and shapes.arch != arch:  # --arch against the shapes
-            raise ValueError(f"{err}; the shapes are a torch.nn.{ARCHS[shapes.arch][0].__name__}'s: pass --arch "
-                             f"{shapes.arch}, or leave out --arch") from None
+        hint = _other_arch_hint(state_dict, arch)
+        if hint:
+            raise ValueError(f"{err}{hint}") from None
         raise
     return module.eval()
+
+
+def _other_arch_hint(state_dict: dict, arch: str) -> str:
+    """``"; the shapes are a torch.nn.LSTM's: pass --arch lstm, or leave out --arch"`` where the tensors' shapes are
+    those of another architecture than ``arch`` (the --arch given), else ``""``."""
+    from rnnaudit.weights_files import layout_of
+
+    shapes = layout_of({k: tuple(v.shape) for k, v in state_dict.items() if isinstance(v, Tensor)}, None,
+                       strict=False)
+    if shapes is None or shapes.arch is None or shapes.arch == arch:
+        return ""
+    return f"; the shapes are a torch.nn.{ARCHS[shapes.arch][0].__name__}'s: pass --arch {shapes.arch}, or leave out --arch"
 
 
 _CELLS = {"rnn": (nn.RNNCell, 1), "gru": (nn.GRUCell, 3), "lstm": (nn.LSTMCell, 4)}

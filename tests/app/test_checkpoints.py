@@ -155,6 +155,18 @@ def test_a_whole_model_with_several_recurrent_modules_is_one_line_listing_them_a
     assert "--submodule 'enc': no tensors under that prefix; recurrent weights found under 'encoder.rnn'" in err
 
 
+def test_a_wrong_arch_under_submodule_is_one_line_naming_the_arch_of_the_shapes(tmp_path, capsys):
+    """--arch gru --submodule encoder.rnn on a file whose encoder.rnn is an LSTM: the line says the shapes are an
+    LSTM's and which flag to pass, as without --submodule. Control: --arch lstm with the same prefix loads."""
+    torch.save(EncoderDecoder().state_dict(), tmp_path / "w.pt")
+    err = _error(["spectrum", "--arch", "gru", "--weights", str(tmp_path / "w.pt"), "--submodule", "encoder.rnn",
+                  "--out", str(tmp_path / "s.png")], capsys)
+    assert "arch 'gru' stacks 3 gate blocks: weight_ih_l0 must have a multiple of 3 rows, got shape (20, 2)" in err
+    assert err.endswith("the shapes are a torch.nn.LSTM's: pass --arch lstm, or leave out --arch"), err
+    src = load_user_source(None, tmp_path / "w.pt", "lstm", submodule="encoder.rnn", with_inputs=False)
+    assert isinstance(src.module, nn.LSTM) and src.module.num_layers == 2
+
+
 def test_a_prefix_from_the_file_reaches_the_terminal_escaped_and_the_suggested_flag_shell_quoted(tmp_path, capsys):
     gru = nn.GRU(2, 3).state_dict()
     shell = "$(touch pwned).rnn"

@@ -120,3 +120,23 @@ def test_style_context_restores_the_callers_settings():
 SLOW_CASES = {
     "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory", "spectrum"},
 }
+
+
+@pytest.mark.parametrize("name", sorted(PLOTS))
+def test_a_figure_made_to_be_saved_at_once_is_saved_with_the_styles_tick_sizes(name, tmp_path):
+    """Inside saved_at_once() a plot function skips its layout on return (save_figure lays the figure out, inside
+    the style); the saved figure's tick labels still have the style's sizes, not matplotlib's defaults (10 pt), and
+    its pixel size is that of the figure laid out on return to within 1 %."""
+    from PIL import Image
+
+    from rnnaudit.figures.style import STYLE, saved_at_once
+
+    reference = save_figure(PLOTS[name](), tmp_path / "reference.png")
+    with saved_at_once():
+        fig = PLOTS[name]()
+    save_figure(fig, tmp_path / "deferred.png")
+    sizes = {t.get_fontsize() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
+    assert sizes and sizes <= {STYLE["xtick.labelsize"], STYLE["ytick.labelsize"]}, sizes
+    w0, h0 = Image.open(reference).size
+    w1, h1 = Image.open(tmp_path / "deferred.png").size
+    assert abs(w1 - w0) <= 0.01 * w0 and abs(h1 - h0) <= 0.01 * h0, ((w0, h0), (w1, h1))

@@ -1,0 +1,103 @@
+"""Benchmark: ``rnnaudit spectrum`` of one 64 × 64 recurrent matrix, against the import of torch in the same run.
+
+No command of rnnaudit can start faster than ``python -c "import torch"``, so that is the baseline, timed here
+beside the command (these machines differ several-fold in speed). Two matrices, each the cell's only recurrent
+matrix at width 64:
+
+- ``sgornn``: U = φ(Θ) orthogonal, so normal (the exact distance formula on the default grid);
+- ``fastrnn``: a random W, non-normal (inverse Lanczos on its Schur form, the slow route).
+
+For each: the command's wall time (median of ``--repeats`` fresh processes), the baseline's, their difference
+(what the spectrum costs beyond starting Python and torch), and, in this process after imports, the stages of the
+figure (the second of two runs, so lazy imports are not counted): reading the cell, the cost estimate, σ_min on the grid, drawing and saving the PNG with its data.
+
+Usage: python benchmarks/bench_spectrum.py [--repeats 3] [--threads 1]
+Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rnnaudit.cli.argtypes import count
+
+
+def _parse(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeats", type=count, default=3, help="fresh processes per command (default 3)")
+    p.add_argument("--threads", type=count, default=1, help="BLAS/torch threads (default 1)")
+    return p.parse_args(argv)
+
+
+def _wall(cmd: list[str], env: dict, repeats: int) -> float:
+    """Median wall time in seconds of ``cmd`` run ``repeats`` times; raises CalledProcessError if it fails."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _stages(cell: str, out: Path) -> dict[str, float]:
+    """Seconds of each stage of the spectrum figure of ``cell`` at width 64, in this process."""
+    import torch
+
+    from rnnaudit.cells.registry import build_cell
+    from rnnaudit.figures.saving import save_figure
+    from rnnaudit.figures.spectrum import plot_spectra, spectrum_cost, spectrum_grid
+    from rnnaudit.figures.style import saved_at_once
+
+    t = {}
+    t0 = time.perf_counter()
+    torch.manual_seed(0)
+    matrices = {r: W.detach().double() for r, W in build_cell(cell, 1, 64).recurrent_matrices().items()}
+    t["cell"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    spectrum_cost(matrices)
+    t["estimate"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    grids = {r: spectrum_grid(W) for r, W in matrices.items()}
+    t["grid"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with saved_at_once():
+        fig = plot_spectra(matrices)  # computes its own grid again: subtracted below
+    t["draw"] = time.perf_counter() - t0 - t["grid"]
+    t0 = time.perf_counter()
+    save_figure(fig, out)
+    t["save"] = time.perf_counter() - t0
+    del grids
+    return t
+
+
+def main(argv=None) -> int:
+    args = _parse(argv)
+    env = {**os.environ, **{v: str(args.threads) for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                             "MKL_NUM_THREADS")}}
+    os.environ.update({k: env[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")})
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; threads {args.threads}; repeats {args.repeats}")
+    base = _wall([sys.executable, "-c", "import torch"], env, args.repeats)
+    print(f"baseline  python -c 'import torch': {base:.2f} s (median)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for cell in ("sgornn", "fastrnn"):
+            out = Path(tmp) / f"{cell}.png"
+            cli = _wall([sys.executable, "-m", "rnnaudit.cli", "spectrum", cell, "--hidden", "64", "--seed", "0",
+                         "--out", str(out)], env, args.repeats)
+            _stages(cell, Path(tmp) / f"{cell}-inproc.png")  # first calls import lazily: not timed
+            stages = _stages(cell, Path(tmp) / f"{cell}-inproc.png")
+            work = sum(stages.values())
+            print(f"{cell:8s} command {cli:.2f} s = baseline + {cli - base:.2f} s ({cli / base:.2f}x the baseline); "
+                  f"in process after imports {work:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
