@@ -128,6 +128,11 @@ class PairNorms:
         Args:
             bound: (N,) the right-hand sides b_i ≥ 0. ratio: e.g. :func:`rnnaudit.bounds.core.safe_ratio`.
         """
+        k = self.worst_index(bound, ratio)
+        return self.solve(torch.tensor([k], device=self.M.device))[0], bound.detach()[k]
+
+    def worst_index(self, bound: Tensor, ratio) -> int:
+        """The index i of the pair :meth:`worst` returns (its exact norm is then held)."""
         bound = bound.detach()
         positive = bound > 0
         # a zero or negative bound: its ratio is decided by the measured value alone; keep such pairs in
@@ -141,8 +146,7 @@ class PairNorms:
         idx = ((hi >= lo.max()) | ~positive | torch.isnan(hi)).nonzero().squeeze(-1)
         values = self.solve(idx)
         r = ratio(values, bound[idx])
-        k = int(r.argmax())
-        return values[k], bound[idx][k]
+        return int(idx[int(r.argmax())])
 
 
 def step_norm_name(state: str | None = None, over: str | None = None) -> str:

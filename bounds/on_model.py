@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import FLOAT32_TRAINED, FLOAT64_CASES, Claim, NotApplicable, Tolerances, tolerances
+from rnnaudit.bounds.results import json_number
 from rnnaudit.bounds.search import evaluate_cases
 
 __all__ = ["ModelView", "NotApplicable", "ClaimOnModel", "assess", "tolerances_for"]
@@ -126,7 +127,7 @@ class ClaimOnModel:
     def to_json(self) -> dict:
         return {"id": self.id, "applies": self.applies, "reason": self.reason, "reading": self.reading,
                 "assumptions": self.assumptions, "assumptions_hold": self.assumptions_hold if self.applies else None,
-                "verdict": self.verdict, "worst_ratio": self.worst_ratio, "exceeded": self.exceeded}
+                "verdict": self.verdict, "worst_ratio": json_number(self.worst_ratio), "exceeded": self.exceeded}
 
 
 def _assumption_over_cases(checks: list[tuple[str, bool, str]]) -> dict:

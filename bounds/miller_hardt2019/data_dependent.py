@@ -26,7 +26,7 @@ from rnnaudit.bounds.architectures import (
     spectral,
     step_map,
 )
-from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, safe_ratio
+from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
 
@@ -61,7 +61,8 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     if norms is None:
         zero = shared.J.new_zeros(())
         return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": (zero, zero + 1)}
-    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst(shared.eta() ** taus * base, safe_ratio)}
+    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst_log2(taus * torch.log2(shared.eta()) +
+                                                                            torch.log2(base))}
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:

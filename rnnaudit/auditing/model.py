@@ -208,7 +208,8 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         {"model": :func:`rnnaudit.auditing.summary.model_summary` (type, the module's own hidden_size, the
         state size and layout, layers, parameter count, trained dtype, ‖W‖₂, ρ(W), σ_min and, where it means
         something, ‖WᵀW − I‖₂ per recurrent matrix), "claims": [per claim: id, applies, reason, reading,
-        assumptions (name, holds, detail), verdict, worst_ratio; "part" for a bidirectional module, whose
+        assumptions (name, holds, detail), verdict, worst_ratio (a float, the string "inf" for an infinite ratio as
+        in a check's results.json, or None); "part" for a bidirectional module, whose
         claims are put to each layer and direction], "diagnostics": [per layer and direction: part, state,
         and :meth:`rnnaudit.analysis.diagnostics.StateDiagnostics.to_json`], "fixed_points": [per searched map: part
         ("all layers" for a stack, one entry per direction of a bidirectional module), and

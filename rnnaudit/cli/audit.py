@@ -11,6 +11,7 @@ __all__ = ["run"]
 
 def run(args) -> int:
     from rnnaudit.atomic import write_json_atomic, write_text_atomic
+    from rnnaudit.figures.html import fmt_number
     from rnnaudit.figures.paper_figures import save_figure
     from rnnaudit.figures.report import render_audit_html, render_audit_markdown
     from rnnaudit.outputs import replaced_directory
@@ -40,7 +41,7 @@ def run(args) -> int:
     explained: set[tuple] = set()  # a failing assumption is explained once, with its value; later claims refer to it
     for c in claims:
         if c["applies"]:
-            ratio = "" if c["worst_ratio"] is None or c.get("exceeded") else f" (worst ratio {c['worst_ratio']:.4g})"
+            ratio = "" if c["worst_ratio"] is None or c.get("exceeded") else f" (worst ratio {fmt_number(c['worst_ratio'])})"
             print(f"{_name(c):<{width}}  {c['reading']}{ratio}")
             for a in c["assumptions"]:
                 if a["holds"] is False:

@@ -1,0 +1,86 @@
+"""Products of step Jacobians over thousands of steps leave float64's range (0.77^3000 ≈ 1e−341): the shared step
+map rescales them by powers of two and the product claims compare log₂ ratios, so a contracting model audited on a
+long sequence is not reported "violated" because a product and its bound underflowed to unequal subnormals or to
+x/0 = ∞."""
+
+import math
+
+import pytest
+import torch
+
+from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.bounds.miller_hardt2019.data_dependent import data_dependent
+from rnnaudit.bounds.pascanu2013.cases import linear_regime_case
+from rnnaudit.bounds.pascanu2013.vanishing import vanishing
+from rnnaudit.bounds.pascanu2013.vanishing_general import vanishing_general
+from rnnaudit.bounds.search import measure_case
+from rnnaudit.bounds.step_maps import ScaledNorms, schedule_log2_products, step_map
+
+F64 = torch.float64
+
+
+@pytest.mark.parametrize("claim", [vanishing_general, data_dependent, vanishing], ids=lambda c: c.id)
+def test_equality_over_three_thousand_contracting_steps_is_ratio_one_not_a_violation(claim):
+    """J_t = 0.77·I for T = 3000: ‖∂h_t/∂h_k‖₂ = 0.77^(t−k) = η^(t−k) for every pair, far below 1e−308 at the long
+    lags; the worst ratio is 1 to rounding (16 ulps per step of the product: 3000·16·2^−53 < 1e−11). For
+    pascanu2013.vanishing (every pair up to T = 64) the long sequence takes the schedule, not 4.5 million products."""
+    case = linear_regime_case(2, 3000, 0.77)
+    if claim is data_dependent:
+        case.weights[0][0][:, 0] = 1.0  # an input direction, so ∂h_s/∂x_s ≠ 0
+    ratio, _ = measure_case(claim, case)
+    assert math.isfinite(ratio) and abs(ratio - 1) < 1e-11, ratio
+    norms, taus = step_map(case).products()
+    assert int(taus.max()) == 3000 and 0.77 ** 3000 == 0.0  # the longest pair is beyond float64 as a number
+    assert bool((norms.log2 != 0).any())
+
+
+def test_worst_log2_finds_a_violation_far_below_float64s_range():
+    """Three products of size 2^−1500·(1, 3, 0.5) against bounds 2^−1500: the worst ratio is 3 (a violation), read
+    from log₂ values; as plain numbers every one of them is 0."""
+    M = torch.stack([torch.eye(2, dtype=F64) * v for v in (1.0, 3.0, 0.5)])
+    for norms in (PairNorms(M), None):
+        scaled = ScaledNorms(norms if norms is not None else _exact(M), torch.full((3,), -1500.0, dtype=F64))
+        m, b = scaled.worst_log2(torch.full((3,), -1500.0, dtype=F64))
+        assert float(m / b) == pytest.approx(3.0, rel=1e-15)
+        mx, i = scaled.max()
+        assert i == 1 and float(mx) == 0.0  # the largest norm, 3·2^−1500, is 0 as a float64 number
+    # a zero bound: a positive measured value is an infinite ratio, as safe_ratio says
+    m, b = ScaledNorms(PairNorms(M), torch.zeros(3, dtype=F64)).worst_log2(
+        torch.tensor([0.0, -math.inf, 0.0], dtype=F64))
+    assert float(b) == 0.0 and float(m) == 3.0
+
+
+def _exact(M):
+    from rnnaudit.bounds.step_maps import _ExactNorms
+
+    return _ExactNorms(M)
+
+
+def test_schedule_log2_products_equal_the_products_of_the_factors_on_the_schedule():
+    """log₂ ∏ v_j over each pair (k, t] of the schedule, against a direct sum; a zero factor gives −∞ only for the
+    pairs that contain it."""
+    from rnnaudit.bounds.architectures import pair_schedule
+
+    v = torch.rand(40, dtype=F64, generator=torch.Generator().manual_seed(0)) + 0.1
+    v[7] = 0.0
+    got = schedule_log2_products(v, 4)
+    want = [float(torch.log2(v[k:t]).sum()) if not bool((v[k:t] == 0).any()) else -math.inf
+            for k, ts in pair_schedule(40, 4).items() for t in sorted(ts)]
+    assert len(got) == len(want)
+    for g, w in zip(got.tolist(), want):
+        assert (g == w == -math.inf) or g == pytest.approx(w, rel=1e-13, abs=1e-12)
+
+
+def test_an_infinite_worst_ratio_on_a_model_is_written_as_inf_and_read_back_as_infinity():
+    """audit.json is strict JSON (no Infinity): an infinite ratio is the string "inf", as in a check's results.json,
+    and the report reads it as ∞. An audit at T = 3000 once ended in "Out of range float values are not JSON
+    compliant" after all its work."""
+    import json
+
+    from rnnaudit.bounds.on_model import ClaimOnModel
+    from rnnaudit.figures.html import fmt_number
+
+    doc = ClaimOnModel("x.y", True, None, [], "violated", math.inf).to_json()
+    assert json.loads(json.dumps(doc, allow_nan=False))["worst_ratio"] == "inf"
+    assert fmt_number(doc["worst_ratio"]) == "∞"
+    assert ClaimOnModel("x.y", True, None, [], "holds", 0.5).to_json()["worst_ratio"] == 0.5
