@@ -154,7 +154,7 @@ def _check_cost(args, model, x) -> None:
     limit = None if getattr(args, "memory_limit", None) is None else max(1, int(args.memory_limit * 2 ** 30))
     est = audit_cost(cell, x.shape[-2], x.shape[0] if x.dim() == 3 else 1, claims=len(all_claims()),
                      memory_limit=limit)
-    print(f"estimate: {est.describe()}")
+    print(f"estimate: {est.describe()}", flush=True)
     if not est.fits:
         raise InputError(f"audit: estimated peak memory {est.peak_bytes / 2 ** 30:.3g} GiB is above the limit of "
                          f"{est.memory_limit / 2 ** 30:.3g} GiB; pass --memory-limit, or fewer or shorter --inputs")

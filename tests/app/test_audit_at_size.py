@@ -165,3 +165,24 @@ def test_the_diagnostics_read_the_claims_maps_and_equal_their_own_computation(ma
         own = state_diagnostics(part.cell, part.inputs, max_sequences=3)
         assert d["sequences"] == 3 and d["contractivity"] == pytest.approx(own.contractivity, rel=1e-12)
         assert d["horizon"] == own.horizon and d["contractivity_at"] == list(own.contractivity_at)
+
+
+def test_the_audit_estimate_counts_the_per_step_work_that_dominates_at_small_widths(tmp_path, capsys):
+    """A GRU(6) on 4 sequences of T = 30000: its linear algebra is about a second, but the claims step through
+    every sequence in Python (about 200 small operations per sequence-step): 4·30000·200 operations of 10 µs is
+    240 s, and that is what the estimate says, so --max-minutes 1 refuses the audit before it starts (it ran for
+    minutes with an estimate of 0.35 s)."""
+    from rnnaudit.auditing.cost import audit_cost
+    from rnnaudit.cells.adapters import wrap
+    from tests.conftest import cli_status
+
+    est = audit_cost(wrap(nn.GRU(2, 6)), 30000, 4, claims=10, seconds_per_gemm=1e-7, seconds_per_op=1e-5,
+                     memory_limit=2 ** 34)
+    assert est.step_seconds == pytest.approx(4 * 30000 * 200 * 1e-5)
+    assert est.seconds >= est.step_seconds and "s of per-step work" in est.describe()
+    torch.save(nn.GRU(2, 6).state_dict(), tmp_path / "gru.pt")
+    assert cli_status(["audit", "--weights", str(tmp_path / "gru.pt"), "--T", "30000", "--max-minutes", "1",
+                       "--out", str(tmp_path / "a")]) == 2
+    captured = capsys.readouterr()
+    assert "estimate: audit of" in captured.out and not (tmp_path / "a").exists()
+    assert len(captured.err.strip().splitlines()) == 1 and "--max-minutes" in captured.err, captured.err
