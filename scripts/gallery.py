@@ -111,7 +111,11 @@ def _gallery_row(n: str, s: dict) -> str:
 def _audit_row(n: str, s: dict) -> str:
     # format codes as types: a string where a number belongs raises here instead of reaching the page raw
     d = s["diagnostics"]
-    eta = ", ".join(f"{x['contractivity']:.3g}" for x in d)
+    from rnnaudit.analysis.diagnostics import contractivity_name
+
+    # per layer, under the one label of the number (block and sequences; the layers in order)
+    labels = {contractivity_name({**x, "part": None}) for x in d}
+    eta = ", ".join(f"{x['contractivity']:.3g}" for x in d) + "".join(f": {md_text(v)}" for v in sorted(labels))
     lam = ", ".join(f"{x['lyapunov'][0]:.3g} ± {x.get('lyapunov_halfwidth', x.get('lyapunov_stderr'))[0]:.2g}"
                     for x in d)
     fp = "; ".join(f"{f['fixed']:d} ({f['stable']:d} / {f['unstable']:d}) of {f['n_starts']:d}"
@@ -142,7 +146,7 @@ def tables() -> str:
     docs = _summaries()
     lines = ["| model | package | weight file | licence | recurrence | checked against the package's own | "
              "max abs difference (float64) |", "|---|---|---|---|---|---|---|"]
-    audit = ["", "| model | T | claims that apply | max ‖∂h_t/∂h_{t−1}‖₂ (per layer) | "
+    audit = ["", "| model | T | claims that apply | largest step-Jacobian norm, per layer | "
              "λ₁ ± half-width (nats/step) | "
              "fixed points (stable / unstable) of starts | audit time (load) |", "|---|---|---|---|---|---|---|"]
     for n, s in docs.items():
