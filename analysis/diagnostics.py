@@ -370,9 +370,10 @@ def contractivity_name(d: dict) -> str:
 
     m = d.get("contractivity_sequences") or d.get("sequences")
     over = None if not m else "the one sequence" if m == 1 else f"all {m} sequences"
+    part = None if d.get("part") == "state" else d.get("part")  # "state": a model that is one recurrence
     if d.get("contractivity_block") is None:
-        return step_norm_name(d.get("state"), over, part=d.get("part"))
-    return step_norm_name(block=d["contractivity_block"], part=d.get("part"), over=over)
+        return step_norm_name(d.get("state"), over, part=part)
+    return step_norm_name(block=d["contractivity_block"], part=part, over=over)
 
 
 def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON_THRESHOLD,

@@ -88,6 +88,7 @@ def run(name: str, T: int | None) -> dict:
     report = rnnaudit.audit(model.rnn, x, trained_dtype=torch.float32)
     seconds = time.perf_counter() - start
     doc = summary(model, report, T, seconds)
+    doc["peak_memory_gb"] = round(peak_memory_bytes() / 2 ** 30, 2)  # the process so far: extraction and audit
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / f"{name}.json").write_text(json.dumps(doc, indent=1, default=str) + "\n")
     print(f"{name}: audit {seconds:.0f} s at load {doc['load_average']:.1f}", flush=True)
@@ -97,6 +98,17 @@ def run(name: str, T: int | None) -> dict:
     save_figure(plot_spectra(dict(probe.recurrent_matrices()), role=model.description.split(",")[0], grid=24),
                 OUT / f"{name}-spectrum.png")
     return doc
+
+
+def peak_memory_bytes() -> int:
+    """The peak resident memory of this process so far, in bytes (``getrusage``: kilobytes on Linux, bytes on
+    macOS); 0 where the ``resource`` module is missing (Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024
 
 
 def _gallery_row(n: str, s: dict) -> str:
