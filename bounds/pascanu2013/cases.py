@@ -76,6 +76,9 @@ def _eta_below(case: ArchCase) -> tuple[bool, str]:
 
 def _grows(case: ArchCase) -> tuple[bool, str]:
     value = float(growth(case).detach())
+    state = state_words(case)
+    if case.kind == "lstm":  # the products of the whole state's steps, named as such (not the h block)
+        return value > 1, f"max_(k<t) ‖∂s_t/∂s_k‖₂ of s = {state} = {value:.6g}"
     return value > 1, f"max_(k<t) ‖∂h_t/∂h_k‖₂ = {value:.6g}"
 
 
