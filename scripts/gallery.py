@@ -3,7 +3,7 @@ per model a summary <name>.json (the extraction error, the audit's numbers, the 
 its ‖∂h_t/∂h_s‖₂ heatmap <name>-heat.png and the spectra of its recurrent matrices <name>-spectrum.png.
 
     python scripts/gallery.py                       # every model, each at its default T
-    python scripts/gallery.py beatnet --T 25        # one model, its first 25 steps
+    python scripts/gallery.py BeatNet --T 25        # one model, its first 25 steps
 
 Needs the gallery extra: pip install -e ".[gallery]". Slow on 2 cores (minutes per model; see the page).
 """
@@ -28,9 +28,9 @@ from rnnaudit.untrusted import InputError, read_json_file
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "deployed-rnns"
-#: steps audited by default: g2p-en's word (46), silero-vad's 2 s (62 chunks), the digits (64); BeatNet's 400
-#: frames do not finish in the audit of today, so its first 25 frames (half a second) are audited
-DEFAULT_T = {"g2p-en": 46, "silero-vad": 62, "digits-lstm": 64, "BeatNet": 25}
+#: steps audited by default: g2p-en's word (46), silero-vad's 2 s (62 chunks), the digits (64), BeatNet's 8 s at
+#: 50 frames per second (400; minutes and about 5 GB on 2 cores, see the page)
+DEFAULT_T = {"g2p-en": 46, "silero-vad": 62, "digits-lstm": 64, "BeatNet": 400}
 
 #: the torch module named in a model's description, e.g. "nn.LSTM(150, 150, num_layers=2)"
 _RECURRENCE = re.compile(r"nn\.\w+\([^)]*\)")
