@@ -213,6 +213,10 @@ def max_step_norm(jacobians, index=None) -> StepNormMax:
         :class:`StepNormMax`. Cost: per step two cheap bounds (:func:`norm_bounds`), and Gram-matrix products and
         eigensolves only for the steps that may be the largest.
 
+    Source: the data-dependent stability max_t ‖∂s_t/∂s_{t−1}‖ of Miller & Hardt 2019 ("Stable recurrent models",
+    ICLR; not among the seed papers), taken over every sequence; the block convention is rnnaudit's own, that of
+    the CLI's heatmaps.
+
     Raises:
         ValueError: no sequence, a Jacobian not (T, S, S) with S × S square, or an index outside [0, S) or repeated.
     """
