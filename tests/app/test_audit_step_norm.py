@@ -110,3 +110,15 @@ def test_the_diagnostics_can_report_the_whole_state_under_its_own_label():
     assert (h_only.contractivity_sequences, h_only.sequences) == (6, 2)  # the maximum is over every sequence
     assert contractivity_name({**whole.to_json(), "part": "layer 0"}) == \
         "max ‖∂s_t/∂s_{t−1}‖₂ (layer 0; s = the whole (h, c) state; over all 6 sequences)"
+
+
+def test_an_audit_written_before_the_block_was_recorded_is_labelled_as_the_whole_state_it_measured():
+    from rnnaudit.analysis.diagnostics import contractivity_name
+
+    old = {"part": "layer 0", "state": "h (5), c (5)", "sequences": 2, "contractivity": 3.1}
+    assert contractivity_name(old) == "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (5), c (5) (layer 0; over all 2 sequences)"
+    assert contractivity_name({**old, "contractivity_block": "h block", "contractivity_sequences": 8}) == \
+        "max ‖∂h_t/∂h_{t−1}‖₂ (layer 0; h block, the rest of the state held fixed; over all 8 sequences)"
+    # a model that is one recurrence ("state") names no part; a GRU's h is its whole state
+    assert contractivity_name({"part": "state", "contractivity_block": "state h", "contractivity_sequences": 1}) == \
+        "max ‖∂h_t/∂h_{t−1}‖₂ (over the one sequence)"
