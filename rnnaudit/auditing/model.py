@@ -341,9 +341,10 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     return result
 
 
-def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor | None]:
-    """Per recurrence, its step Jacobians (m, T, S_l, S_l) as diagonal blocks of the claims' step maps (one per
-    sequence, :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
+def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks | None]:
+    """Per recurrence, its step Jacobians (T, S_l, S_l) of each of the m sequences (a :class:`_Blocks`, formed when
+    read) as diagonal blocks of the claims' step maps (one per sequence,
+    :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
     Jacobian (its input, the layer below's new h, held fixed) is the block of the packed state's rows and columns
     of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states. None where the parts are not such blocks
     (a bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
