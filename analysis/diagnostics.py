@@ -1,9 +1,12 @@
 """Diagnostics every recurrent model gets, whether or not a theorem applies to it: measured on the user's
 own inputs, in float64, on the state of one recurrence (one layer, one direction).
 
-- data-dependent contractivity: max over the inputs of ‖J_t‖₂, J_t = ∂h_t/∂h_{t−1} the step Jacobian
-  along the trajectory; < 1 means the map is a contraction where the data take it (the data-dependent
-  stability Miller & Hardt 2019, "Stable recurrent models", ICLR, measure on trained models);
+- data-dependent contractivity: max over every input sequence and step of ‖J_t‖₂, J_t = ∂h_t/∂h_{t−1} the step
+  Jacobian along the trajectory, of the h block by default (for an LSTM the h rows and columns of the (h, c) step
+  Jacobian, c_{t−1} held fixed, as the CLI's heatmaps show; :func:`max_step_norm`, labelled by
+  :func:`rnnaudit.analysis.norms.step_norm_name`); of the whole state, < 1 means the map is a contraction where the
+  data take it (the data-dependent stability Miller & Hardt 2019, "Stable recurrent models", ICLR, measure on
+  trained models);
 - the memory horizon: the smallest lag τ ≥ 1 at which the median over t (and sequences) of
   ‖∂h_t/∂h_{t−τ}‖₂ = ‖J_t ⋯ J_{t−τ+1}‖₂ falls below a threshold (10⁻³), or None ("beyond T") when no
   lag up to T gets there: how far back a perturbation of the state still shows;
@@ -32,8 +35,9 @@ from rnnaudit.analysis.jacobian import _initial_states, _sequences, _trajectory_
 from rnnaudit.analysis.lyapunov import CONVERGENCE_TOL, lyapunov_estimate
 from rnnaudit.cells.adapters import wrap
 
-__all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "spectral_norms", "norm_bounds",
-           "tight_bounds", "state_diagnostics", "memory_horizon", "initial_state_gradient"]
+__all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "StepNormMax", "spectral_norms",
+           "norm_bounds", "tight_bounds", "max_step_norm", "contractivity_name", "state_diagnostics", "memory_horizon",
+           "initial_state_gradient"]
 
 #: ‖∂h_t/∂h_{t−τ}‖₂ below which a lag counts as forgotten: a unit perturbation of the state at t − τ
 #: moves h_t by less than 10⁻³, below what a float32-trained readout resolves in a typical loss.
@@ -45,9 +49,13 @@ class StateDiagnostics:
     """Result of :func:`state_diagnostics` (float64 measurements; exponents in nats per step).
 
     Attributes:
-        state_size: width of the state measured. T: steps per sequence. sequences: how many were used.
-        contractivity: max over sequences and t of ‖∂h_t/∂h_{t−1}‖₂. contractivity_at: (sequence, t) of it.
-        contractive_fraction: share of the steps certified to have ‖∂h_t/∂h_{t−1}‖₂ < 1 (an upper bound of
+        state_size: width of the state measured. T: steps per sequence. sequences: how many the memory horizon
+            and the Lyapunov exponents were measured on (the first ones).
+        contractivity: max over every sequence and t of the step Jacobian's norm on ``contractivity_block``
+            (:func:`max_step_norm`; the h block by default). contractivity_at: (sequence, t) of it, 0-based sequence.
+        contractivity_block: the block, as :func:`rnnaudit.analysis.grid_maps.state_block` labels it ("h block",
+            "state h", "(h, c) state", …). contractivity_sequences: how many sequences the maximum is over (all).
+        contractive_fraction: share of the steps certified to have that norm < 1 (an upper bound of
             :func:`tight_bounds` below 1: a lower bound on the share, within the bounds' factor r^{1/16}).
         horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
         horizon_medians: the median at τ = 1, 2, … up to the horizon (or T).
@@ -73,6 +81,8 @@ class StateDiagnostics:
     lyapunov_windows: int = 0
     lyapunov_converged: bool = False
     lyapunov_method: str = ""
+    contractivity_block: str = "state h"
+    contractivity_sequences: int = 0
 
     def to_json(self) -> dict:
         def num(v):
@@ -80,6 +90,8 @@ class StateDiagnostics:
 
         return {"state_size": self.state_size, "T": self.T, "sequences": self.sequences,
                 "contractivity": num(self.contractivity), "contractivity_at": list(self.contractivity_at),
+                "contractivity_block": self.contractivity_block,
+                "contractivity_sequences": self.contractivity_sequences or self.sequences,
                 "contractive_fraction": self.contractive_fraction, "horizon": self.horizon,
                 "horizon_threshold": self.threshold,
                 "median_norm_at_horizon": num(self.horizon_medians[-1]) if self.horizon_medians else None,
@@ -164,6 +176,76 @@ def _step_norms(J: Tensor) -> tuple[Tensor, Tensor]:
     exact = spectral_norms(J[need])
     lower[need], upper[need] = exact, exact
     return lower, upper
+
+
+@dataclass(frozen=True)
+class StepNormMax:
+    """Result of :func:`max_step_norm`.
+
+    Attributes:
+        value: max over the sequences b and steps t of ‖J^{(b)}_t[I, I]‖₂, float64, exact to rounding (the largest
+            eigenvalue of the smaller Gram matrix, :func:`spectral_norms`: relative error of order 10 eps).
+        at: (b, t) where it is reached: b the 0-based sequence, t the 1-based step (J_t = ∂s_t/∂s_{t−1}).
+        fraction_below_one: share of all the steps whose certified upper bound on the norm is < 1 (a lower bound on
+            the share of steps with norm < 1, within the factor r^{1/16} of :func:`tight_bounds`).
+        sequences: how many sequences the maximum is over.
+    """
+
+    value: float
+    at: tuple[int, int]
+    fraction_below_one: float
+    sequences: int
+
+
+def max_step_norm(jacobians, index=None) -> StepNormMax:
+    """The largest step-Jacobian norm of a block of the state, over every sequence and step: the one engine of the
+    number every claim note, diagnostic, report and gallery page prints as "max ‖∂h_t/∂h_{t−1}‖₂" (labelled by
+    :func:`rnnaudit.analysis.norms.step_norm_name`).
+
+    Args:
+        jacobians: each sequence's step Jacobians, J[t − 1] = ∂s_t/∂s_{t−1}: a tensor (m, T, S, S), or a sequence or
+            iterable of (T, S, S) tensors, read one at a time (a lazy sequence is never held whole); real floating.
+        index: the coordinates of the block (its rows and columns of J_t: the rest of the state held fixed), a
+            list of ints in [0, S), or None for the whole state. An LSTM's h block is ∂h_t/∂h_{t−1} at fixed
+            c_{t−1}, as :func:`rnnaudit.analysis.grid_maps.state_block` selects it.
+
+    Returns:
+        :class:`StepNormMax`. Cost: per step two cheap bounds (:func:`norm_bounds`), and Gram-matrix products and
+        eigensolves only for the steps that may be the largest.
+
+    Source: the data-dependent stability max_t ‖∂s_t/∂s_{t−1}‖ of Miller & Hardt 2019 ("Stable recurrent models",
+    ICLR; not among the seed papers), taken over every sequence; the block convention is rnnaudit's own, that of
+    the CLI's heatmaps.
+
+    Raises:
+        ValueError: no sequence, a Jacobian not (T, S, S) with S × S square, or an index outside [0, S) or repeated.
+    """
+    seqs = jacobians.unbind(0) if isinstance(jacobians, Tensor) else jacobians
+    best, at, below, steps, m = -math.inf, (0, 0), 0, 0, 0
+    for b, J in enumerate(seqs):
+        if not isinstance(J, Tensor) or J.dim() != 3 or J.shape[-1] != J.shape[-2] or not J.is_floating_point():
+            raise ValueError(f"jacobians: sequence {b} must be a real floating tensor (T, S, S), got "
+                             f"{tuple(J.shape) if isinstance(J, Tensor) else type(J).__name__}")
+        if index is not None:
+            S = J.shape[-1]
+            idx = [int(i) for i in index]
+            if not idx or len(set(idx)) != len(idx) or min(idx) < 0 or max(idx) >= S:
+                raise ValueError(f"index must hold distinct coordinates in [0, {S}), got {list(index)[:8]}…")
+            if idx == list(range(idx[0], idx[0] + len(idx))):  # a contiguous block: a view, nothing copied
+                J = J[:, idx[0]:idx[0] + len(idx), idx[0]:idx[0] + len(idx)]
+            else:
+                rows = torch.tensor(idx, device=J.device)
+                J = J.index_select(1, rows).index_select(2, rows)
+        lower, upper = _step_norms(J.to(torch.float64))
+        k = int(lower.argmax())
+        if float(lower[k]) > best:
+            best, at = float(lower[k]), (b, k + 1)
+        below += int((upper < 1).sum())
+        steps += J.shape[0]
+        m += 1
+    if m == 0:
+        raise ValueError("jacobians: no sequence given")
+    return StepNormMax(value=best, at=at, fraction_below_one=below / max(steps, 1), sequences=m)
 
 
 def _row_lower_bounds(J: Tensor, times: Tensor) -> Tensor:
@@ -283,58 +365,95 @@ def _times_step(P: Tensor, log_scale: Tensor, J: Tensor) -> tuple[Tensor, Tensor
     return P, log_scale + torch.where(tiny, torch.full_like(fro, -math.inf), fro.log())
 
 
+def contractivity_name(d: dict) -> str:
+    """The label of the ``contractivity`` in one recurrence's diagnostics as the audit reports them
+    (:meth:`StateDiagnostics.to_json` with the audit's "part" and "state"): block, layer and direction, and the
+    sequences it is the maximum over (:func:`rnnaudit.analysis.norms.step_norm_name`). A document written before the
+    block was recorded measured the whole state on the sequences it names, and is labelled so."""
+    from rnnaudit.analysis.norms import step_norm_name
+
+    m = d.get("contractivity_sequences") or d.get("sequences")
+    over = None if not m else "the one sequence" if m == 1 else f"all {m} sequences"
+    part = None if d.get("part") == "state" else d.get("part")  # "state": a model that is one recurrence
+    if d.get("contractivity_block") is None:
+        return step_norm_name(d.get("state"), over, part=part)
+    return step_norm_name(block=d["contractivity_block"], part=part, over=over)
+
+
 def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON_THRESHOLD,
-                      max_sequences: int = 2, h0: Tensor | None = None,
-                      step_jacobians: Tensor | None = None) -> StateDiagnostics:
+                      max_sequences: int = 2, h0: Tensor | None = None, step_jacobians=None,
+                      block: str = "h") -> StateDiagnostics:
     """Contractivity, memory horizon and top-k Lyapunov exponents of ``cell`` on the inputs ``x``.
 
     Args:
         cell: a :class:`rnnaudit.cells.base.RecurrentCell` or anything :func:`rnnaudit.cells.wrap` accepts,
-            float64 (the state measured is its whole packed state: (h, c) for an LSTM).
-        x: (T, n) or (m, T, n), the cell's dtype; the first ``max_sequences`` sequences are used, for every
-            quantity (the Lyapunov exponents: the mean over them, warm-up T // 10 steps, 10 windows each).
+            float64. The horizon and the exponents are of its whole packed state ((h, c) for an LSTM).
+        x: (T, n) or (m, T, n), the cell's dtype. The contractivity is the maximum over all m sequences
+            (:func:`max_step_norm`); the other quantities use the first ``max_sequences`` (the Lyapunov exponents:
+            the mean over them, warm-up T // 10 steps, 10 windows each).
         k: how many exponents (capped at the state width). threshold: of the memory horizon.
         max_sequences: ≥ 1. h0: initial state (S,) or (m, S), zeros by default.
-        step_jacobians: the step Jacobians (m', T, S, S) of the first m' sequences from h0, when the caller holds
-            them already (the audit's one map per sequence, :class:`rnnaudit.bounds.architectures.StepMap`); they
-            are then used as given, not recomputed.
+        step_jacobians: the step Jacobians of the first m' sequences from h0, when the caller holds them already
+            (the audit's one map per sequence, :class:`rnnaudit.bounds.architectures.StepMap`): a tensor
+            (m', T, S, S) or a sequence of m' tensors (T, S, S) (read one at a time); they are then used as given,
+            and only the sequences beyond m' are formed.
+        block: the block of the state the contractivity is of (:func:`rnnaudit.analysis.grid_maps.state_block`):
+            "h" (default: an LSTM's h rows and columns, c_{t−1} held fixed, as the CLI's heatmaps), "c", or
+            "state" (the whole packed state).
 
     Returns:
-        :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T symmetric eigensolves of S × S,
-        and at most m·T·min(T, :data:`MAX_HORIZON_TIMES`) products of S × S matrices for a horizon beyond T.
+        :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T symmetric eigensolves of S × S at
+        most, and at most m·T·min(T, :data:`MAX_HORIZON_TIMES`) products of S × S matrices for a horizon beyond T.
 
     Raises:
-        ValueError: bad x/h0 (as :func:`rnnaudit.analysis.hidden_jacobian_maps`), k or max_sequences < 1.
+        ValueError: bad x/h0 (as :func:`rnnaudit.analysis.hidden_jacobian_maps`), k or max_sequences < 1, an
+            unknown block or one the cell lacks (:func:`rnnaudit.analysis.grid_maps.state_block`).
     """
+    from rnnaudit.analysis.grid_maps import state_block
+
     for name, value in (("k", k), ("max_sequences", max_sequences)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be an int >= 1, got {value!r}")
     cell = wrap(cell)
-    x = _sequences(cell, x, single=False)
-    # the step Jacobians of all sequences are held at once: at most 2^25 numbers (256 MB) beyond the first
-    x = x[:max(1, min(max_sequences, 2 ** 25 // (x.shape[1] * cell.hidden_size ** 2)))]
+    index, block_label = state_block(cell, block)
+    x_all = _sequences(cell, x, single=False)
+    # the step Jacobians of the sequences held at once: at most 2^25 numbers (256 MB) beyond the first
+    per_sequence = x_all.shape[1] * cell.hidden_size ** 2
+    x = x_all[:max(1, min(max_sequences, 2 ** 25 // per_sequence))]
+    given = 0 if step_jacobians is None else len(step_jacobians)
     with torch.enable_grad():  # forward-mode Jacobians need autograd on, whatever the caller's mode
-        h_start = _initial_states(cell, x, None if h0 is None else (h0[:x.shape[0]] if h0.dim() == 2 else h0))
-        if step_jacobians is not None:
-            J = step_jacobians[:x.shape[0]].to(torch.float64)
-            x = x[:J.shape[0]]
+        h_all = _initial_states(cell, x_all, None if h0 is None else (h0[:x_all.shape[0]] if h0.dim() == 2 else h0))
+        h_start = h_all[:x.shape[0]]
+        if given:
+            x = x[:min(x.shape[0], given)]
+            J = torch.stack([step_jacobians[b] for b in range(x.shape[0])]).to(torch.float64)
         else:
             J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
             J = J.to(torch.float64)
+
+        def every_sequence():  # the held ones, then the given ones, then the rest formed a chunk at a time
+            yield from J.unbind(0)
+            for b in range(J.shape[0], min(given, x_all.shape[0])):
+                yield step_jacobians[b]
+            chunk = max(1, 2 ** 25 // per_sequence)
+            for lo in range(max(J.shape[0], given), x_all.shape[0], chunk):
+                hi = min(lo + chunk, x_all.shape[0])
+                yield from _trajectory_jacobians(cell, x_all[lo:hi], h_all[lo:hi], inputs=False)[0].unbind(0)
+
+        steps = max_step_norm(every_sequence(), index)
         B, T, S = J.shape[0], J.shape[1], J.shape[2]
-        steps, steps_upper = _step_norms(J)  # (B, T)
-        flat = int(steps.argmax())
         horizon, medians = memory_horizon(J, threshold)
         # the exponents read the same step Jacobians (the QR recursion of the formed path), not formed again
         spectrum = lyapunov_estimate(cell, x, k=min(k, S), h0=None if h0 is None else h_start, warmup=T // 10,
                                      step_jacobians=J)
     return StateDiagnostics(
-        state_size=S, T=T, sequences=B, contractivity=float(steps.max()), contractivity_at=(flat // T, flat % T + 1),
-        contractive_fraction=float((steps_upper < 1).double().mean()), horizon=horizon, horizon_medians=medians,
+        state_size=S, T=T, sequences=B, contractivity=steps.value, contractivity_at=steps.at,
+        contractive_fraction=steps.fraction_below_one, horizon=horizon, horizon_medians=medians,
         threshold=float(threshold), lyapunov=[float(v) for v in spectrum.exponents],
         lyapunov_halfwidth=[float(v) for v in spectrum.halfwidth],
         lyapunov_windows=int(spectrum.spectra[0].finite_time.shape[0]),
-        lyapunov_converged=spectrum.converged(CONVERGENCE_TOL), lyapunov_method=spectrum.method)
+        lyapunov_converged=spectrum.converged(CONVERGENCE_TOL), lyapunov_method=spectrum.method,
+        contractivity_block=block_label, contractivity_sequences=steps.sequences)
 
 
 def initial_state_gradient(cell, x: Tensor, loss_fn: Callable, targets, *,

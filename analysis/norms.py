@@ -149,18 +149,41 @@ class PairNorms:
         return int(idx[int(r.argmax())])
 
 
-def step_norm_name(state: str | None = None, over: str | None = None) -> str:
-    """The one label of "the largest step-Jacobian norm" max_t ‖∂s_t/∂s_{t−1}‖₂, naming the state s it is of and
-    the sequences it is taken over, so that two numbers printed under one label are the same quantity.
+def step_norm_name(state: str | None = None, over: str | None = None, *, block: str | None = None,
+                   part: str | None = None) -> str:
+    """The one label of "the largest step-Jacobian norm" max_t ‖∂s_t/∂s_{t−1}‖₂: which state (or block of it) the
+    norm is of, of which recurrence (layer and direction), and over which sequences, so that two numbers printed
+    under one label are the same quantity.
 
     Args:
-        state: the state in words as the audit names it ("h (64)", "h (150), c (150)", "the packed state
-            [l0.h (150) | l1.h (150) | l0.c (150) | l1.c (150)]"); None or an h alone gives the h label.
+        state: the whole state in words as the audit names it ("h (64)", "h (150), c (150)", "the packed state
+            [l0.h (150) | l1.h (150) | l0.c (150) | l1.c (150)]"), for a norm of the whole state; None or an h
+            alone gives the h label. Not read when ``block`` is given.
+        block: the block of the state the norm is of, as :func:`rnnaudit.analysis.grid_maps.state_block` labels it:
+            "h block" or "layer 1 h block" (the h rows and columns of the step Jacobian: the rest of the state,
+            an LSTM's c_{t−1}, held fixed), "state h" (h is the whole state), "(h, c) state".
+        part: the recurrence, e.g. "layer 0" or "layer 1, reverse" (the audit's parts); None adds nothing.
         over: the aggregation ("all 8 sequences", "sequence 1 of 8"); None adds nothing.
 
     Returns:
-        e.g. "max ‖∂h_t/∂h_{t−1}‖₂" or "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150), over all 8 sequences".
+        e.g. "max ‖∂h_t/∂h_{t−1}‖₂ (layer 0; h block, the rest of the state held fixed; over all 8 sequences)" (an
+        LSTM), "max ‖∂h_t/∂h_{t−1}‖₂ (layer 0, reverse; over all 8 sequences)" (a GRU), "max ‖∂s_t/∂s_{t−1}‖₂ of
+        s = h (150), c (150)" (a whole state) or "max ‖∂h_t/∂h_{t−1}‖₂" (h alone, nothing more said).
     """
-    only_h = state is None or re.search(r"(?<![A-Za-z])c(?![A-Za-z])", state) is None
-    name = "max ‖∂h_t/∂h_{t−1}‖₂" if only_h else f"max ‖∂s_t/∂s_{{t−1}}‖₂ of s = {state}"
-    return name if over is None else f"{name}, over {over}"
+    qualifiers = [part] if part else []
+    if block is not None:
+        first = block.split()[-2] if block.endswith(" block") else None  # "h" or "c" of "… h block"
+        if first in ("h", "c"):
+            name = f"max ‖∂{first}_t/∂{first}_{{t−1}}‖₂"
+            qualifiers.append(f"{block}, the rest of the state held fixed")
+        elif block.startswith("(h, c)"):
+            name = "max ‖∂s_t/∂s_{t−1}‖₂"
+            qualifiers.append(f"s = the whole {block}")
+        else:  # h is the whole state
+            name = "max ‖∂h_t/∂h_{t−1}‖₂"
+    else:
+        only_h = state is None or re.search(r"(?<![A-Za-z])c(?![A-Za-z])", state) is None
+        name = "max ‖∂h_t/∂h_{t−1}‖₂" if only_h else f"max ‖∂s_t/∂s_{{t−1}}‖₂ of s = {state}"
+    if over is not None:
+        qualifiers.append(f"over {over}")
+    return name + (f" ({'; '.join(qualifiers)})" if qualifiers else "")

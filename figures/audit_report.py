@@ -72,24 +72,36 @@ def _fmt_lyapunov(d: dict) -> str:
     return text + (" (not converged)" if out and d.get("lyapunov_converged") is False else "")
 
 
-_DIAG_COLUMNS = ("part", "state", "max ‖∂s_t/∂s_{t−1}‖₂ (s: that state, all sequences)", "steps certified contractive",
-                 "memory horizon", "top Lyapunov exponents (nats/step ± noise, finite-T bias and spread over sequences)",
-                 "‖∂L/∂h_0‖")
+_DIAG_COLUMNS = ("part", "state", "max step-Jacobian norm", "steps certified below 1", "memory horizon",
+                 "top Lyapunov exponents (nats/step ± noise, finite-T bias and spread over sequences)", "‖∂L/∂h_0‖")
+
+
+def _norm_label(d: dict) -> str:
+    """The contractivity's one label without the part (the row names it): block and sequences."""
+    from rnnaudit.analysis.diagnostics import contractivity_name
+
+    return contractivity_name({**d, "part": None})
 
 
 def _diag_columns(latest: dict) -> tuple:
-    return _DIAG_COLUMNS if latest.get("initial_state_gradient") else _DIAG_COLUMNS[:-1]
+    cols = _DIAG_COLUMNS if latest.get("initial_state_gradient") else _DIAG_COLUMNS[:-1]
+    labels = {_norm_label(d) for d in latest.get("diagnostics") or []}
+    if len(labels) == 1:  # every row the same quantity: its label heads the column, once
+        cols = cols[:2] + (labels.pop(),) + cols[3:]
+    return cols
 
 
 def _diagnostic_rows(latest: dict) -> list[list[str]]:
     """One row per layer and direction: the diagnostics every model gets (‖∂L/∂h_0‖ with a loss)."""
     grads = {g["part"]: g["norm"] for g in (latest.get("initial_state_gradient") or {}).get("per_part", [])}
     width = len(_diag_columns(latest))
+    one_label = len({_norm_label(d) for d in latest.get("diagnostics") or []}) == 1
     rows = []
     for d in latest.get("diagnostics") or []:
         horizon = (f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps")
-        rows.append([d["part"], d["state"], fmt_number(d["contractivity"]) if d.get("contractivity") is not None
-                     else "–", f"{100 * d['contractive_fraction']:.0f}%", horizon, _fmt_lyapunov(d),
+        norm = fmt_number(d["contractivity"]) if d.get("contractivity") is not None else "–"
+        rows.append([d["part"], d["state"], norm if one_label else f"{norm}: {_norm_label(d)}",
+                     f"{100 * d['contractive_fraction']:.0f}%", horizon, _fmt_lyapunov(d),
                      fmt_number(grads[d["part"]]) if d["part"] in grads else "–"][:width])
     return rows
 
@@ -99,13 +111,18 @@ def _diagnostics_markdown(latest: dict) -> list[str]:
     if not rows:
         return []
     d0 = latest["diagnostics"][0]
+    block = str(d0.get("contractivity_block") or "")
     lines = ["## Diagnostics (every model, per layer)", "",
-             f"Measured in float64 on {md_text(d0.get('sequences'))} input sequence(s) of T = {md_text(d0.get('T'))}: "
-             "the largest step "
-             "Jacobian norm (< 1: a contraction where the data take it), the smallest lag τ at which the median "
-             f"over t of ‖∂h_t/∂h_{{t−τ}}‖₂ falls below {d0['horizon_threshold']:g}, and the top Lyapunov exponents "
-             "along the first sequence.", "",
-             "| " + " | ".join(_diag_columns(latest)) + " |", "|---|---|" + "---:|" * (len(_diag_columns(latest)) - 2)]
+             f"Measured in float64 on the inputs (T = {md_text(d0.get('T'))}): the largest step-Jacobian norm over "
+             "every sequence, of the state or block the column names"
+             + (" (a block of the state, the rest held fixed: below 1 it is not yet a contraction of the step; "
+                "a claim that assumes one reports the whole state's norm in its own line)"
+                if block.endswith(" block") else " (< 1: a contraction where the data take it)")
+             + f"; the smallest lag τ at which the median over t of ‖∂s_t/∂s_{{t−τ}}‖₂ of the whole state falls "
+             f"below {d0['horizon_threshold']:g}, and its top Lyapunov exponents, on the first "
+             f"{md_text(d0.get('sequences'))} sequence(s).", "",
+             "| " + " | ".join(_diag_columns(latest)) + " |",
+             "|---|---|" + "---:|" * (len(_diag_columns(latest)) - 2)]
     lines += ["| " + " | ".join(md_text(v) for v in r) + " |" for r in rows]
     return lines + [""]
 

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+from rnnaudit.analysis.diagnostics import contractivity_name
+from rnnaudit.figures.escaping import md_text
 from tests.app.test_gallery import REFERENCE_TOL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,6 +67,11 @@ def test_the_page_quotes_each_models_licence_extraction_error_and_audit_numbers_
         for d in s["diagnostics"]:
             assert f"{d['contractivity']:.3g}" in audit_row, (name, d["part"])
             assert f"{d['lyapunov'][0]:.3g}" in audit_row, (name, d["part"])
+            # the number carries its one label: block (an LSTM's h, c_{t−1} held fixed) and sequences
+            label = contractivity_name({**d, "part": None})
+            assert md_text(label) in audit_row, (name, label)
+            if "c (" in d["state"]:
+                assert "h block" in label, (name, "an LSTM's number is its h block")
 
 
 def test_the_pages_figures_are_the_ones_the_script_writes():

@@ -76,10 +76,14 @@ def _eta_below(case: ArchCase) -> tuple[bool, str]:
 
 def _grows(case: ArchCase) -> tuple[bool, str]:
     value = float(growth(case).detach())
+    state = state_words(case)
+    if case.kind == "lstm":  # the products of the whole state's steps, named as such (not the h block)
+        return value > 1, f"max_(k<t) ‖∂s_t/∂s_k‖₂ of s = {state} = {value:.6g}"
     return value > 1, f"max_(k<t) ‖∂h_t/∂h_k‖₂ = {value:.6g}"
 
 
-A_ETA = Assumption("η = max_t ‖∂h_t/∂h_(t−1)‖₂ < 1 on the data (every step contracts)", _eta_below)
+#: the theorems speak of the recurrence's whole state s (an LSTM's (h, c), every layer of a stack), so η is of it
+A_ETA = Assumption("η = max_t ‖∂s_t/∂s_(t−1)‖₂ < 1 on the data, s the whole state (every step contracts)", _eta_below)
 A_GROWS = Assumption("the gradient grows: max_(k<t) ‖∂h_t/∂h_k‖₂ > 1 on the data", _grows)
 
 

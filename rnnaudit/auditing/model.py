@@ -324,8 +324,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             from rnnaudit.analysis.diagnostics import state_diagnostics
             from rnnaudit.auditing.attractors import fixed_point_sections
 
-            # every sequence, as the claims (state_diagnostics caps what it holds at once), from the claims' own step
-            # maps where the part is a block of them
+            # every sequence, as the claims (state_diagnostics caps what it holds at once for the horizon and the
+            # exponents; the step norms read every sequence), from the claims' own step maps where the part is a
+            # block of them
             blocks = _part_jacobians(cell, x, parts, bidirectional)
             result["diagnostics"] = [{"part": p.label, "state": p.state,
                                       **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
@@ -341,9 +342,10 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
     return result
 
 
-def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor | None]:
-    """Per recurrence, its step Jacobians (m, T, S_l, S_l) as diagonal blocks of the claims' step maps (one per
-    sequence, :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
+def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks | None]:
+    """Per recurrence, its step Jacobians (T, S_l, S_l) of each of the m sequences (a :class:`_Blocks`, formed when
+    read) as diagonal blocks of the claims' step maps (one per sequence,
+    :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
     Jacobian (its input, the layer below's new h, held fixed) is the block of the packed state's rows and columns
     of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states. None where the parts are not such blocks
     (a bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
@@ -359,7 +361,6 @@ def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor 
     H = [cases[0].units(k) for k in range(L)]
     if len(parts) != L:
         return [None] * len(parts)
-    budget = 2 ** 25  # what state_diagnostics holds at once, at most
     maps = [step_map(c).J for c in cases]
     out = []
     for layer in range(L):
@@ -367,10 +368,22 @@ def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor 
         idx = list(range(start, start + H[layer]))
         if cases[0].kind == "lstm":
             idx += [sum(H) + i for i in idx]
-        idx_t = torch.tensor(idx, device=x.device)
-        keep = max(1, min(len(maps), budget // (x.shape[1] * len(idx) ** 2)))
-        out.append(torch.stack([J.index_select(1, idx_t).index_select(2, idx_t) for J in maps[:keep]]))
+        out.append(_Blocks(maps, torch.tensor(idx, device=x.device)))
     return out
+
+
+class _Blocks:
+    """The diagonal blocks (T, S_l, S_l) of every sequence's step map, formed one sequence at a time when read
+    (``len`` and ``[b]``): the diagnostics read every sequence without holding a copy of all of them."""
+
+    def __init__(self, maps: list[Tensor], idx: Tensor):
+        self.maps, self.idx = maps, idx
+
+    def __len__(self) -> int:
+        return len(self.maps)
+
+    def __getitem__(self, b: int) -> Tensor:
+        return self.maps[b].index_select(1, self.idx).index_select(2, self.idx)
 
 
 def _user_module(model):

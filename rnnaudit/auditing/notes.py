@@ -73,7 +73,11 @@ def _fmt(v) -> str:
 
 
 def measured_text(d: dict) -> str:
-    """The diagnostics of one recurrence in one phrase."""
+    """The diagnostics of one recurrence in one phrase: the largest step norm under its one label
+    (:func:`rnnaudit.analysis.diagnostics.contractivity_name`: block, layer and direction, sequences), the memory
+    horizon and λ₁."""
+    from rnnaudit.analysis.diagnostics import contractivity_name
+
     c = d.get("contractivity")
     # near 1, enough digits that a map just above 1 is not printed as "1"
     c_text = "–" if c is None else f"{c:.9g}" if abs(c - 1) < 1e-3 else f"{c:.3g}"
@@ -84,12 +88,11 @@ def measured_text(d: dict) -> str:
         lyap = f", λ₁ = {_fmt(d['lyapunov'][0])}" + (f" ± {_fmt(u)}" if u is not None else "") + " nats/step"
         if d.get("lyapunov_converged") is False:
             lyap += " (not converged: a finite-time rate, lengthen T)"
-    from rnnaudit.analysis.norms import step_norm_name
-
-    over = f"; the largest over all {d['sequences']} sequences" if d.get("sequences") else ""
-    return (f"{step_norm_name(d.get('state'))} = {c_text} "
-            f"({'contractive' if c is not None and c < 1 else 'not contractive'}"
-            f" on these inputs{over}), memory horizon {horizon}{lyap}")
+    # a block of the state (an LSTM's h, c_{t−1} held fixed) below 1 is no contraction of the step: said as "below 1"
+    whole = not str(d.get("contractivity_block") or "").endswith(" block")
+    reading = (("contractive" if c is not None and c < 1 else "not contractive") if whole else
+               ("below 1" if c is not None and c < 1 else "not below 1"))
+    return f"{contractivity_name(d)} = {c_text} ({reading} on these inputs), memory horizon {horizon}{lyap}"
 
 
 def assumption_notes(result: dict) -> list[dict]:
@@ -97,18 +100,20 @@ def assumption_notes(result: dict) -> list[dict]:
     with "remedy" only where one is right (:func:`remedy`) and "by_design" where the model's design rules one out
     (:func:`by_design`); "measured" is the diagnostics of the same part (or of every part, joined), None
     without diagnostics. A failing assumption is explained once: a later claim where the same assumption fails
-    with the same value (and part) gets a short line and "see", the claim whose note explains it."""
+    with the same value (and part) gets a short line and "see", the claim whose note explains it. The measured
+    diagnostics are printed once too: a later note with the same ones names the note that prints them."""
     diags = result.get("diagnostics") or []
     model = result.get("model")
     out = []
     first: dict[tuple, str] = {}  # (part, assumption, detail) → the claim whose note explains it
+    measured_in: dict[str, str] = {}  # the diagnostics' phrase → the claim whose note prints it
     for c in result["claims"]:
         failing = [a for a in c.get("assumptions") or [] if not a["holds"]] if c["applies"] else []
         if not failing:
             continue
         a = failing[0]
         same = [d for d in diags if d["part"] == c.get("part")] or diags
-        measured = "; ".join((f"{d['part']}: " if len(same) > 1 else "") + measured_text(d) for d in same) or None
+        measured = "; ".join(measured_text(d) for d in same) or None  # each names its layer and direction
         fix, design = remedy(a["name"], model), by_design(a["name"], model)
         where = f" ({c['part']})" if c.get("part") else ""
         key = (c.get("part"), a["name"], a["detail"])
@@ -120,9 +125,13 @@ def assumption_notes(result: dict) -> list[dict]:
             out.append(seen)
             continue
         first[key] = c["id"]
+        # the diagnostics' numbers are printed once, in the first note that shows them; later notes point to it
+        shown = measured_in.get(measured)
+        instead = "" if not measured else f"; measured instead: {measured}" if shown is None else \
+            f"; measured instead: as in the note on {shown}"
+        measured_in.setdefault(measured, c["id"])
         line = (f"{c['id']}{where}: the assumption “{a['name']}” fails ({a['detail']}), so the theorem says nothing "
-                f"here" + (f"; measured instead: {measured}" if measured else "") + (f"; remedy: {fix}" if fix else "")
-                + (f"; {design}" if design else "") + ".")
+                f"here" + instead + (f"; remedy: {fix}" if fix else "") + (f"; {design}" if design else "") + ".")
         note = {"claim": c["id"], "part": c.get("part"), "assumption": a["name"], "measured": measured, "line": line}
         if fix:
             note["remedy"] = fix

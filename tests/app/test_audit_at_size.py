@@ -138,13 +138,18 @@ def test_a_failing_assumption_is_explained_once_and_later_claims_refer_to_it():
     assert "2.5" in notes[2]["line"] and "see" not in notes[2]  # a different value is its own finding
 
 
-def test_the_step_norm_label_names_the_state_and_the_sequences():
+def test_the_step_norm_label_names_the_state_or_block_the_layer_and_the_sequences():
     from rnnaudit.analysis.norms import step_norm_name
 
     assert step_norm_name("h (256)") == "max ‖∂h_t/∂h_{t−1}‖₂"
     assert step_norm_name("h (150), c (150)", "all 8 sequences") == \
-        "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150), over all 8 sequences"
+        "max ‖∂s_t/∂s_{t−1}‖₂ of s = h (150), c (150) (over all 8 sequences)"
     assert "l1.c (3)" in step_norm_name("the packed state [l0.h (3) | l1.h (3) | l0.c (3) | l1.c (3)]")
+    assert step_norm_name(block="h block", part="layer 1", over="all 8 sequences") == \
+        "max ‖∂h_t/∂h_{t−1}‖₂ (layer 1; h block, the rest of the state held fixed; over all 8 sequences)"
+    assert step_norm_name(block="state h", part="layer 0, reverse") == "max ‖∂h_t/∂h_{t−1}‖₂ (layer 0, reverse)"
+    assert step_norm_name(block="(h, c) state", part="layer 0") == \
+        "max ‖∂s_t/∂s_{t−1}‖₂ (layer 0; s = the whole (h, c) state)"
 
 
 @pytest.mark.parametrize("make", [lambda: nn.LSTM(3, 5, num_layers=2, batch_first=True),

@@ -419,7 +419,8 @@ def test_failing_assumption_note_says_what_is_measured_and_the_remedy():
         "diagnostics": [{"part": "layer 0", "contractivity": 1.3, "T": 50, "horizon": None,
                          "lyapunov": [0.02], "lyapunov_halfwidth": [0.01]}]}
     (note,) = assumption_notes(result)
-    assert "theorem says nothing here" in note["line"] and "max ‖∂h_t/∂h_{t−1}‖₂ = 1.3 (not contractive" in note["line"]
+    assert "theorem says nothing here" in note["line"]
+    assert "max ‖∂h_t/∂h_{t−1}‖₂ (layer 0) = 1.3 (not contractive" in note["line"]
     assert "beyond T = 50" in note["line"] and "parametrizations.orthogonal" in note["line"]
     result["claims"][0]["assumptions"][0]["holds"] = True
     assert assumption_notes(result) == []

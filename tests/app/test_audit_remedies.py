@@ -38,7 +38,7 @@ def test_an_ordinary_rnn_above_the_bound_is_told_to_use_spectral_norm():
 
 def test_a_data_condition_on_an_lstm_gets_no_remedy_key_and_no_none():
     torch.manual_seed(0)
-    eta = "η = max_t ‖∂h_t/∂h_(t−1)‖₂ < 1 on the data (every step contracts)"
+    eta = "η = max_t ‖∂s_t/∂s_(t−1)‖₂ < 1 on the data, s the whole state (every step contracts)"
     (note,) = assumption_notes(_result(nn.LSTM(3, 4), eta, "η = 1.7"))
     assert "remedy" not in note and "by_design" not in note and "None" not in note["line"]
     assert remedy(eta) is None
