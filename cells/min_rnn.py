@@ -67,6 +67,11 @@ class _MinRNN(RecurrentCell):
         """The diagonal of ∂h_t/∂h_{t−1}, (..., h)."""
         raise NotImplementedError
 
+    def transitions(self, x: Tensor) -> Tensor:
+        """diag(∂h_t/∂h_{t−1}) at every step of the sequences x (batch, T, n): (batch, T, h), real; the gates see
+        x_t only, so no state is run (arXiv 2410.01201, sequential mode)."""
+        return self.transition(x)
+
     def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
         """a = :meth:`transition` (x_t) (batch, h) real, with ∂h_t/∂h_{t−1} = diag(a) (the gates see x_t only,
         arXiv 2410.01201, sequential mode); h is not read. :mod:`analysis.diagonal` checks this declaration."""

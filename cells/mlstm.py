@@ -111,6 +111,13 @@ class MLSTM(RecurrentCell):
             return torch.exp(log_f)
         return torch.exp(log_f + m - torch.maximum(log_f + m, i_raw))
 
+    def transitions(self, x: Tensor) -> Tensor:
+        """f'_t at every step of the sequences x (batch, T, n) from the initial state: (batch, T, 1). f'_t reads the
+        stabiliser m_{t−1} of the state before the step, so the recurrence is run first."""
+        states = self(x)
+        before = torch.cat([self.initial_state(x, None)[:, None], states[:, :-1]], dim=1)
+        return self.transition(x, before)
+
     def recurrent_matrix(self) -> Tensor:
         """Raises ValueError: the gates see x_t only; the memory's factor is the scalar f'_t (:meth:`transition`)."""
         raise ValueError("MLSTM has no recurrent matrix: its gates see x_t only, and (C, n) decay by the scalar "

@@ -123,6 +123,11 @@ class SelectiveSSM(RecurrentCell):
         """The diagonal of ∂h_t/∂h_{t−1} = diag(Ā_t), flattened like the state: (..., D·N)."""
         return self.discretised(x_t)[0].flatten(-2)
 
+    def transitions(self, x: Tensor) -> Tensor:
+        """diag(Ā_t) at every step of the sequences x (batch, T, D): (batch, T, D·N), real; Δ_t sees x_t only, so
+        no state is run (arXiv 2312.00752, Alg. 2)."""
+        return self.transition(x)
+
     def diagonal_jacobian(self, x_t: Tensor, h: Tensor) -> Tensor:
         """a = Ā_t = exp(Δ_t A) (batch, D·N) real, with ∂h_t/∂h_{t−1} = diag(a) (arXiv 2312.00752, Alg. 2: Δ_t,
         B_t see x_t only); h (batch, D·N) is not read. :mod:`analysis.diagonal` checks this declaration."""

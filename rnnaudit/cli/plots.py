@@ -175,7 +175,7 @@ def _spectra(args, src):
 
 def _transitions() -> dict:
     """Cell class → (name, data key) of its input-dependent diagonal transition diag(∂h_t/∂h_{t−1}) =
-    ``cell.transition(x_t)``: Mamba's Ā_t = exp(Δ_t A), minGRU's 1 − z_t, minLSTM's f′_t."""
+    ``cell.transitions(x)``: Mamba's Ā_t = exp(Δ_t A), minGRU's 1 − z_t, minLSTM's f′_t."""
     from rnnaudit.cells import MLSTM, MinGRU, MinLSTM, SelectiveSSM
 
     return {SelectiveSSM: ("Ā_t = exp(Δ_t A)", "Abar_t"), MinGRU: ("1 − z_t", "one_minus_z_t"),
@@ -192,19 +192,13 @@ def _transition_spectrum(args, src):
     from rnnaudit.figures.escaping import mpl_text
     import torch
 
-    from rnnaudit.cells import MLSTM
     from rnnaudit.figures.transition_spectrum import plot_transition_spectrum
 
     if src.x is None:
         src = source_of(args, 1)
     name, key = _transitions()[type(src.cell)]
-    if isinstance(src.cell, MLSTM):  # f′_t reads the stabiliser m_(t−1) of the state before the step
-        with torch.no_grad():
-            states = src.cell(src.x)
-        before = torch.cat([src.cell.initial_state(src.x, None)[:, None], states[:, :-1]], dim=1)
-        a = src.cell.transition(src.x, before)
-    else:
-        a = src.cell.transition(src.x)  # (m, T, K), the diagonal of ∂h_t/∂h_{t−1}
+    with torch.no_grad():
+        a = src.cell.transitions(src.x)  # (m, T, K), the diagonal of ∂h_t/∂h_{t−1} (an mLSTM runs its state)
     print(f"spectrum: {name} at every step of {src.x.shape[0]} sequence(s) of T = {src.x.shape[1]}, "
           f"{a.shape[-1]} modes; modulus in [{float(a.abs().min()):.4g}, {float(a.abs().max()):.4g}]")
     return plot_transition_spectrum(a, name=mpl_text(name), key=key, title=mpl_text(f"{name} of {src.label}"))
