@@ -74,7 +74,8 @@ def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None):
     return (_rows(dh_da, w_hh), oc * f, _rows(dc_da, w_hh), f, _rows(dh_da, w_ih), _rows(dc_da, w_ih))
 
 
-def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor) -> tuple[Tensor, Tensor]:
+def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor, *, state: bool = True,
+                           inputs: bool = True) -> tuple[Tensor | None, Tensor | None]:
     """∂s_t/∂s_{t−1} and ∂s_t/∂x_t of a torch RNN/GRU/LSTM stack along one trajectory, in closed form.
 
     Args:
@@ -99,10 +100,11 @@ def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor)
     S = sum(w[1].shape[1] for w in weights) * (2 if kind == "lstm" else 1)
     if states.dim() != 2 or states.shape != (T + 1, S):
         raise ValueError(f"states must be (T + 1, S) = ({T + 1}, {S}), got {tuple(states.shape)}")
-    return step_jacobians_at(kind, weights, x, states[:-1], states[1:])
+    return step_jacobians_at(kind, weights, x, states[:-1], states[1:], state=state, inputs=inputs)
 
 
-def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: Tensor) -> tuple[Tensor, Tensor]:
+def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: Tensor, *, state: bool = True,
+                      inputs: bool = True) -> tuple[Tensor | None, Tensor | None]:
     """∂s'/∂s and ∂s'/∂x of one step s' = F(x, s) of a torch RNN/GRU/LSTM stack at independent rows, in closed form.
 
     Args:
@@ -126,9 +128,11 @@ def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: T
     S = sum(H) * (2 if lstm else 1)
     if prev.shape != (T, S) or new.shape != (T, S):
         raise ValueError(f"prev and new must be (R, S) = ({T}, {S}), got {tuple(prev.shape)} and {tuple(new.shape)}")
-    states = prev
-    h_rows, c_rows, h_in, c_in = [], [], [], []
-    u, below_J, below_B = x, None, None
+    # written in place into J and B (each layer's rows once, no concatenated copy): the peak is J and B themselves
+    # and one layer's factors, not twice J
+    J = prev.new_zeros(T, S, S) if state else None
+    B = prev.new_zeros(T, S, x.shape[-1]) if inputs else None
+    u, below = x, None
     start, c_start = 0, sum(H)
     for layer, w in enumerate(weights):
         Hl = H[layer]
@@ -136,27 +140,21 @@ def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: T
         h = prev[:, hs]
         c = prev[:, cs] if lstm else None
         dhh, dhc, dch, dcc, dhu, dcu = _layer(kind, w, u, h, c)
-        rows_h = states.new_zeros(T, Hl, S)
-        rows_h[:, :, hs] = dhh
-        if lstm:
-            rows_h[:, :, cs].diagonal(dim1=-2, dim2=-1).copy_(dhc)
-            rows_c = states.new_zeros(T, Hl, S)
-            rows_c[:, :, hs] = dch
-            rows_c[:, :, cs].diagonal(dim1=-2, dim2=-1).copy_(dcc)
-        if below_J is None:  # the first layer's input is x itself
-            b_h, b_c = dhu, dcu
-        else:  # u = the layer below's new h: its rows, through ∂/∂u
-            rows_h = rows_h + dhu @ below_J
-            b_h = dhu @ below_B
-            if lstm:
-                rows_c = rows_c + dcu @ below_J
-                b_c = dcu @ below_B
-        h_rows.append(rows_h)
-        h_in.append(b_h)
-        if lstm:
-            c_rows.append(rows_c)
-            c_in.append(b_c)
-        below_J, below_B = rows_h, b_h
+        rows = [(hs, dhh, dhc, dhu)] + ([(cs, dch, dcc, dcu)] if lstm else [])
+        for r, d_h, d_c, d_u in rows:
+            if J is not None:
+                J[:, r, hs] = d_h
+                if lstm:
+                    J[:, r, cs].diagonal(dim1=-2, dim2=-1).copy_(d_c)
+                if below is not None:  # u = the layer below's new h: its rows, through ∂/∂u
+                    src = J[:, below]
+                    # under autograd the product keeps its factor for the backward pass: a copy, not a view of J
+                    # (which the next in-place write would invalidate)
+                    J[:, r] += d_u @ (src.clone() if src.requires_grad else src)
+            if B is not None:
+                src = None if below is None else B[:, below]
+                B[:, r] = d_u if below is None else d_u @ (src.clone() if src.requires_grad else src)
+        below = hs
         u = new[:, hs]
         start, c_start = start + Hl, c_start + Hl
-    return torch.cat(h_rows + c_rows, 1), torch.cat(h_in + c_in, 1)
+    return J, B

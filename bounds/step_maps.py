@@ -115,6 +115,9 @@ class _ExactNorms:
     def max(self) -> tuple[Tensor, int]:
         return self.values.max(), int(self.values.argmax())
 
+    def solve(self, idx: Tensor) -> Tensor:
+        return self.values[idx]
+
     def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
         return worst_pair(self.values, bound)
 
@@ -123,22 +126,33 @@ class StepMap:
     """One sequence's step Jacobians and the products the claims read, formed once (:func:`step_map`).
 
     Attributes:
-        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n). exact: every norm is computed
+        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n) (a property: not held where it
+            is formed in closed form). exact: every norm is computed
             (a case whose tensors require a gradient); else norms are bracketed and factorised only where a
             maximum or a worst ratio needs them (:class:`rnnaudit.analysis.norms.PairNorms`), the same values.
     Norms are ‖·‖₂ of the packed state (all layers; h and c of an LSTM).
     """
 
     def __init__(self, case: ArchCase):
-        self.J, self.B = _arch.step_jacobians(case)
+        # ∂h_t/∂x_t only where autograd forms it with J anyway; in the closed form it is formed when inputs() asks for
+        # it, and dropped once its products are held (T·S·n numbers that no other question reads)
+        self.J, self._B = _arch.step_jacobians(case, inputs=False)
+        self._case = case
         self.exact = _case_key(case) is None
         self._steps = self._pairs = self._inputs = None
+
+    @property
+    def B(self) -> Tensor:
+        """∂h_t/∂x_t (T, S, n), B[t − 1] for t = 1..T (formed again on each use where the closed form applies)."""
+        if self._B is not None:
+            return self._B
+        return _arch.step_jacobians(self._case, state=False)[1]
 
     def _norms(self, M: Tensor):
         return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
 
     def numbers(self) -> int:
-        held = [self.J, self.B] + [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
+        held = [self.J] + ([self._B] if self._B is not None else []) + [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
                                    if isinstance(n, PairNorms)]
         return sum(t.numel() for t in held)
 
@@ -171,14 +185,25 @@ class StepMap:
             self._pairs = (self._norms(M), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._pairs
 
+    def end_to_end(self) -> Tensor:
+        """‖∂h_T/∂h_0‖₂ (0-d), exact: the pair (0, T), which every schedule holds (the first start's last end time),
+        read from :meth:`products` (the same chain of products J_T ⋯ J_1, not formed again)."""
+        norms, taus = self.products()
+        T = self.J.shape[0]
+        i = len(pair_schedule(T, MAX_STARTS)[0]) - 1
+        if int(taus[i]) != T:  # the schedule's order is the products' order (start 0 first, its end times rising)
+            raise RuntimeError(f"the pair schedule's first start does not end at T = {T}")
+        return norms.solve(torch.tensor([i], device=self.J.device))[0]
+
     def inputs(self) -> tuple:
         """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
         pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t)."""
         if self._inputs is None:
             T = self.J.shape[0]
             mats, base, taus = [], [], []
+            B = self.B
             for s, ts in pair_schedule(T - 1, MAX_STARTS).items():
-                P, b = self.B[s], spectral(self.B[s])
+                P, b = B[s], spectral(B[s])
                 for t in range(s + 1, max(ts) + 1):
                     P = self.J[t] @ P
                     if t in ts:

@@ -341,12 +341,14 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
 
 
 def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor | None]:
-    """Per recurrence, its step Jacobians (m, T, S_l, S_l) as diagonal blocks of the claims' step maps (one per
-    sequence, :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
-    Jacobian (its input, the layer below's new h, held fixed) is the block of the packed state's rows and columns
-    of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states. None where the parts are not such blocks
-    (a bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
-    from rnnaudit.bounds.architectures import arch_cases_from_model, step_map
+    """Per recurrence, its step Jacobians (m, T, S_l, S_l), read from the claims' per-layer step maps (one per
+    sequence and layer, :func:`rnnaudit.bounds.architectures.step_map` of
+    :func:`~rnnaudit.bounds.architectures.layer_cases`): layer l's own step Jacobian, its input (the layer below's new
+    h) held fixed, which is the diagonal block of the packed state's rows and columns of l's h (and c), as
+    :mod:`rnnaudit.analysis.diagnostics` states, and equal to it entry for entry (the same closed form on the same
+    states). One sequence is a view of the map, not a copy. None where the parts are not such blocks (a
+    bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
+    from rnnaudit.bounds.architectures import arch_cases_from_model, layer_cases, step_map
 
     if bidirectional:
         return [None] * len(parts)
@@ -359,16 +361,13 @@ def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[Tensor 
     if len(parts) != L:
         return [None] * len(parts)
     budget = 2 ** 25  # what state_diagnostics holds at once, at most
-    maps = [step_map(c).J for c in cases]
+    width = [h * (2 if cases[0].kind == "lstm" else 1) for h in H]
+    keep = max(1, min(len(cases), budget // (x.shape[1] * max(width) ** 2)))
+    layers = [layer_cases(c) if L > 1 else [c] for c in cases[:keep]]
     out = []
     for layer in range(L):
-        start = sum(H[:layer])
-        idx = list(range(start, start + H[layer]))
-        if cases[0].kind == "lstm":
-            idx += [sum(H) + i for i in idx]
-        idx_t = torch.tensor(idx, device=x.device)
-        keep = max(1, min(len(maps), budget // (x.shape[1] * len(idx) ** 2)))
-        out.append(torch.stack([J.index_select(1, idx_t).index_select(2, idx_t) for J in maps[:keep]]))
+        maps = [step_map(per[layer]).J for per in layers]
+        out.append(maps[0][None] if len(maps) == 1 else torch.stack(maps))
     return out
 
 
