@@ -20,16 +20,17 @@ Two functions, one quantity:
 
   Note [certified below by Cholesky]: the cheap bounds are often a factor 4–6 apart on the step Jacobians of an LSTM
   (‖M‖_F against ‖M‖₂ at S = 600), so every matrix would stay a candidate and be factorised (a singular value
-  decomposition, 4–5 GEMMs). Two cheaper tiers come first. A few steps of the power iteration on MᵀM raise each
-  candidate's lower bound to ‖Mv‖/‖v‖, close to ‖M‖₂, so the leader is found and factorised alone. Then
+  decomposition, 4–5 GEMMs). A cheaper tier comes first: the leader (the largest lower bound, optionally raised by
+  :data:`POWER_STEPS` steps of the power iteration on MᵀM, :func:`power_lower_bounds`) is factorised alone, and
   ‖M_i‖₂ < c_i is certified for the others, at the leader's level c_i, by a Cholesky factorisation of c_i²I − MᵀM
-  (one GEMM and a sixth of one): it runs to completion in floating point only where that matrix is positive definite
-  up to its rounding, which :func:`cholesky_upper_bounds` bounds (Higham, Accuracy and Stability of Numerical
-  Algorithms, 2nd ed., Thm 10.3; the test of Rump, "Verification of positive definiteness", BIT 46, 2006). A matrix
+  (BLAS syrk and LAPACK potrf: two thirds of a GEMM): it runs to completion in floating point only where that
+  matrix is positive definite up to its rounding, which :func:`cholesky_upper_bounds` bounds (Higham, Accuracy and
+  Stability of Numerical Algorithms, 2nd ed., Thm 10.3; the test of Rump, "Verification of positive definiteness",
+  BIT 46, 2006). A matrix
   that passes gets that certified upper bound; one that fails (its norm within 10⁻⁶ of the leader's, or above it)
   is factorised as before. The answer stays the same number, and the same pair.
 
-Uses torch and threadpoolctl only.
+Uses torch, threadpoolctl, and scipy's BLAS ``syrk`` and LAPACK ``potrf`` (the Cholesky test on the CPU).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def one_thread():
 #: matrices factorised, multiplied or tested at once (a batch of this many S × S copies at most: 8 × 600² float64 is
 #: 23 MB), so that a question about hundreds of step Jacobians never copies them all
 CHUNK = 8
-#: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is factorised
+#: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is
+#: factorised
 CERTIFY_GAP = 1e-6
 #: power-iteration steps on MᵀM that raise the candidates' lower bounds before the leader is chosen (0: none; the
 #: cheap bounds' leader was within a few ranks of the true one on trained and default LSTMs, and each step costs a
@@ -185,8 +187,10 @@ class PairNorms:
             raise ValueError(f"M must be a batch of matrices (N, p, q), got "
                              f"{tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
         self.M = M.detach()
-        with one_thread():
-            lower, upper = norm_bounds(self.M)
+        with one_thread():  # in chunks: norm_bounds holds |M| of what it is given (a copy of all of M at once)
+            pieces = [norm_bounds(self.M[lo:lo + 4 * CHUNK]) for lo in range(0, self.M.shape[0], 4 * CHUNK)]
+            lower = torch.cat([p[0] for p in pieces]) if pieces else self.M.new_zeros(0).real
+            upper = torch.cat([p[1] for p in pieces]) if pieces else self.M.new_zeros(0).real
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
         # so that the exact value, itself within O(eps)‖M‖₂, is never cut off
         slack = 4 * (M.shape[-1] * M.shape[-2] + 1) * torch.finfo(M.dtype).eps

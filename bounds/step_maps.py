@@ -22,7 +22,7 @@ from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 
-__all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "SHARED_NUMBERS"]
+__all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "release_maps", "SHARED_NUMBERS"]
 
 #: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
 #: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
@@ -50,6 +50,12 @@ def shared_maps() -> Iterator[None]:
         _SHARED.reset(token)
         if not _SHARED.get():
             _MEMO.clear()
+
+
+def release_maps() -> None:
+    """Drop every map held now (the claims are done; a tensor read from a map stays alive while its reader holds
+    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians."""
+    _MEMO.clear()
 
 
 def _budget() -> int:
@@ -152,8 +158,9 @@ class StepMap:
         return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
 
     def numbers(self) -> int:
-        held = [self.J] + ([self._B] if self._B is not None else []) + [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
-                                   if isinstance(n, PairNorms)]
+        held = [self.J] + ([self._B] if self._B is not None else [])
+        held += [n.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
+                 if isinstance(n, PairNorms)]
         return sum(t.numel() for t in held)
 
     @property

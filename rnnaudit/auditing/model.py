@@ -326,6 +326,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             # every sequence, as the claims (state_diagnostics caps what it holds at once), from the claims' own step
             # maps where the part is a block of them
             blocks = _part_jacobians(cell, x, parts, bidirectional)
+            from rnnaudit.bounds.step_maps import release_maps
+
+            release_maps()  # the packed maps and their products (T·S² numbers a sequence): only the blocks stay
             result["diagnostics"] = [{"part": p.label, "state": p.state,
                                       **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
                                                           step_jacobians=J).to_json()}
