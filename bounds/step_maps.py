@@ -180,15 +180,23 @@ class StepMap:
         if self._pairs is None:
             T, S = self.J.shape[0], self.J.shape[1]
             eye = torch.eye(S, dtype=self.J.dtype, device=self.J.device)
-            mats, taus = [], []
-            for k, ts in pair_schedule(T, MAX_STARTS).items():
+            schedule = pair_schedule(T, MAX_STARTS)
+            # written into one tensor as they are formed (a list and its stack would hold them twice); a list where
+            # autograd follows the products
+            M = [] if self.exact else self.J.new_empty(sum(len(ts) for ts in schedule.values()), S, S)
+            taus = []
+            for k, ts in schedule.items():
                 P = eye
                 for t in range(k + 1, max(ts) + 1):
                     P = self.J[t - 1] @ P
                     if t in ts:
-                        mats.append(P)
+                        if self.exact:
+                            M.append(P)
+                        else:
+                            M[len(taus)] = P
                         taus.append(t - k)
-            M = torch.stack(mats) if mats else self.J.new_zeros(0, S, S)
+            if self.exact:
+                M = torch.stack(M) if M else self.J.new_zeros(0, S, S)
             self._pairs = (self._norms(M), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._pairs
 
@@ -209,18 +217,26 @@ class StepMap:
             T = self.J.shape[0]
             mats, base, taus = [], [], []
             B = self.B
-            for s, ts in pair_schedule(T - 1, MAX_STARTS).items():
+            schedule = pair_schedule(T - 1, MAX_STARTS)
+            N = sum(len(ts) for ts in schedule.values())
+            # one tensor, filled as formed (see products); ∂h_t/∂x_t itself is dropped on return where it was formed
+            # for this question alone (StepMap.B)
+            out = None if self.exact or N == 0 else B.new_empty(N, B.shape[1], B.shape[2])
+            for s, ts in schedule.items():
                 P, b = B[s], spectral(B[s])
                 for t in range(s + 1, max(ts) + 1):
                     P = self.J[t] @ P
                     if t in ts:
-                        mats.append(P)
+                        if out is None:
+                            mats.append(P)
+                        else:
+                            out[len(base)] = P
                         base.append(b)
                         taus.append(t - s)
-            if not mats:
+            if not base:
                 self._inputs = (None, None, None)
             else:
-                self._inputs = (self._norms(torch.stack(mats)), torch.stack(base),
+                self._inputs = (self._norms(torch.stack(mats) if out is None else out), torch.stack(base),
                                 torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._inputs
 

@@ -129,3 +129,22 @@ def test_the_closed_form_written_in_place_is_differentiable_in_the_weights_as_au
         (J.sum() + B.square().sum()).backward()
         grads.append(torch.cat([t.grad.reshape(-1) for t in weights[-1]]))
     assert torch.allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn_tanh"])
+def test_forming_the_jacobians_a_chunk_of_steps_at_a_time_gives_the_same_numbers(kind, monkeypatch):
+    """The chunked formation bounds the transient memory of a long sequence; its numbers are those of one pass to
+    rounding: ≤ 1e-15 + 1e-14·|J| (the pre-activation GEMMs run on all steps at once, as before; an elementwise
+    tanh or sigmoid rounds its vectorised body and scalar tail differently in the last bit, and where the tail falls
+    depends on the chunk's length)."""
+    import rnnaudit.analysis.torch_rnn_jacobians as closed
+    from rnnaudit.bounds.architectures import sample_arch, trajectory
+
+    case = sample_arch(torch.Generator().manual_seed(5), kind, 9, 23, layers=2, n=4)
+    states = trajectory(case)
+    monkeypatch.setattr(closed, "ROWS_CHUNK", 2 ** 40)
+    whole = closed.stacked_step_jacobians(kind, case.weights, case.x, states)
+    monkeypatch.setattr(closed, "ROWS_CHUNK", 5 * 18 * 22)  # 5 steps a pass
+    chunked = closed.stacked_step_jacobians(kind, case.weights, case.x, states)
+    for a, b in zip(whole, chunked, strict=True):
+        assert torch.allclose(a, b, rtol=1e-14, atol=1e-15)
