@@ -78,6 +78,9 @@ CHUNK = 8
 #: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is
 #: factorised
 CERTIFY_GAP = 1e-6
+#: the Cholesky tier runs only on matrices at least this wide (their smaller side): below it one batched singular value
+#: decomposition of the candidates costs less than a test per matrix called from Python
+CERTIFY_MIN_SIZE = 32
 #: power-iteration steps on MᵀM that raise the candidates' lower bounds before the leader is chosen (0: none; the
 #: cheap bounds' leader was within a few ranks of the true one on trained and default LSTMs, and each step costs a
 #: matrix-vector product pair per candidate, about a tenth of a Cholesky test)
@@ -214,6 +217,8 @@ class PairNorms:
         """Narrow the bounds of the open candidates for the largest ‖M_i‖₂·w_i (Note [certified below by Cholesky]):
         power-iteration lower bounds, the leader factorised, then the others tested below its level. ``usable``
         (N,) bool: the pairs whose weight is finite and positive (the others are left as they are)."""
+        if min(self.M.shape[-2:]) < CERTIFY_MIN_SIZE:
+            return
         lo, hi = self.lower * weight, self.upper * weight
         lo = torch.where(usable, lo, torch.full_like(lo, -math.inf))
         open_ = usable & (hi >= lo.max()) & ~self.known
