@@ -168,14 +168,19 @@ MAX_HORIZON_TIMES = 128
 def _step_norms(J: Tensor) -> tuple[Tensor, Tensor]:
     """(lower, upper) bounds on every ‖J_i‖₂, exact (equal) for each step that may be the largest: the
     maximum is exact, the rest only as close as :func:`tight_bounds` puts them."""
-    lower, upper = norm_bounds(J)
-    need = upper >= lower.max()
-    lo, hi = tight_bounds(J[need])
-    lower[need], upper[need] = torch.maximum(lower[need], lo), torch.minimum(upper[need], hi)
-    need = upper >= lower.max()
-    exact = spectral_norms(J[need])
-    lower[need], upper[need] = exact, exact
-    return lower, upper
+    flat = J.reshape(-1, *J.shape[-2:])  # in chunks of steps: norm_bounds holds |J| of what it is given
+    pieces = [norm_bounds(flat[lo:lo + 32]) for lo in range(0, flat.shape[0], 32)]
+    lower = torch.cat([p[0] for p in pieces])
+    upper = torch.cat([p[1] for p in pieces])
+    lower, upper = lower.reshape(-1), upper.reshape(-1)
+    # the steps that can be the largest, 32 at a time (each pass holds a few S × S Grams per step it is given)
+    for idx in (upper >= lower.max()).nonzero().squeeze(-1).split(32):
+        lo, hi = tight_bounds(flat[idx])
+        lower[idx], upper[idx] = torch.maximum(lower[idx], lo), torch.minimum(upper[idx], hi)
+    for idx in (upper >= lower.max()).nonzero().squeeze(-1).split(32):
+        exact = spectral_norms(flat[idx])
+        lower[idx], upper[idx] = exact, exact
+    return lower.reshape(J.shape[:-2]), upper.reshape(J.shape[:-2])
 
 
 @dataclass(frozen=True)

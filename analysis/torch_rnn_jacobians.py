@@ -29,6 +29,9 @@ __all__ = ["CLOSED_FORM_KINDS", "stacked_step_jacobians", "step_jacobians_at"]
 #: the case kinds (:data:`rnnaudit.bounds.architectures.KINDS`) whose step Jacobians this module forms
 CLOSED_FORM_KINDS = ("rnn_tanh", "rnn_relu", "gru", "lstm")
 _GATES = {"rnn_tanh": 1, "rnn_relu": 1, "gru": 3, "lstm": 4}
+#: numbers of ∂s'/∂s and ∂s'/∂x formed per pass of :func:`step_jacobians_at` (2^23 float64: 64 MB; the layer factors
+#: and products of a pass are a few times that), so that a long sequence's transient memory does not grow with T
+ROWS_CHUNK = 2 ** 23
 
 
 def _rows(coef: Tensor, W: Tensor) -> Tensor:
@@ -41,12 +44,19 @@ def _rows(coef: Tensor, W: Tensor) -> Tensor:
     return out
 
 
-def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None):
-    """One layer's derivatives at every step: inputs u (T, m), previous h (T, H) and c (T, H) or None. Returns
+def _pre(w: tuple, u: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
+    """The layer's pre-activations W_ih u + b_ih and W_hh h + b_hh of every row (T, G·H) each."""
+    w_ih, w_hh, b_ih, b_hh = w
+    return u @ w_ih.mT + b_ih, h @ w_hh.mT + b_hh
+
+
+def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None, pre: tuple | None = None):
+    """One layer's derivatives at every step: inputs u (T, m), previous h (T, H) and c (T, H) or None, and the
+    pre-activations (:func:`_pre`) when the caller formed them. Returns
     (dh/dh (T, H, H), dh/dc diagonal (T, H) or None, dc/dh (T, H, H) or None, dc/dc diagonal or None,
     dh/du (T, H, m), dc/du (T, H, m) or None)."""
     w_ih, w_hh, b_ih, b_hh = w
-    gi, gh = u @ w_ih.mT + b_ih, h @ w_hh.mT + b_hh
+    gi, gh = _pre(w, u, h) if pre is None else pre
     if kind in ("rnn_tanh", "rnn_relu"):
         a = gi + gh
         d = (1 - torch.tanh(a) ** 2) if kind == "rnn_tanh" else (a > 0).to(a.dtype)
@@ -74,7 +84,8 @@ def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None):
     return (_rows(dh_da, w_hh), oc * f, _rows(dc_da, w_hh), f, _rows(dh_da, w_ih), _rows(dc_da, w_ih))
 
 
-def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor) -> tuple[Tensor, Tensor]:
+def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor, *, state: bool = True,
+                           inputs: bool = True) -> tuple[Tensor | None, Tensor | None]:
     """∂s_t/∂s_{t−1} and ∂s_t/∂x_t of a torch RNN/GRU/LSTM stack along one trajectory, in closed form.
 
     Args:
@@ -99,19 +110,23 @@ def stacked_step_jacobians(kind: str, weights: tuple, x: Tensor, states: Tensor)
     S = sum(w[1].shape[1] for w in weights) * (2 if kind == "lstm" else 1)
     if states.dim() != 2 or states.shape != (T + 1, S):
         raise ValueError(f"states must be (T + 1, S) = ({T + 1}, {S}), got {tuple(states.shape)}")
-    return step_jacobians_at(kind, weights, x, states[:-1], states[1:])
+    return step_jacobians_at(kind, weights, x, states[:-1], states[1:], state=state, inputs=inputs)
 
 
-def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: Tensor) -> tuple[Tensor, Tensor]:
+def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: Tensor, *, state: bool = True,
+                      inputs: bool = True, _pres: list | None = None) -> tuple[Tensor | None, Tensor | None]:
     """∂s'/∂s and ∂s'/∂x of one step s' = F(x, s) of a torch RNN/GRU/LSTM stack at independent rows, in closed form.
 
     Args:
         kind, weights: as :func:`stacked_step_jacobians`.
         x: inputs (R, n). prev: states s (R, S). new: the step's outputs F(x, s) (R, S) (each layer above the first
-            reads the new h of the layer below).
+            reads the new h of the layer below). state, inputs: form ∂s'/∂s, ∂s'/∂x (either may be skipped: the one
+            not formed is returned as None and costs nothing).
 
     Returns:
-        (∂s'/∂s (R, S, S), ∂s'/∂x (R, S, n)).
+        (∂s'/∂s (R, S, S), ∂s'/∂x (R, S, n)), formed :data:`ROWS_CHUNK` numbers at a time where nothing requires a
+        gradient (the transient factors stay a chunk's; the pre-activation GEMMs run on all rows at once, so a chunk's
+        numbers are those of one pass up to the last-bit rounding of a vectorised tanh/sigmoid).
 
     Raises:
         ValueError: a kind not in :data:`CLOSED_FORM_KINDS`, or prev/new not (R, S).
@@ -126,37 +141,54 @@ def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: T
     S = sum(H) * (2 if lstm else 1)
     if prev.shape != (T, S) or new.shape != (T, S):
         raise ValueError(f"prev and new must be (R, S) = ({T}, {S}), got {tuple(prev.shape)} and {tuple(new.shape)}")
-    states = prev
-    h_rows, c_rows, h_in, c_in = [], [], [], []
-    u, below_J, below_B = x, None, None
+    rows = max(1, ROWS_CHUNK // (S * (S + x.shape[-1])))
+    differentiable = torch.is_grad_enabled() and any(t.requires_grad for t in (x, prev, new, *sum(weights, ())))
+    if T > rows and not differentiable and _pres is None:
+        J = prev.new_empty(T, S, S) if state else None
+        B = prev.new_empty(T, S, x.shape[-1]) if inputs else None
+        # the pre-activations of all rows in one GEMM per layer, as unchunked (a GEMM's rows can round differently
+        # when it has fewer of them); the rest is elementwise or one product per row, the same in any chunk
+        pres, u, start = [], x, 0
+        for w in weights:
+            Hl = w[1].shape[1]
+            pres.append(_pre(w, u, prev[:, start:start + Hl]))
+            u, start = new[:, start:start + Hl], start + Hl
+        for lo in range(0, T, rows):
+            part = slice(lo, lo + rows)
+            Jc, Bc = step_jacobians_at(kind, weights, x[part], prev[part], new[part], state=state, inputs=inputs,
+                                       _pres=[(gi[part], gh[part]) for gi, gh in pres])
+            if J is not None:
+                J[part] = Jc
+            if B is not None:
+                B[part] = Bc
+        return J, B
+    # written in place into J and B (each layer's rows once, no concatenated copy): the peak is J and B themselves
+    # and one layer's factors, not twice J
+    J = prev.new_zeros(T, S, S) if state else None
+    B = prev.new_zeros(T, S, x.shape[-1]) if inputs else None
+    u, below = x, None
     start, c_start = 0, sum(H)
     for layer, w in enumerate(weights):
         Hl = H[layer]
         hs, cs = slice(start, start + Hl), slice(c_start, c_start + Hl)
         h = prev[:, hs]
         c = prev[:, cs] if lstm else None
-        dhh, dhc, dch, dcc, dhu, dcu = _layer(kind, w, u, h, c)
-        rows_h = states.new_zeros(T, Hl, S)
-        rows_h[:, :, hs] = dhh
-        if lstm:
-            rows_h[:, :, cs].diagonal(dim1=-2, dim2=-1).copy_(dhc)
-            rows_c = states.new_zeros(T, Hl, S)
-            rows_c[:, :, hs] = dch
-            rows_c[:, :, cs].diagonal(dim1=-2, dim2=-1).copy_(dcc)
-        if below_J is None:  # the first layer's input is x itself
-            b_h, b_c = dhu, dcu
-        else:  # u = the layer below's new h: its rows, through ∂/∂u
-            rows_h = rows_h + dhu @ below_J
-            b_h = dhu @ below_B
-            if lstm:
-                rows_c = rows_c + dcu @ below_J
-                b_c = dcu @ below_B
-        h_rows.append(rows_h)
-        h_in.append(b_h)
-        if lstm:
-            c_rows.append(rows_c)
-            c_in.append(b_c)
-        below_J, below_B = rows_h, b_h
+        dhh, dhc, dch, dcc, dhu, dcu = _layer(kind, w, u, h, c, None if _pres is None else _pres[layer])
+        rows = [(hs, dhh, dhc, dhu)] + ([(cs, dch, dcc, dcu)] if lstm else [])
+        for r, d_h, d_c, d_u in rows:
+            if J is not None:
+                J[:, r, hs] = d_h
+                if lstm:
+                    J[:, r, cs].diagonal(dim1=-2, dim2=-1).copy_(d_c)
+                if below is not None:  # u = the layer below's new h: its rows, through ∂/∂u
+                    src = J[:, below]
+                    # under autograd the product keeps its factor for the backward pass: a copy, not a view of J
+                    # (which the next in-place write would invalidate)
+                    J[:, r] += d_u @ (src.clone() if src.requires_grad else src)
+            if B is not None:
+                src = None if below is None else B[:, below]
+                B[:, r] = d_u if below is None else d_u @ (src.clone() if src.requires_grad else src)
+        below = hs
         u = new[:, hs]
         start, c_start = start + Hl, c_start + Hl
-    return torch.cat(h_rows + c_rows, 1), torch.cat(h_in + c_in, 1)
+    return J, B

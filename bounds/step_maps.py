@@ -23,7 +23,8 @@ from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 
-__all__ = ["StepMap", "ScaledNorms", "schedule_log2_products", "step_map", "step_norms", "step_products", "shared_maps", "SHARED_NUMBERS"]
+__all__ = ["StepMap", "ScaledNorms", "log2_pair", "schedule_log2_products", "step_map", "step_norms", "step_products", "shared_maps",
+           "release_maps", "SHARED_NUMBERS"]
 
 #: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
 #: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
@@ -51,6 +52,12 @@ def shared_maps() -> Iterator[None]:
         _SHARED.reset(token)
         if not _SHARED.get():
             _MEMO.clear()
+
+
+def release_maps() -> None:
+    """Drop every map held now (the claims are done; a tensor read from a map stays alive while its reader holds
+    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians."""
+    _MEMO.clear()
 
 
 def _budget() -> int:
@@ -116,6 +123,9 @@ class _ExactNorms:
     def max(self) -> tuple[Tensor, int]:
         return self.values.max(), int(self.values.argmax())
 
+    def solve(self, idx: Tensor) -> Tensor:
+        return self.values[idx]
+
     def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
         return worst_pair(self.values, bound)
 
@@ -163,6 +173,10 @@ class ScaledNorms:
     def all(self) -> Tensor:
         """Every ‖P_i‖₂ (N,), in float64: values beyond its range are 0 or inf."""
         return self.norms.all() * torch.exp2(self.log2)
+
+    def solve(self, idx: Tensor) -> Tensor:
+        """‖P_i‖₂ for the indices ``idx`` (long (k,)), as :meth:`all` does."""
+        return self.norms.solve(idx) * torch.exp2(self.log2[idx])
 
     def max(self) -> tuple[Tensor, int]:
         """(max_i ‖P_i‖₂, the first i attaining it); the value is 0 or inf beyond float64's range, the index exact."""
@@ -221,23 +235,35 @@ class StepMap:
     """One sequence's step Jacobians and the products the claims read, formed once (:func:`step_map`).
 
     Attributes:
-        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n). exact: every norm is computed
+        J: ∂h_t/∂h_{t−1} (T, S, S), J[t − 1] for t = 1..T. B: ∂h_t/∂x_t (T, S, n) (a property: not held where it
+            is formed in closed form). exact: every norm is computed
             (a case whose tensors require a gradient); else norms are bracketed and factorised only where a
             maximum or a worst ratio needs them (:class:`rnnaudit.analysis.norms.PairNorms`), the same values.
     Norms are ‖·‖₂ of the packed state (all layers; h and c of an LSTM).
     """
 
     def __init__(self, case: ArchCase):
-        self.J, self.B = _arch.step_jacobians(case)
+        # ∂h_t/∂x_t only where autograd forms it with J anyway; in the closed form it is formed when inputs() asks for
+        # it, and dropped once its products are held (T·S·n numbers that no other question reads)
+        self.J, self._B = _arch.step_jacobians(case, inputs=False)
+        self._case = case
         self.exact = _case_key(case) is None
         self._steps = self._pairs = self._inputs = None
+
+    @property
+    def B(self) -> Tensor:
+        """∂h_t/∂x_t (T, S, n), B[t − 1] for t = 1..T (formed again on each use where the closed form applies)."""
+        if self._B is not None:
+            return self._B
+        return _arch.step_jacobians(self._case, state=False)[1]
 
     def _norms(self, M: Tensor):
         return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
 
     def numbers(self) -> int:
-        held = [self.J, self.B] + [n.norms.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
-                                   if isinstance(n, ScaledNorms) and isinstance(n.norms, PairNorms)]
+        held = [self.J] + ([self._B] if self._B is not None else [])
+        held += [n.norms.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
+                 if isinstance(n, ScaledNorms) and isinstance(n.norms, PairNorms)]
         return sum(t.numel() for t in held)
 
     @property
@@ -257,19 +283,42 @@ class StepMap:
         if self._pairs is None:
             T, S = self.J.shape[0], self.J.shape[1]
             eye = torch.eye(S, dtype=self.J.dtype, device=self.J.device)
-            mats, taus, scales = [], [], []
-            for k, ts in pair_schedule(T, MAX_STARTS).items():
+            schedule = pair_schedule(T, MAX_STARTS)
+            # written into one tensor as they are formed (a list and its stack would hold them twice); a list where
+            # autograd follows the products
+            M = [] if self.exact else self.J.new_empty(sum(len(ts) for ts in schedule.values()), S, S)
+            taus, scales = [], []
+            for k, ts in schedule.items():
                 P, e = eye, 0
                 for t in range(k + 1, max(ts) + 1):
                     P, e = _rescaled(self.J[t - 1] @ P, e)
                     if t in ts:
-                        mats.append(P)
+                        if self.exact:
+                            M.append(P)
+                        else:
+                            M[len(taus)] = P
                         taus.append(t - k)
                         scales.append(e)
-            M = torch.stack(mats) if mats else self.J.new_zeros(0, S, S)
+            if self.exact:
+                M = torch.stack(M) if M else self.J.new_zeros(0, S, S)
             self._pairs = (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64, device=M.device)),
                            torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._pairs
+
+    def end_to_end(self) -> Tensor:
+        """‖∂h_T/∂h_0‖₂ (0-d), exact: the pair (0, T), which every schedule holds (the first start's last end time),
+        read from :meth:`products` (the same chain of products J_T ⋯ J_1, not formed again). As a float64 number:
+        0 or inf beyond its range (:meth:`end_to_end_log2` is not)."""
+        return torch.exp2(self.end_to_end_log2())
+
+    def end_to_end_log2(self) -> Tensor:
+        """log₂ ‖∂h_T/∂h_0‖₂ (0-d), exact and finite where the norm is not 0 (see :meth:`end_to_end`)."""
+        norms, taus = self.products()
+        T = self.J.shape[0]
+        i = len(pair_schedule(T, MAX_STARTS)[0]) - 1
+        if int(taus[i]) != T:  # the schedule's order is the products' order (start 0 first, its end times rising)
+            raise RuntimeError(f"the pair schedule's first start does not end at T = {T}")
+        return torch.log2(norms.norms.solve(torch.tensor([i], device=self.J.device))[0]) + norms.log2[i]
 
     def inputs(self) -> tuple:
         """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
@@ -277,23 +326,43 @@ class StepMap:
         if self._inputs is None:
             T = self.J.shape[0]
             mats, base, taus, scales = [], [], [], []
-            for s, ts in pair_schedule(T - 1, MAX_STARTS).items():
-                P, b, e = self.B[s], spectral(self.B[s]), 0
+            B = self.B
+            schedule = pair_schedule(T - 1, MAX_STARTS)
+            N = sum(len(ts) for ts in schedule.values())
+            # one tensor, filled as formed (see products); ∂h_t/∂x_t itself is dropped on return where it was formed
+            # for this question alone (StepMap.B)
+            out = None if self.exact or N == 0 else B.new_empty(N, B.shape[1], B.shape[2])
+            for s, ts in schedule.items():
+                P, b, e = B[s], spectral(B[s]), 0
                 for t in range(s + 1, max(ts) + 1):
                     P, e = _rescaled(self.J[t] @ P, e)
                     if t in ts:
-                        mats.append(P)
+                        if out is None:
+                            mats.append(P)
+                        else:
+                            out[len(base)] = P
                         base.append(b)
                         taus.append(t - s)
                         scales.append(e)
-            if not mats:
+            if not base:
                 self._inputs = (None, None, None)
             else:
-                M = torch.stack(mats)
+                M = torch.stack(mats) if out is None else out
                 self._inputs = (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64,
                                                                          device=M.device)),
                                 torch.stack(base), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._inputs
+
+
+def log2_pair(log2_measured: Tensor, log2_bound: Tensor) -> tuple[Tensor, Tensor]:
+    """A (measured, bound) pair from their log₂ values (0-d, differentiable): the numbers themselves where both lie in
+    float64's normal range, else (ratio, 1), since only the quotient is read; a −∞ bound is a zero bound."""
+    lm, lb = log2_measured, log2_bound
+    if bool(torch.isinf(lb)) and float(lb) < 0:
+        return torch.exp2(lm), torch.zeros_like(lb)
+    if all(bool(torch.isfinite(v)) and -1020 < float(v) < 1020 for v in (lm, lb)):
+        return torch.exp2(lm), torch.exp2(lb)
+    return torch.exp2(lm - lb), torch.ones_like(lb)
 
 
 def schedule_log2_products(values: Tensor, max_starts: int | None = MAX_STARTS) -> Tensor:

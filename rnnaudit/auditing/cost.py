@@ -8,15 +8,18 @@ The model of the work, in GEMM units (one unit: an S × S by S × S float64 prod
   (:mod:`rnnaudit.analysis.torch_rnn_jacobians`: elementwise passes over G·S² numbers and, per layer above the first,
   one batched product), counted as 1/4 unit per step; for any other cell about 2 units per step (S vector-Jacobian
   products of one step);
-* the exact ‖J_t‖₂ of each step that the cheap bounds leave open (a singular value decomposition, about 4 units:
-  72 ms against 16 ms for one GEMM at S = 600, one thread), counted for every step;
+* the step norms ‖J_t‖₂: the leaders factorised (a singular value decomposition, about 4 units: 97 ms against
+  22 ms for one GEMM at S = 600, one thread), every other step certified below the maximum by a Cholesky test of
+  c²I − JᵀJ (:class:`rnnaudit.analysis.norms.PairNorms`: BLAS syrk and LAPACK potrf, about 0.7 unit), counted for
+  every step, and the same test for every pair of the schedule whose worst ratio a claim asks;
 * the products ∂h_t/∂h_k of the pair schedule (:data:`rnnaudit.bounds.architectures.MAX_STARTS` starts spread over
   [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s;
-* each layer of a stack again for the per-layer claims and the diagnostics, at (S_l/S)³ of the cost, and the
-  diagnostics' memory horizon: certified lower bounds carried back from each of min(T, 128) end times (2 rows
-  through every step, 2·min(T, 128)·T/S_l units of the layer), and min(T, 128) products per lag over the lags those
-  leave open (counted as 8 lags, the usual horizon of a trained model; a longer one costs more). The Lyapunov
-  exponents read the same step Jacobians (a QR of S × 3 per step: not counted).
+* each layer of a stack again for the per-layer claims, at (S_l/S)³ of the cost; the diagnostics per layer: the step
+  norms' Schatten bounds (3 products a step), the memory horizon's certified lower bounds carried back from each of
+  min(T, 128) end times (2 rows through every step, 2·min(T, 128)·T/S_l units of the layer), and min(T, 128)
+  products per lag, each with its norm bounds, over the lags those leave open (counted as :data:`_HORIZON_LAGS`; a
+  default-initialised LSTM(150) stack needs 17–18, a longer memory costs more). The Lyapunov exponents read the same
+  step Jacobians (a QR of S × 3 per step: not counted); the fixed-point search is not counted.
 
 The claims and diagnostics also step through every sequence in Python (trajectories, the gated boxes, the memory
 horizon's rows, the Lyapunov QR steps): about :data:`_STEP_OPS` small torch operations per step of each sequence and
@@ -24,19 +27,32 @@ layer, each timed now (a tanh of a 6-wide linear map). At small widths this is n
 sequences took 12.8 s of CPU at T = 300 and 36.4 s at T = 3000 (2.19 ms per sequence-step, one small operation
 10.5 µs, measured together at load 7), while its linear algebra is well under a second.
 
-Memory: every map the audit holds at once (8 bytes a number): J (T·S²) and ∂h_t/∂x_t (T·S·n) per sequence, the
-schedule's products, the per-layer maps, the diagnostics' step Jacobians of up to two sequences per layer, and the
-vectorised Jacobian chunks' intermediates.
+Memory: what the audit holds at once (8 bytes a number): J (T·S²) per sequence and the schedule's products, the
+per-layer maps, ∂h_t/∂x_t of one sequence while its input products are formed, the diagnostics' copies of more than
+one sequence's blocks (one sequence's are views of the maps), the horizon's products, and the vectorised Jacobian
+chunks' intermediates; not the interpreter and torch themselves (about 0.4 GB of resident memory).
+
+Measured against the estimate (``benchmarks/bench_audit_real_sizes.py``, one thread, load average 5–6 on 2 cores):
+the audit's CPU time was 1.08× the estimate's seconds (before the per-step term above was counted) for GRU(256)
+at T = 46 (5.43 s against 5.03 s) and 1.15× for LSTM(150) × 2 at T = 400 (83.9 s against 73.1 s); its wall time on that loaded machine 2.4–2.9×. The estimated peak
+of the maps, 2.68 GB for the LSTM, was above the measured peak resident memory less the interpreter's (2.78 − 0.4 GB).
+:meth:`AuditCost.describe` therefore calls the time a lower bound and says by how much it has been off.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AuditCost", "audit_cost"]
+__all__ = ["AuditCost", "audit_cost", "MEASURED_OVER_ESTIMATE"]
 
 #: lags of the memory horizon counted in the estimate (see the module docstring)
-_HORIZON_LAGS = 8
+_HORIZON_LAGS = 16
+#: one Cholesky test of c²I − JᵀJ (syrk, then potrf) in GEMM units (see the module docstring)
+_CERTIFY_UNITS = 0.7
+#: factorised leaders per question (the maximum, and a worst ratio's leader)
+_LEADERS = 2
+#: what the measured audits' CPU time was, at most, over the estimate (module docstring)
+MEASURED_OVER_ESTIMATE = 1.2
 #: one exact spectral norm (singular values of an S × S matrix) in GEMM units (see the module docstring)
 _SVD_UNITS = 4.0
 #: small torch operations per step of each sequence and layer (see the module docstring): 2.19 ms / 10.5 µs ≈ 209
@@ -73,8 +89,10 @@ class AuditCost:
         """One line for a user."""
         return (f"audit of {self.claims} claims on {self.sequences} sequence(s) of T = {self.T}, state width {self.S}: "
                 f"about {self.seconds:.3g} s ({self.seconds - self.step_seconds:.3g} s of linear algebra, "
-                f"{self.step_seconds:.3g} s of per-step work; a lower bound: the claims' fixed start-up, about 10 s, is "
-                f"not counted), peak memory {_gib(self.peak_bytes)} (limit {_gib(self.memory_limit)})")
+                f"{self.step_seconds:.3g} s of per-step work; a lower bound: measured audits took up to "
+                f"{MEASURED_OVER_ESTIMATE:g}× the linear algebra in CPU time, more on a loaded machine, and the claims' "
+                f"fixed start-up, about 10 s, is not counted), peak memory {_gib(self.peak_bytes)} of maps "
+                f"(limit {_gib(self.memory_limit)})")
 
 
 def _gib(n: int) -> str:
@@ -105,14 +123,15 @@ def audit_cost(cell, T: int, sequences: int, *, claims: int, memory_limit: int |
     pairs = sum(len(ts) for ts in pair_schedule(T, MAX_STARTS).values())
     closed = getattr(cell, "kind", None) in ("rnn", "gru", "lstm") and not getattr(cell, "proj_size", 0)
     jacobians = (0.25 if closed else 2.0) * T
-    per_sequence = jacobians + _SVD_UNITS * T + 2 * T + (n / S) * 2 * T
-    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (jacobians + _SVD_UNITS * T + 2 * T)
+    norms = _CERTIFY_UNITS * (T + pairs) + _SVD_UNITS * _LEADERS
+    per_sequence = jacobians + norms + 2 * T + (n / S) * (2 * T + _CERTIFY_UNITS * pairs)
+    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (jacobians + norms + 2 * T)
     rows = 2 * min(T, 128) * T / max(S_l, 1)
-    diagnostics = L * (S_l / S) ** 3 * (_SVD_UNITS * T + rows + _HORIZON_LAGS * min(T, 128))
+    diagnostics = L * (S_l / S) ** 3 * (3 * T + rows + 2 * _HORIZON_LAGS * min(T, 128))
     gemms = sequences * (per_sequence + layers) + min(sequences, 2) * diagnostics
-    numbers = sequences * (T * S * S + T * S * n + pairs * (S * S + S * n))
-    numbers += 0 if L == 1 else sequences * L * T * S_l * S_l
-    numbers += min(sequences, 2) * L * T * S_l * S_l
+    numbers = sequences * (T * S * S + pairs * (S * S + S * n)) + T * S * n
+    numbers += 0 if L == 1 else sequences * L * (T * S_l * S_l + pairs * S_l * S_l)
+    numbers += (0 if sequences == 1 else min(sequences, 2) * L * T * S_l * S_l) + 3 * min(T, 128) * S_l * S_l
     peak = int(8 * numbers + 8 * 4 * JACOBIAN_CHUNK)
     rate = seconds_per_gemm if seconds_per_gemm is not None else gemm_seconds(S, S, repeats=2)
     limit = default_memory_limit() if memory_limit is None else int(memory_limit)

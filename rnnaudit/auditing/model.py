@@ -328,6 +328,9 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             # exponents; the step norms read every sequence), from the claims' own step maps where the part is a
             # block of them
             blocks = _part_jacobians(cell, x, parts, bidirectional)
+            from rnnaudit.bounds.step_maps import release_maps
+
+            release_maps()  # the packed maps and their products (T·S² numbers a sequence): only the blocks stay
             result["diagnostics"] = [{"part": p.label, "state": p.state,
                                       **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
                                                           step_jacobians=J).to_json()}
@@ -344,12 +347,12 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
 
 def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks | None]:
     """Per recurrence, its step Jacobians (T, S_l, S_l) of each of the m sequences (a :class:`_Blocks`, formed when
-    read) as diagonal blocks of the claims' step maps (one per sequence,
-    :func:`rnnaudit.bounds.architectures.step_map`): for a stacked torch module, layer l's own step
-    Jacobian (its input, the layer below's new h, held fixed) is the block of the packed state's rows and columns
-    of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states. None where the parts are not such blocks
-    (a bidirectional module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
-    from rnnaudit.bounds.architectures import arch_cases_from_model, step_map
+    read): layer l's own step Jacobian, its input (the layer below's new h) held fixed, which is the diagonal block of
+    the packed state's rows and columns of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states, and equal
+    to it entry for entry (the same closed form on the same states,
+    :func:`~rnnaudit.bounds.architectures.layer_cases`). None where the parts are not such blocks (a bidirectional
+    module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
+    from rnnaudit.bounds.architectures import arch_cases_from_model, layer_cases
 
     if bidirectional:
         return [None] * len(parts)
@@ -358,32 +361,31 @@ def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks
     except NotApplicable:
         return [None] * len(parts)
     L = cases[0].layers
-    H = [cases[0].units(k) for k in range(L)]
     if len(parts) != L:
         return [None] * len(parts)
-    maps = [step_map(c).J for c in cases]
-    out = []
-    for layer in range(L):
-        start = sum(H[:layer])
-        idx = list(range(start, start + H[layer]))
-        if cases[0].kind == "lstm":
-            idx += [sum(H) + i for i in idx]
-        out.append(_Blocks(maps, torch.tensor(idx, device=x.device)))
-    return out
+    layers = [layer_cases(c) if L > 1 else [c] for c in cases]
+    return [_Blocks([per[layer] for per in layers]) for layer in range(L)]
 
 
 class _Blocks:
-    """The diagonal blocks (T, S_l, S_l) of every sequence's step map, formed one sequence at a time when read
-    (``len`` and ``[b]``): the diagnostics read every sequence without holding a copy of all of them."""
+    """One layer's step Jacobians (T, S_l, S_l) of every sequence, formed one sequence at a time when read (``len``
+    and ``[b]``; the last one read is kept): the diagnostics read every sequence without holding all of them, after
+    the claims' packed maps are released."""
 
-    def __init__(self, maps: list[Tensor], idx: Tensor):
-        self.maps, self.idx = maps, idx
+    def __init__(self, cases: list):
+        self.cases = cases
+        self._last: tuple[int, Tensor] | None = None
 
     def __len__(self) -> int:
-        return len(self.maps)
+        return len(self.cases)
 
     def __getitem__(self, b: int) -> Tensor:
-        return self.maps[b].index_select(1, self.idx).index_select(2, self.idx)
+        from rnnaudit.bounds.architectures import step_jacobians
+
+        if self._last is None or self._last[0] != b:
+            self._last = None  # dropped before the next is formed
+            self._last = (b, step_jacobians(self.cases[b], inputs=False)[0])
+        return self._last[1]
 
 
 def _user_module(model):

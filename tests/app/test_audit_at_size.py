@@ -60,7 +60,8 @@ def test_one_audit_forms_each_sequences_step_jacobians_once(monkeypatch):
     real = arch.step_jacobians
 
     def counted(case, *a, **k):
-        calls.append((case.kind, case.layers, case.h0.shape[0]))
+        if k.get("state", True):  # ∂h_t/∂x_t alone (state=False) is formed where inputs() asks for it
+            calls.append((case.kind, case.layers, case.h0.shape[0]))
         return real(case, *a, **k)
 
     monkeypatch.setattr(arch, "step_jacobians", counted)
@@ -191,3 +192,17 @@ def test_the_audit_estimate_counts_the_per_step_work_that_dominates_at_small_wid
     captured = capsys.readouterr()
     assert "estimate: audit of" in captured.out and not (tmp_path / "a").exists()
     assert len(captured.err.strip().splitlines()) == 1 and "--max-minutes" in captured.err, captured.err
+
+
+@pytest.mark.parametrize("T", [1, 9, 40])
+def test_the_maps_end_to_end_norm_is_the_chain_products_norm(T):
+    """‖∂h_T/∂h_0‖₂ read from the map's product schedule (the pair (0, T)) equals the norm of J_T ⋯ J_1 multiplied out
+    on its own, to 1e-14 relative (the same products in the same order; only the sign of a zero may differ)."""
+    case = arch.sample_arch(torch.Generator().manual_seed(T), "lstm", 6, T, layers=2)
+    J = arch.step_jacobians(case)[0]
+    P = J[0]
+    for t in range(1, T):
+        P = J[t] @ P
+    with arch.shared_maps():
+        value = arch.step_map(case).end_to_end()
+    assert float(value) == pytest.approx(float(spectral(P)), rel=1e-14)

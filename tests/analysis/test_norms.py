@@ -1,0 +1,71 @@
+"""The certified tiers of the spectral-norm engine: Cholesky tests of c²I − MᵀM and power-iteration lower bounds
+bracket every exact norm, and PairNorms answers with them the same maximum and worst pair as factorising every
+matrix, while factorising only the leaders."""
+
+import pytest
+import torch
+from torch import nn
+
+from rnnaudit.analysis.norms import PairNorms, cholesky_upper_bounds, power_lower_bounds, spectral
+from rnnaudit.bounds.core import safe_ratio, worst_pair
+
+
+def _lstm_step_jacobians(T: int = 40, seed: int = 0) -> torch.Tensor:
+    from rnnaudit.bounds.architectures import arch_cases_from_model, step_jacobians
+    from rnnaudit.bounds.on_model import ModelView
+    from rnnaudit.cells.adapters import wrap
+
+    torch.manual_seed(seed)
+    model = nn.LSTM(12, 12, num_layers=2, batch_first=True).double()
+    x = torch.randn(1, T, 12, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    case = arch_cases_from_model(ModelView(wrap(model), x))[0]
+    return step_jacobians(case)[0]
+
+
+@pytest.mark.parametrize("shape", [(30, 9, 9), (30, 11, 6), (30, 5, 13)])
+def test_a_passed_cholesky_test_bounds_the_norm_from_above_and_a_level_below_the_norm_fails(shape):
+    g = torch.Generator().manual_seed(1)
+    M = torch.randn(*shape, generator=g, dtype=torch.float64) * torch.exp(torch.randn(shape[0], 1, 1, generator=g))
+    exact = spectral(M)
+    above = cholesky_upper_bounds(M, exact * (1 + 1e-9))
+    assert bool(torch.isfinite(above).all()) and bool((above >= exact).all())
+    assert float((above / exact).max()) < 1 + 1e-8  # the certificate costs only rounding: 1e-9 level plus ~1e-13
+    # negative control: at a level below the exact norm no matrix is certified (the test can fail)
+    assert bool(torch.isinf(cholesky_upper_bounds(M, exact * (1 - 1e-9))).all())
+
+
+def test_the_cholesky_test_certifies_nothing_for_a_non_finite_matrix_or_level():
+    M = torch.eye(4, dtype=torch.float64).repeat(3, 1, 1)
+    M[1, 0, 0] = float("nan")
+    bounds = cholesky_upper_bounds(M, torch.tensor([2.0, 2.0, float("inf")], dtype=torch.float64))
+    assert torch.isfinite(bounds[0]) and torch.isinf(bounds[1]) and torch.isinf(bounds[2])
+
+
+def test_power_iteration_bounds_lie_below_every_exact_norm_and_close_to_it_on_step_jacobians():
+    J = _lstm_step_jacobians()
+    exact = spectral(J)
+    low = power_lower_bounds(J, steps=30)
+    assert bool((low <= exact).all()) and float((low / exact).min()) > 0.9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_on_lstm_step_jacobians_pair_norms_give_every_exact_norms_maximum_and_worst_pair_factorising_few(seed):
+    J = _lstm_step_jacobians(seed=seed)
+    exact = spectral(J)
+    norms = PairNorms(J)
+    value, i = norms.max()
+    assert value == exact.max() and i == int(exact.argmax())  # the same bits: the leader's own factorisation
+    assert int(norms.known.sum()) <= 4 < J.shape[0]
+    bound = 0.5 + torch.rand(J.shape[0], generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    m, b = PairNorms(J).worst(bound, safe_ratio)
+    m0, b0 = worst_pair(exact, bound)
+    assert m == m0 and b == b0
+    assert bool((norms.lower <= exact).all()) and bool((exact <= norms.upper).all())
+
+
+def test_a_tie_with_the_leader_is_factorised_and_the_first_index_is_returned():
+    J = _lstm_step_jacobians()
+    k = int(spectral(J).argmax())
+    J = torch.cat([J[:3], J[k:k + 1], J[3:]])  # the maximum twice: at 3 and at k + 1
+    value, i = PairNorms(J).max()
+    assert i == 3 and value == spectral(J[3])
