@@ -84,3 +84,16 @@ def test_an_infinite_worst_ratio_on_a_model_is_written_as_inf_and_read_back_as_i
     assert json.loads(json.dumps(doc, allow_nan=False))["worst_ratio"] == "inf"
     assert fmt_number(doc["worst_ratio"]) == "∞"
     assert ClaimOnModel("x.y", True, None, [], "holds", 0.5).to_json()["worst_ratio"] == 0.5
+
+
+def test_a_chaotic_sequence_whose_growth_overflows_float64_is_compared_as_log2_values():
+    """J_t = 1.5·I for T = 2000 (a tanh RNN with W = 1.5·I at its zero state): λ₁ = ln 1.5 > 0, e^(Tλ₁) =
+    ‖∂h_T/∂h_0‖₂ = 1.5^2000 ≈ 1e352, past float64. laurent2017.chaos_explodes.general's ratio is 1 (equality), where
+    inf/inf read as NaN, a violation."""
+    from rnnaudit.bounds.laurent2017.chaos_explodes_general import chaos_explodes_general
+
+    case = linear_regime_case(2, 2000, 1.5)
+    with pytest.raises(OverflowError):
+        math.exp(2000 * math.log(1.5))  # the left side as a number
+    ratio, _ = measure_case(chaos_explodes_general, case)
+    assert math.isfinite(ratio) and abs(ratio - 1) < 1e-10, ratio
