@@ -120,3 +120,27 @@ def test_style_context_restores_the_callers_settings():
 SLOW_CASES = {
     "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory", "spectrum"},
 }
+
+
+def test_a_figure_saved_at_once_is_laid_out_by_its_save_within_a_pixel_of_an_advance_layout_and_tight_box(tmp_path):
+    from PIL import Image
+
+    from rnnaudit.figures.style import drawn_when_saved, laid_out_when_saved
+
+    claims = CLAIMS + [{"id": "p.b", "verdict": "false", "tightness": {"by_T": {"1": 3.0}, "by_h": {"2": 3.0}}}]
+    advance = plot_tightness(claims)
+    assert not advance.stale  # laid out in advance, as for a figure shown or returned to a user
+    save_figure(advance, tmp_path / "advance.png")
+    assert not laid_out_when_saved()
+    with drawn_when_saved():
+        assert laid_out_when_saved()
+        at_save = plot_tightness(claims)
+        assert at_save.stale  # not drawn yet: its save draws it, once
+        save_figure(at_save, tmp_path / "at_save.png")
+    assert not laid_out_when_saved()
+    a, b = (np.asarray(Image.open(tmp_path / f"{n}.png").convert("L"), dtype=float) for n in ("advance", "at_save"))
+    assert abs(a.shape[0] - b.shape[0]) <= 1 and abs(a.shape[1] - b.shape[1]) <= 1
+    rows, cols = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    # the same drawing: under 1% of the pixels differ by more than 32 grey levels (a layout shifted by a few pixels
+    # moves every line and letter)
+    assert np.mean(np.abs(a[:rows, :cols] - b[:rows, :cols]) > 32) < 0.01
