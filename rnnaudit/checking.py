@@ -66,8 +66,9 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
             built beside it and swapped in whole at the end (:func:`rnnaudit.outputs.replaced_directory`):
             a killed check leaves the previous report or none, and one writer at a time holds it.
         progress: a tqdm bar per paper on stderr.
-        jobs: worker processes checking claims side by side (:mod:`rnnaudit.claim_workers`); None: one per usable
-            CPU core; 1 (and every check on ``cuda``): every claim in this process. The results are the same for
+        jobs: worker processes checking claims side by side, slowest first, and drawing the report's figures beside
+            them (:mod:`rnnaudit.claim_workers`); None: one per usable CPU core; 1 (and every check on ``cuda``):
+            every claim and figure in this process. The results are the same for
             every ``jobs``: each claim is seeded from (seed, its id) alone and runs on one thread.
 
     Returns:
