@@ -8,6 +8,7 @@ and timed by ``resource.getrusage``: user + system CPU of this process, which a 
 than wall time (both are printed, with the load average). The imports are timed apart: they are the fixed cost a
 ``--jobs`` worker pays once. Run the same script at two commits to compare them claim by claim (``--json``). A claim
 whose global optimiser was stopped by its clock (``stopped: time``) did less work under load than it would idle.
+``--costs`` prints the table the check hands claims out by, longest first (rnnaudit/claim_costs.py).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the check's base seed (default: 0)")
     parser.add_argument("--top", type=int, default=15, help="rows of the table (default: 15; 0: every claim)")
     parser.add_argument("--json", type=str, default=None, help="write every claim's times to this file")
+    parser.add_argument("--costs", action="store_true",
+                        help="print the table of rnnaudit/claim_costs.py (QUICK_CPU_SECONDS) from these times")
     args = parser.parse_args(argv)
     if args.top < 0:
         parser.error(f"--top must be 0 or more, got {args.top}")
@@ -69,6 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
+    if args.costs:
+        from rnnaudit.claim_costs import DEFAULT_SECONDS
+
+        print("QUICK_CPU_SECONDS = {")
+        for r in sorted(rows, key=lambda r: -(r["user"] + r["sys"])):
+            if r["user"] + r["sys"] >= DEFAULT_SECONDS:
+                print(f'    "{r["id"]}": {r["user"] + r["sys"]:.1f},')
+        print("}")
     return 0
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from rnnaudit.atomic import atomic_path
 from rnnaudit.figures.escaping import metadata_text
-from rnnaudit.figures.style import style_context
+from rnnaudit.figures.style import laid_out_when_saved, style_context
 from rnnaudit.provenance import figure_provenance
 
 __all__ = ["save_figure", "attach_data", "figure_data", "figure_labels", "read_labels", "data_path", "FIGURE_FORMATS",
@@ -144,8 +145,9 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
 
     The figure is written inside :func:`rnnaudit.figures.style.style_context`: PDF and PostScript
     embed TrueType (Type 42) fonts, PNG is 200 dpi (less for a figure over 20 inches: its longest side is at most
-    :data:`MAX_SIDE_PIXELS` pixels), the bounding box is tight. A figure that pyplot
-    manages is closed (freed); one built as a bare :class:`matplotlib.figure.Figure` needs no closing.
+    :data:`MAX_SIDE_PIXELS` pixels), the bounding box is tight (inside :func:`rnnaudit.figures.style.drawn_when_saved`,
+    a constrained layout keeps its own margins). A figure that pyplot manages is closed (freed); one built as a bare
+    :class:`matplotlib.figure.Figure` needs no closing.
     The data kept with :func:`attach_data` is written beside it (:func:`data_path`), atomically too, and before
     the figure: a data file that cannot be written leaves neither file (an existing file of that name is replaced).
 
@@ -178,7 +180,10 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
     # leaves neither file, never a figure without its numbers
     with style_context(), atomic_path(path) as tmp_figure:
         dpi = min(float(matplotlib.rcParams["savefig.dpi"]), MAX_SIDE_PIXELS / max(fig.get_size_inches()))
-        fig.savefig(tmp_figure, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi)
+        # a constrained layout already fits every artist in the figure: a tight box would only draw it twice more
+        fitted = laid_out_when_saved() and isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+        fig.savefig(tmp_figure, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi,
+                    **({"bbox_inches": None} if fitted else {}))
         if data is not None:
             beside = data_path(path, data)
             with atomic_path(beside) as tmp:

@@ -9,14 +9,15 @@ registered with pyplot and open no window; Jupyter displays a returned figure al
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
+from contextlib import contextmanager
 
 import matplotlib
 import matplotlib.style
 
-__all__ = ["style_context", "styled", "saved_at_once", "series_style", "SEQUENTIAL_CMAP", "COLORS", "MARKERS", "STYLE"]
+__all__ = ["style_context", "styled", "drawn_when_saved", "laid_out_when_saved", "series_style", "SEQUENTIAL_CMAP",
+           "COLORS", "MARKERS", "STYLE"]
 
 #: Sequential colormap for magnitudes (perceptually uniform, colour-blind safe).
 SEQUENTIAL_CMAP = "viridis"
@@ -75,40 +76,44 @@ def style_context():
     return matplotlib.style.context(["default", STYLE])
 
 
+#: False inside :func:`drawn_when_saved`: figures are laid out by the save that follows, not in advance.
+_LAY_OUT_IN_ADVANCE = contextvars.ContextVar("rnnaudit_lay_out_in_advance", default=True)
+
+
+@contextmanager
+def drawn_when_saved():
+    """Within the block, a plot function's new figure is not laid out in advance (:func:`styled`), and
+    :func:`rnnaudit.figures.save_figure` keeps a constrained layout's own margins instead of measuring a tight
+    bounding box: for figures saved at once, as the report's are. Each is then drawn once, not three times (in advance
+    at 100 dpi, whose text layouts the 200 dpi save cannot reuse, then twice by a tight save); the saved figure has the
+    same layout, within a pixel (a tight box's rounding). Not for a figure that is shown or returned to a user."""
+    token = _LAY_OUT_IN_ADVANCE.set(False)
+    try:
+        yield
+    finally:
+        _LAY_OUT_IN_ADVANCE.reset(token)
+
+
+def laid_out_when_saved() -> bool:
+    """True inside :func:`drawn_when_saved`."""
+    return not _LAY_OUT_IN_ADVANCE.get()
+
+
 def styled(func):
     """Decorator: run a plot function inside :func:`style_context`. When the function created its
     own figure (no ``ax`` passed), the figure is laid out once inside the context, so its ticks are
-    made with the style's sizes whether it is later saved, shown or displayed by Jupyter."""
+    made with the style's sizes whether it is later saved, shown or displayed by Jupyter (not inside
+    :func:`drawn_when_saved`, where the save lays it out)."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         with style_context():
             fig = func(*args, **kwargs)
-            if kwargs.get("ax") is None and not _SAVED_AT_ONCE.get():
+            if kwargs.get("ax") is None and _LAY_OUT_IN_ADVANCE.get():
                 fig.draw_without_rendering()
         return fig
 
     return wrapper
-
-
-_SAVED_AT_ONCE = contextvars.ContextVar("rnnaudit_saved_at_once", default=False)
-
-
-@contextlib.contextmanager
-def saved_at_once():
-    """Within this context, figures returned by :func:`styled` functions are not laid out on return.
-
-    For a caller that saves each figure right away with :func:`rnnaudit.figures.save_figure`, which draws it
-    inside :func:`style_context` and so makes its ticks with the style's sizes all the same: the layout on
-    return was a whole extra draw (about a third of a spectrum figure's time). The figure saved is the same up to
-    the constrained layout's last pass (a few pixels at 200 dpi). A figure made here and shown or saved some other
-    way is laid out outside the style.
-    """
-    token = _SAVED_AT_ONCE.set(True)
-    try:
-        yield
-    finally:
-        _SAVED_AT_ONCE.reset(token)
 
 
 def series_style(i: int) -> dict:

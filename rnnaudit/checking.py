@@ -11,7 +11,8 @@ import torch
 
 from rnnaudit.bounds import (CLAIMS_BY_PAPER, PAPERS, PROFILES, ClaimResult, Profile, check_claim, claim_by_id,
                              coverage)
-from rnnaudit.claim_workers import check_in_workers, usable_cores
+from rnnaudit.claim_costs import estimated_seconds
+from rnnaudit.claim_workers import Job, check_in_workers, usable_cores
 from rnnaudit.outputs import replaced_directory
 from rnnaudit.provenance import provenance
 
@@ -65,8 +66,9 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
             built beside it and swapped in whole at the end (:func:`rnnaudit.outputs.replaced_directory`):
             a killed check leaves the previous report or none, and one writer at a time holds it.
         progress: a tqdm bar per paper on stderr.
-        jobs: worker processes checking claims side by side (:mod:`rnnaudit.claim_workers`); None: one per usable
-            CPU core; 1 (and every check on ``cuda``): every claim in this process. The results are the same for
+        jobs: worker processes checking claims side by side, slowest first, and drawing the report's figures beside
+            them (:mod:`rnnaudit.claim_workers`); None: one per usable CPU core; 1 (and every check on ``cuda``):
+            every claim and figure in this process. The results are the same for
             every ``jobs``: each claim is seeded from (seed, its id) alone and runs on one thread.
 
     Returns:
@@ -95,29 +97,40 @@ def check(papers: list[str] | tuple[str, ...] | None = None, *, profile: str | P
     elif isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive int or None, got {jobs!r}")
     if out_dir is None:
-        results, skipped = _check_claims(papers, profile, seed, device, None, progress, jobs)
+        results, skipped, _ = _check_claims(papers, profile, seed, device, None, progress, jobs, None)
         return CheckRun(results, None, None, skipped)
     out = Path(out_dir)
     from rnnaudit.provenance import recorded_seed
 
     with replaced_directory(out, "check") as staging, recorded_seed(seed):
-        results, skipped = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress, jobs)
+        results, skipped, drawn = _check_claims(papers, profile, seed, device, staging / "counterexamples", progress,
+                                                jobs, staging / "figures")
         doc = _write_report(results, papers, staging, profile=profile, seed=seed, device=device, skipped=skipped,
-                            progress=progress)
+                            progress=progress, drawn=drawn)
     return CheckRun(results, doc, out, skipped)
 
 
 def _check_claims(papers, profile: Profile, seed: int, device: str, counterexamples: Path | None,
-                  progress: bool, jobs: int) -> tuple[list[ClaimResult], list[str]]:
+                  progress: bool, jobs: int, fig_dir: Path | None) -> tuple[list[ClaimResult], list[str], dict]:
+    """The claims' results, the papers without claims, and the report's figures the workers drew beside the claims
+    (``(kind, paper)`` → [(caption, path)], kind ``"tightness"`` or ``"paper_figures"``; {} in one process or
+    without ``fig_dir``)."""
     skipped = [p for p in papers if not CLAIMS_BY_PAPER[p]]
     claims = [c for p in papers for c in CLAIMS_BY_PAPER[p]]
     bars = _PaperBars(claims, profile, progress)
     # a claim the workers cannot find again by its id (one put in CLAIMS_BY_PAPER by hand) is checked here
     registered = all(_registered(c) for c in claims)
+    drawn: dict = {}
     try:
         if jobs > 1 and len(claims) > 1 and device == "cpu" and registered:
+            figures = _FigureJobs(claims, papers, skipped, fig_dir, profile, seed, device) if fig_dir else None
+            # longest first: the last claims handed out are short, so neither worker ends long after the other
+            order = sorted(range(len(claims)), key=lambda i: -estimated_seconds(claims[i].id))
             results = check_in_workers(claims, profile, seed=seed, device=device, out_dir=counterexamples, jobs=jobs,
-                                       on_start=bars.start, on_progress=bars.update, on_done=bars.done)
+                                       on_start=bars.start, on_progress=bars.update, on_done=bars.done, order=order,
+                                       extra_jobs=figures.ready() if figures else (),
+                                       follow_up=figures.after_claim if figures else None,
+                                       on_job_done=lambda job, out: drawn.__setitem__(job.key, out))
         else:
             results = []
             for i, claim in enumerate(claims):
@@ -127,7 +140,36 @@ def _check_claims(papers, profile: Profile, seed: int, device: str, counterexamp
                 bars.done(i)
     finally:
         bars.close()
-    return results, skipped
+    return results, skipped, drawn
+
+
+class _FigureJobs:
+    """The report's figures as worker jobs: each paper's own figures at the start (they read no result), its
+    tightness plot as soon as its last claim is checked."""
+
+    def __init__(self, claims, papers, skipped, fig_dir: Path, profile: Profile, seed: int, device: str):
+        self.claims, self.fig_dir, self.profile, self.seed, self.device = claims, fig_dir, profile, seed, device
+        self.papers = [p for p in papers if p not in skipped]
+        self.left = {p: sum(c.paper == p for c in claims) for p in self.papers}
+        self.results: dict = {}
+        fig_dir.mkdir(parents=True, exist_ok=True)
+
+    def ready(self) -> list[Job]:
+        from rnnaudit.figures.paper_figures import PAPER_FIGURES
+
+        return [Job("paper_figures", dict(paper=p, fig_dir=str(self.fig_dir), seed=self.seed, device=self.device,
+                                          profile=self.profile.name, argv=list(sys.argv)), ("paper_figures", p))
+                for p in self.papers if p in PAPER_FIGURES]
+
+    def after_claim(self, index: int, result: ClaimResult) -> list[Job]:
+        paper = self.claims[index].paper
+        self.results[index] = result
+        self.left[paper] -= 1
+        if self.left[paper]:
+            return []
+        entries = [self.results[i].to_json() for i in range(len(self.claims)) if self.claims[i].paper == paper]
+        return [Job("tightness", dict(paper=paper, claims=entries, fig_dir=str(self.fig_dir), seed=self.seed,
+                                      argv=list(sys.argv)), ("tightness", paper))]
 
 
 def _registered(claim) -> bool:
@@ -189,31 +231,35 @@ class _PaperBars:
 
 
 def _write_report(results: list[ClaimResult], papers: list[str], out: Path, *, profile: Profile, seed: int,
-                  device: str, skipped: list[str], progress: bool) -> dict:
-    from rnnaudit.figures import save_figure
+                  device: str, skipped: list[str], progress: bool, drawn: dict) -> dict:
+    """The figures (those the workers have not drawn, ``drawn``: see :func:`_check_claims`) and the reports."""
+    from rnnaudit.check_figures import paper_figures, tightness_figure
     from rnnaudit.figures.paper_figures import PAPER_FIGURES
-    from rnnaudit.figures.tightness import plot_tightness
 
     from tqdm import tqdm
 
     fig_dir = out / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
     figures = []
-    drawn = [p for p in papers if p not in skipped]
+    papers_drawn = [p for p in papers if p not in skipped]
     # one step per tightness plot, each paper figure's own steps, and one for writing the report
-    steps = sum(1 + (PAPER_FIGURES[p].steps if p in PAPER_FIGURES else 0) for p in drawn) + 1
-    with tqdm(total=steps, desc="figures", unit="step", file=sys.stderr, dynamic_ncols=True,
+    steps = {p: 1 + (PAPER_FIGURES[p].steps if p in PAPER_FIGURES else 0) for p in papers_drawn}
+    with tqdm(total=sum(steps.values()) + 1, desc="figures", unit="step", file=sys.stderr, dynamic_ncols=True,
               disable=not progress) as bar:
-        for paper in drawn:
+        for paper in papers_drawn:
             bar.set_postfix_str(paper)
-            paper_results = [r.to_json() for r in results if r.claim.paper == paper]
-            png = save_figure(plot_tightness(paper_results), fig_dir / f"{paper}_tightness.png")
-            figures.append((f"{paper}: worst measured/bound against T for each claim (above the dashed line = "
-                            "the statement fails as printed)", png))
+            if ("tightness", paper) in drawn:
+                figures += drawn[("tightness", paper)]
+            else:
+                figures += tightness_figure(paper, [r.to_json() for r in results if r.claim.paper == paper], fig_dir,
+                                            seed=seed)
             bar.update(1)
-            if paper in PAPER_FIGURES:
-                figures += PAPER_FIGURES[paper](fig_dir, seed=seed, device=device, profile=profile.name,
-                                                progress=bar.update)
+            if ("paper_figures", paper) in drawn:
+                figures += drawn[("paper_figures", paper)]
+                bar.update(steps[paper] - 1)
+            else:
+                figures += paper_figures(paper, fig_dir, seed=seed, device=device, profile=profile.name,
+                                         progress=bar.update)
         bar.set_postfix_str("report")
         doc = _document(results, papers, out, figures, profile=profile, seed=seed, device=device, skipped=skipped)
         bar.update(1)

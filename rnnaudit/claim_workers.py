@@ -25,15 +25,17 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections import deque
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 
-__all__ = ["usable_cores", "check_in_workers", "WorkerError"]
+__all__ = ["usable_cores", "check_in_workers", "Job", "WorkerError", "start_workers_early"]
 
 #: What every worker imports, imported once by the forkserver so that workers fork from an interpreter that has it:
 #: the claims (6.4 s of CPU with torch), and torch._dynamo, which torch.optim.Adam imports on first use (the
-#: ascent's optimiser; 1.7 s of CPU), measured at a load average of 25.
-_PRELOAD = ("rnnaudit.bounds", "torch._dynamo")
+#: ascent's optimiser; 1.7 s of CPU), measured at a load average of 25; cma (the global optimiser of claims with
+#: over 20 free parameters; it imports pyplot: 2.5 s) and the report's figure modules (the workers draw them too).
+_PRELOAD = ("rnnaudit.bounds", "torch._dynamo", "cma", "rnnaudit.figures.paper_figures", "rnnaudit.figures.tightness")
 
 #: Seconds between a worker's checks that its parent is still alive.
 _PARENT_POLL = 0.5
@@ -85,8 +87,9 @@ def _send(conn, message) -> None:
 
 
 def _worker(conn, profile, seed: int, device: str, out_dir) -> None:
-    """A worker's loop: receive ``(index, claim id)``, check it, send ``("progress", index, n)`` as cases are
-    measured and then ``("done", index, result)`` or ``("error", index, exception, traceback text)``; None ends."""
+    """A worker's loop: receive ``(ref, claim id)`` or ``(ref, (job name, kwargs))``, check the claim (sending
+    ``("progress", ref, n)`` as cases are measured) or run the job (:data:`rnnaudit.check_figures.JOBS`), then send
+    ``("done", ref, result)`` or ``("error", ref, exception, traceback text)``; None ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent()
     import torch
@@ -101,11 +104,17 @@ def _worker(conn, profile, seed: int, device: str, out_dir) -> None:
             return
         if task is None:
             return
-        index, claim_id = task
+        index, what = task
         try:
-            result = check_claim(claim_by_id(claim_id), profile, seed=seed, device=device, out_dir=out_dir,
-                                 progress=lambda n, i=index: _send(conn, ("progress", i, n)))
-            message = ("done", index, _portable(result))
+            if isinstance(what, str):
+                result = check_claim(claim_by_id(what), profile, seed=seed, device=device, out_dir=out_dir,
+                                     progress=lambda n, i=index: _send(conn, ("progress", i, n)))
+                message = ("done", index, _portable(result))
+            else:
+                from rnnaudit.check_figures import JOBS
+
+                name, kwargs = what
+                message = ("done", index, JOBS[name](**kwargs))
         except Exception as err:  # noqa: BLE001 - any error goes back to the parent, which raises it
             text = "".join(traceback.format_exception(err))
             try:
@@ -127,11 +136,35 @@ def _context():
     return ctx
 
 
+@dataclass(frozen=True)
+class Job:
+    """A job a worker runs beside the claims: ``rnnaudit.check_figures.JOBS[name](**kwargs)`` (plain, picklable
+    arguments); ``key`` names it to the caller."""
+
+    name: str
+    kwargs: dict
+    key: object
+
+
+def start_workers_early() -> None:
+    """Start the forkserver now, so that it imports what the workers need (:data:`_PRELOAD`, ~8 s of CPU) while this
+    process is still importing the claims, on the other core, instead of after it. Nothing to do where workers
+    start by ``spawn``; harmless if no worker is ever started (the server ends with this process)."""
+    ctx = _context()
+    if ctx.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def check_in_workers(claims: Sequence, profile, *, seed: int, device: str, out_dir, jobs: int,
                      on_start: Callable[[int], None], on_progress: Callable[[int, int], None],
-                     on_done: Callable[[int], None]) -> list:
+                     on_done: Callable[[int], None], order: Sequence[int] | None = None,
+                     extra_jobs: Sequence[Job] = (), follow_up: Callable[[int, object], Sequence[Job]] | None = None,
+                     on_job_done: Callable[[Job, object], None] | None = None) -> list:
     """Check ``claims`` (registered :class:`~rnnaudit.bounds.core.Claim` records, found again by id in each worker)
-    in ``jobs`` worker processes, each claim exactly as :func:`rnnaudit.bounds.check_claim` checks it in this one.
+    in ``jobs`` worker processes, each claim exactly as :func:`rnnaudit.bounds.check_claim` checks it in this one,
+    and run the figure jobs handed to them (:class:`Job`) in the same workers.
 
     Args:
         claims: the claims, in report order; each must be the one ``rnnaudit.bounds.claim_by_id`` gives for its id.
@@ -140,20 +173,31 @@ def check_in_workers(claims: Sequence, profile, *, seed: int, device: str, out_d
         jobs: worker processes (≥ 1; no more are started than there are claims).
         on_start: called with a claim's index when a worker takes it. on_progress: ``(index, n)`` after a claim's
             cases (as check_claim's ``progress``). on_done: called with a claim's index when its result is in.
+        order: the claims' indices in the order they are handed out (default: report order); longest first keeps
+            both workers busy to the end (:mod:`rnnaudit.claim_costs`). The results come back in report order.
+        extra_jobs: jobs ready at the start, handed out before the claims.
+        follow_up: ``(index, result)`` after each claim's result is in → jobs now ready (e.g. a paper's figure once
+            its last claim is checked), handed out before the claims left.
+        on_job_done: ``(job, its return value)`` as each job ends.
 
     Returns:
         the :class:`~rnnaudit.bounds.ClaimResult` of each claim, in the order of ``claims``.
 
     Raises:
-        the first error a claim raised in its worker (its type and message as raised there, the worker's traceback
-        chained to it); :class:`WorkerError` when a worker ended without a result. The other workers are ended first.
+        the first error a claim or job raised in its worker (its type and message as raised there, the worker's
+        traceback chained to it); :class:`WorkerError` when a worker ended without a result. The other workers are
+        ended first.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive int, got {jobs!r}")
+    order = list(range(len(claims))) if order is None else list(order)
+    if sorted(order) != list(range(len(claims))):
+        raise ValueError("order must hold every claim's index once")
     ctx = _context()
-    queue = list(range(len(claims)))[::-1]  # popped from the end: report order
+    queue: deque = deque(order)  # claim indices, or ("job", Job) in front of them
+    queue.extendleft(("job", job) for job in reversed(extra_jobs))
     results: list = [None] * len(claims)
-    workers = []  # (process, connection, index of the claim it is checking or None)
+    workers = []  # (process, connection, what it is running (claim index or ("job", Job)), or None)
     try:
         for _ in range(min(jobs, len(claims))):
             parent_end, child_end = ctx.Pipe()
@@ -175,19 +219,27 @@ def check_in_workers(claims: Sequence, profile, *, seed: int, device: str, out_d
                         message = None
                     if message is None:
                         raise _died(w, claims)
-                    kind, index = message[0], message[1]
+                    kind = message[0]
                     if kind == "progress":
-                        on_progress(index, message[2])
+                        on_progress(message[1], message[2])
                         continue
                     if kind == "error":
                         err, text = message[2], message[3]
-                        raise err from _RemoteTraceback(f"in the worker checking {claims[index].id}:\n{text}")
-                    results[index] = _restored(message[2], claims[index])
-                    w[2] = None
-                    on_done(index)
+                        raise err from _RemoteTraceback(f"in the worker {_doing(w[2], claims)}:\n{text}")
+                    running, w[2] = w[2], None
+                    if isinstance(running, int):
+                        results[running] = _restored(message[2], claims[running])
+                        on_done(running)
+                        if follow_up is not None:
+                            queue.extendleft(("job", job) for job in reversed(follow_up(running, results[running])))
+                    elif on_job_done is not None:
+                        on_job_done(running[1], message[2])
                     _assign(w, claims, queue, on_start)
                 elif w[0].sentinel in ready and not w[1].poll():
                     raise _died(w, claims)
+            idle = [w for w in workers if w[2] is None]
+            for w in idle:  # a claim's follow-up jobs can reach a worker that found the queue empty
+                _assign(w, claims, queue, on_start)
     finally:
         for proc, conn, index in workers:
             if index is None and proc.is_alive():
@@ -206,16 +258,27 @@ def check_in_workers(claims: Sequence, profile, *, seed: int, device: str, out_d
     return results
 
 
-def _assign(worker: list, claims: Sequence, queue: list[int], on_start: Callable[[int], None]) -> None:
-    if queue:
-        index = queue.pop()
-        worker[2] = index
-        on_start(index)
-        worker[1].send((index, claims[index].id))
+def _doing(running, claims: Sequence) -> str:
+    if isinstance(running, int):
+        return f"checking {claims[running].id}"
+    return f"drawing {running[1].name} {running[1].key}"
+
+
+def _assign(worker: list, claims: Sequence, queue: deque, on_start: Callable[[int], None]) -> None:
+    if worker[2] is not None or not queue:
+        return
+    item = queue.popleft()
+    worker[2] = item
+    if isinstance(item, int):
+        on_start(item)
+        worker[1].send((item, claims[item].id))
+    else:
+        job = item[1]
+        worker[1].send((("job", job.key), (job.name, job.kwargs)))
 
 
 def _died(worker: list, claims: Sequence) -> WorkerError:
-    proc, _, index = worker
+    proc, _, running = worker
     proc.join(timeout=1)
-    return WorkerError(f"the worker process checking {claims[index].id} ended without a result (exit status "
+    return WorkerError(f"the worker process {_doing(running, claims)} ended without a result (exit status "
                        f"{proc.exitcode}; killed, or out of memory?)")

@@ -9,7 +9,19 @@ from rnnaudit.cli.style import verdict
 __all__ = ["run"]
 
 
+def _worker_count(jobs: int | None) -> int:
+    """The worker processes the check will start: ``--jobs``, else the usable cores as :func:`rnnaudit.checking.check`
+    counts them (its module's ``usable_cores``, which a test suite may override, once it is imported)."""
+    from rnnaudit import claim_workers
+
+    return jobs if jobs is not None else sys.modules.get("rnnaudit.checking", claim_workers).usable_cores()
+
+
 def run(args) -> int:
+    if args.device == "cpu" and _worker_count(args.jobs) > 1:
+        from rnnaudit.claim_workers import start_workers_early
+
+        start_workers_early()  # the workers' imports overlap this process's
     from rnnaudit.bounds.core import VERDICTS
     from rnnaudit.checking import check
 

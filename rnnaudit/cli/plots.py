@@ -326,12 +326,17 @@ def _baselines(run_dirs) -> dict[str, float]:
 
 
 def run(args) -> int:
+    from rnnaudit.figures.style import drawn_when_saved
+
+    with drawn_when_saved():  # each figure is saved at once: laid out and drawn once, by its save
+        return _draw_and_save(args)
+
+
+def _draw_and_save(args) -> int:
     from rnnaudit.figures.saving import data_path, figure_data, save_figure
-    from rnnaudit.figures.style import saved_at_once
 
     if args.command == "compare":
-        with saved_at_once():
-            fig = _compare(args)
+        fig = _compare(args)
     else:
         # the fixed-point search starts from the states of every sequence; the other figures read the first
         # spectrum reads the weights alone, but for an input-dependent transition (read there)
@@ -342,7 +347,7 @@ def run(args) -> int:
 
             raise InputError(f"{src.label}: a bidirectional module is two recurrences: pass --direction forward or "
                              "--direction reverse (`rnnaudit audit` reports both)")
-        with torch.no_grad(), saved_at_once():  # saved below, inside the style: no layout on return
+        with torch.no_grad():
             fig = {"heatmap": _heatmap, "spectrum": _spectra, "lyapunov": _lyapunov,
                    "fixed-points": _fixed_points}[args.command](args, src)
     data = figure_data(fig)

@@ -37,6 +37,42 @@ def test_a_check_in_two_worker_processes_writes_the_claims_of_a_one_process_chec
                                                                          for r in two.results]
     assert sorted(p.name for p in (tmp_path / "one" / "counterexamples").iterdir()) == sorted(
         p.name for p in (tmp_path / "two" / "counterexamples").iterdir())
+    # the workers draw the report's figures: the same files, numbers and pixels as the one process
+    figures = json.loads((tmp_path / "two" / "results.json").read_text())["figures"]
+    assert figures == json.loads((tmp_path / "one" / "results.json").read_text())["figures"]
+    assert len(figures) == len(PAPERS)  # a tightness plot per paper
+    for name in sorted(p.name for p in (tmp_path / "one" / "figures").iterdir()):
+        a, b = tmp_path / "one" / "figures" / name, tmp_path / "two" / "figures" / name
+        if name.endswith(".png"):
+            from PIL import Image
+
+            assert Image.open(a).tobytes() == Image.open(b).tobytes(), name
+        else:
+            assert a.read_bytes() == b.read_bytes(), name
+
+
+def test_the_claims_are_handed_out_in_an_order_that_holds_each_claim_once():
+    from rnnaudit.bounds import CLAIMS_BY_PAPER
+    from rnnaudit.claim_workers import check_in_workers
+
+    claims = CLAIMS_BY_PAPER["s4d"]
+    for order in ([0], [0, 0], [1, 2]):
+        with pytest.raises(ValueError, match="order must hold every claim's index once"):
+            check_in_workers(claims, TINY, seed=0, device="cpu", out_dir=None, jobs=2, on_start=print,
+                             on_progress=print, on_done=print, order=order)
+
+
+def test_the_longest_claims_are_estimated_longest_and_an_unmeasured_claim_gets_the_default():
+    from rnnaudit.claim_costs import DEFAULT_SECONDS, QUICK_CPU_SECONDS, estimated_seconds
+
+    slowest = max(QUICK_CPU_SECONDS, key=QUICK_CPU_SECONDS.get)
+    assert estimated_seconds(slowest) > 10 * DEFAULT_SECONDS
+    assert estimated_seconds("no_such_paper.claim") == DEFAULT_SECONDS
+    assert all(v >= DEFAULT_SECONDS for v in QUICK_CPU_SECONDS.values())
+    from rnnaudit.bounds import claim_by_id
+
+    for claim_id in QUICK_CPU_SECONDS:  # a renamed claim would be scheduled as unmeasured
+        claim_by_id(claim_id)
 
 
 @pytest.mark.slow  # starts a pool of workers that import torch: 6 s

@@ -124,19 +124,43 @@ SLOW_CASES = {
 
 @pytest.mark.parametrize("name", sorted(PLOTS))
 def test_a_figure_made_to_be_saved_at_once_is_saved_with_the_styles_tick_sizes(name, tmp_path):
-    """Inside saved_at_once() a plot function skips its layout on return (save_figure lays the figure out, inside
-    the style); the saved figure's tick labels still have the style's sizes, not matplotlib's defaults (10 pt), and
+    """Inside drawn_when_saved() a plot function skips its layout on return (save_figure lays the figure out, inside
+    the style): every plot's saved tick labels still have the style's sizes, not matplotlib's defaults (10 pt), and
     its pixel size is that of the figure laid out on return to within 1 %."""
     from PIL import Image
 
-    from rnnaudit.figures.style import STYLE, saved_at_once
+    from rnnaudit.figures.style import STYLE, drawn_when_saved
 
     reference = save_figure(PLOTS[name](), tmp_path / "reference.png")
-    with saved_at_once():
+    with drawn_when_saved():
         fig = PLOTS[name]()
-    save_figure(fig, tmp_path / "deferred.png")
+        save_figure(fig, tmp_path / "deferred.png")
     sizes = {t.get_fontsize() for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()}
     assert sizes and sizes <= {STYLE["xtick.labelsize"], STYLE["ytick.labelsize"]}, sizes
     w0, h0 = Image.open(reference).size
     w1, h1 = Image.open(tmp_path / "deferred.png").size
     assert abs(w1 - w0) <= 0.01 * w0 and abs(h1 - h0) <= 0.01 * h0, ((w0, h0), (w1, h1))
+
+
+def test_a_figure_saved_at_once_is_laid_out_by_its_save_within_a_pixel_of_an_advance_layout_and_tight_box(tmp_path):
+    from PIL import Image
+
+    from rnnaudit.figures.style import drawn_when_saved, laid_out_when_saved
+
+    claims = CLAIMS + [{"id": "p.b", "verdict": "false", "tightness": {"by_T": {"1": 3.0}, "by_h": {"2": 3.0}}}]
+    advance = plot_tightness(claims)
+    assert not advance.stale  # laid out in advance, as for a figure shown or returned to a user
+    save_figure(advance, tmp_path / "advance.png")
+    assert not laid_out_when_saved()
+    with drawn_when_saved():
+        assert laid_out_when_saved()
+        at_save = plot_tightness(claims)
+        assert at_save.stale  # not drawn yet: its save draws it, once
+        save_figure(at_save, tmp_path / "at_save.png")
+    assert not laid_out_when_saved()
+    a, b = (np.asarray(Image.open(tmp_path / f"{n}.png").convert("L"), dtype=float) for n in ("advance", "at_save"))
+    assert abs(a.shape[0] - b.shape[0]) <= 1 and abs(a.shape[1] - b.shape[1]) <= 1
+    rows, cols = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+    # the same drawing: under 1% of the pixels differ by more than 32 grey levels (a layout shifted by a few pixels
+    # moves every line and letter)
+    assert np.mean(np.abs(a[:rows, :cols] - b[:rows, :cols]) > 32) < 0.01
