@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "one_thread", "PairNorms", "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
+__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
@@ -295,6 +295,18 @@ class PairNorms:
         values = self.solve(idx)
         r = ratio(values, bound[idx])
         return int(idx[int(r.argmax())])
+
+
+def vector_norm(v: Tensor, dim: int | None = None) -> Tensor:
+    """‖v‖₂ (over ``dim``, default all entries), scaled by the largest |entry| first, as LAPACK's dnrm2 does:
+    ``torch.linalg.vector_norm`` squares the entries, so a vector of entries below ~1e−154 reads as 0 or
+    inexact (two trajectories that decay together into that range). Differentiable; float64 in, float64 out.
+
+    Source: the scaled 2-norm of Blue (1978), as in LAPACK's dnrm2."""
+    scale = v.detach().abs().amax(dim=dim, keepdim=dim is not None) if v.numel() else v.new_zeros(())
+    safe = torch.where(scale > 0, scale, torch.ones_like(scale))
+    out = torch.linalg.vector_norm(v / safe, dim=dim) * (safe.squeeze(dim) if dim is not None else safe)
+    return torch.where((scale.squeeze(dim) if dim is not None else scale) > 0, out, torch.zeros_like(out))
 
 
 def step_norm_name(state: str | None = None, over: str | None = None, *, block: str | None = None,

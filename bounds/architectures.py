@@ -26,6 +26,7 @@ from torch import Tensor
 from torch.func import jacrev, vmap
 
 from rnnaudit.analysis.norms import spectral as _spectral
+from rnnaudit.analysis.norms import vector_norm as _scaled_norm
 from rnnaudit.analysis.torch_rnn_jacobians import CLOSED_FORM_KINDS, stacked_step_jacobians
 from rnnaudit.bounds.core import NotApplicable
 
@@ -157,7 +158,10 @@ def step_rounding(case: ArchCase, x_t: Tensor, h: Tensor) -> Tensor:
     rec = w_hh.abs() * h.abs() if case.kind == "indrnn" else w_hh.abs() @ h.abs()
     magnitude = w_ih.abs() @ x_t.abs() + b_ih.abs() + rec + b_hh.abs()
     value = arch_step(case, x_t, h).detach().abs()
-    return torch.linalg.vector_norm(gamma * magnitude + STEP_ROUNDING_ULPS * u * value)
+    # gradual underflow adds an absolute error of at most half the smallest subnormal to each product and to ρ
+    # (Higham eq. 2.8): it decides once two decaying trajectories reach ~1e−300, where the relative terms vanish
+    floor = (k + STEP_ROUNDING_ULPS) * torch.finfo(h.dtype).tiny * torch.finfo(h.dtype).eps
+    return _scaled_norm(gamma * magnitude + STEP_ROUNDING_ULPS * u * value + floor)
 
 
 def trajectory(case: ArchCase) -> Tensor:

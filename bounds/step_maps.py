@@ -143,6 +143,13 @@ class _ExactNorms:
 RESCALE_BITS = 64
 
 
+def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
+    """x·2^e in two exact halves, so that a representable result is not lost to an overflowing or underflowing
+    2^e (2^−80 · 2^1100 = 2^1020)."""
+    half = torch.floor(e / 2)
+    return x * torch.exp2(half) * torch.exp2(e - half)
+
+
 def _rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     """(P·2^−k, log2 + k) when P's largest entry is 2^k·f (f in [1/2, 1)) with |k| > :data:`RESCALE_BITS`, else as
     given; a zero or non-finite P is left alone."""
@@ -170,23 +177,34 @@ class ScaledNorms:
     def __len__(self) -> int:
         return len(self.norms)
 
+    def _nonzero(self) -> Tensor:
+        """(N,) bool: M_i ≠ 0. Every M_i has its largest entry in [2^−64, 2^64] or is 0 (:func:`_rescaled`), so its
+        norm's upper bracket is positive exactly when it is not 0; a zero product's exponent says nothing."""
+        if isinstance(self.norms, PairNorms):
+            return self.norms.upper > 0
+        return self.norms.values.detach() > 0
+
     def all(self) -> Tensor:
         """Every ‖P_i‖₂ (N,), in float64: values beyond its range are 0 or inf."""
-        return self.norms.all() * torch.exp2(self.log2)
+        return _times_pow2(self.norms.all(), self.log2)
 
     def solve(self, idx: Tensor) -> Tensor:
         """‖P_i‖₂ for the indices ``idx`` (long (k,)), as :meth:`all` does."""
-        return self.norms.solve(idx) * torch.exp2(self.log2[idx])
+        return _times_pow2(self.norms.solve(idx), self.log2[idx])
 
     def max(self) -> tuple[Tensor, int]:
         """(max_i ‖P_i‖₂, the first i attaining it); the value is 0 or inf beyond float64's range, the index exact."""
-        shift = self.log2.max()
-        weight = torch.exp2(self.log2 - shift)  # in (0, 1]; a pair 2^1074 below the largest scale cannot win
+        nonzero = self._nonzero()
+        if not bool(nonzero.any()):
+            return self.log2.new_zeros(()), 0
+        shift = self.log2[nonzero].max()
+        # in (0, 1] for a nonzero product (a pair 2^1074 below the largest scale cannot win), 0 for a zero one
+        weight = torch.where(nonzero, torch.exp2(self.log2 - shift), torch.zeros_like(self.log2))
         idx = (self.norms.candidates(weight) if isinstance(self.norms, PairNorms)
                else torch.arange(len(self), device=self.log2.device))
         values = self.norms.solve(idx) * weight[idx]
         best = values.max()
-        return best * torch.exp2(shift), int(idx[values == best].min())
+        return _times_pow2(best, shift), int(idx[values == best].min())
 
     def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
         """The (measured, bound) pair of the largest ratio(‖P_i‖₂, b_i), bounds given as numbers: where no product
@@ -212,11 +230,11 @@ class ScaledNorms:
         if bool(zero.any()):
             idx = zero.nonzero().squeeze(-1)
             values = self.norms.solve(idx)
-            if bool((values > 0).any()):
+            if bool((values > 0).any()):  # m/0 = ∞ for any m > 0, however small as a number: M_i itself is read
                 k = int(idx[int(values.argmax())])
-                return self.norms.solve(torch.tensor([k], device=d.device))[0] * torch.exp2(self.log2[k]), \
-                    beta.new_zeros(())
-        live = ~zero & ~torch.isnan(d)
+                return self.norms.solve(torch.tensor([k], device=d.device))[0], beta.new_zeros(())
+        # a zero product's ratio is 0: its exponent, frozen when it died, must not set the scale of the others
+        live = ~zero & ~torch.isnan(d) & self._nonzero()
         if not bool(live.any()):
             z = beta.new_zeros(())
             return z, z + 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis.norms import vector_norm
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, arch_step, step_rounding, trajectory
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import (
@@ -59,10 +60,10 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
         other = trajectory(ArchCase(layer.kind, layer.weights, layer.x, second_start(layer)))[:-1]
         lam = torch.linalg.matrix_norm(layer.recurrent_matrix(0), ord=2)
         for x_t, h, g in zip(layer.x, first, other):
-            m.append(torch.linalg.vector_norm(arch_step(layer, x_t, h) - arch_step(layer, x_t, g)))
+            m.append(vector_norm(arch_step(layer, x_t, h) - arch_step(layer, x_t, g)))
             # the two evaluated steps each carry their rounding: once the trajectories merge, ‖h − h'‖ is at
             # that level, and only the allowance keeps rounding from reading as a failure of the map
-            b.append(lam * torch.linalg.vector_norm(h - g) + step_rounding(layer, x_t, h)
+            b.append(lam * vector_norm(h - g) + step_rounding(layer, x_t, h)
                      + step_rounding(layer, x_t, g))
     return {"‖φ(h, x) − φ(h', x)‖₂ ≤ L_ρ‖W‖₂‖h − h'‖₂": worst_pair(torch.stack(m), torch.stack(b))}
 

@@ -97,3 +97,34 @@ def test_a_chaotic_sequence_whose_growth_overflows_float64_is_compared_as_log2_v
         math.exp(2000 * math.log(1.5))  # the left side as a number
     ratio, _ = measure_case(chaos_explodes_general, case)
     assert math.isfinite(ratio) and abs(ratio - 1) < 1e-10, ratio
+
+
+@pytest.mark.parametrize("claim_path", ["rnnaudit.bounds.miller_hardt2019.rnn_stable:rnn_stable",
+                                        "rnnaudit.bounds.echo_state.sufficient:sufficient"])
+def test_two_trajectories_decaying_below_1e_154_are_not_read_as_a_violation(claim_path):
+    """W = 0.7·I, zero inputs and biases: two trajectories' difference shrinks by exactly 0.7 a step and reaches the
+    subnormal range after ~2000 steps. torch's vector_norm squares entries (0 below ~1e−154) and subnormal
+    arithmetic rounds absolutely: the claims read 1.43 and 1.14 ("violated", assumptions holding) at T = 2086. With
+    the scaled norm and the underflow term of the rounding allowance the ratio is ≤ 1."""
+    import importlib
+
+    module, name = claim_path.split(":")
+    claim = getattr(importlib.import_module(module), name)
+    ratio, _ = measure_case(claim, linear_regime_case(2, 2086, 0.7))
+    assert ratio <= 1 + 1e-12, ratio
+
+
+def test_an_expanding_rnn_over_three_thousand_steps_is_measured_not_a_crash():
+    """J_t = 1.5·I for T = 3000 (1.5^3000 ≈ 1e528): pascanu2013.exploding's growth assumption and
+    enrnn.theorem3.1.general formed the products unscaled until inf·0 = NaN reached an SVD (an internal error of the
+    audit). Now the growth reads as inf (> 1) and the ratios are finite."""
+    from rnnaudit.bounds.enrnn.theorem3_1_general import theorem3_1_general
+    from rnnaudit.bounds.pascanu2013.exploding import _layer_growth, exploding
+
+    case = linear_regime_case(2, 3000, 1.5)
+    assert math.isinf(float(_layer_growth(case)))
+    for claim in (exploding, theorem3_1_general):
+        ratio, _ = measure_case(claim, case)
+        assert math.isfinite(ratio), (claim.id, ratio)
+    ratio, _ = measure_case(theorem3_1_general, case)
+    assert abs(ratio - 1) < 1e-10  # ‖∏ J‖ = 1.5^τ = ‖W‖^τ: equality, far past float64
