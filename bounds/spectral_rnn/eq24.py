@@ -7,7 +7,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum, worst_pair
-from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
+from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn, times,
                                                 rnn_cases_from_model, rnn_starts, rnn_states, sample_rnn_case,
                                                 spec_norm)
 
@@ -23,7 +23,7 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     T = hs.shape[1]
     norms = torch.linalg.vector_norm(hs, dim=-1).amax(0)
     t = torch.arange(1, T + 1, dtype=hs.dtype, device=hs.device)
-    bound = case.B * spec_norm(case.M) * t * growth(spec_norm(case.W), T)
+    bound = times(case.B * t, spec_norm(case.M), growth(spec_norm(case.W), T))
     return {"eq. 24: ‖h^(t)‖ ≤ B‖M‖ t max{‖W‖^{t−1}, 1} (worst t)": worst_pair(norms, bound)}
 
 

@@ -13,7 +13,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, within, worst_pair
 from rnnaudit.bounds.spectral_rnn.rnn17 import (RNN_ASSUMPTIONS, RNN_SIZES, RNNCase, free_rnn, growth, project_rnn,
-                                                rnn_cases_from_model, rnn_starts, rnn_states, sample_rnn_case,
+                                                rnn_cases_from_model, rnn_starts, rnn_states, sample_rnn_case, times,
                                                 spec_norm)
 
 __all__ = ["lemma3", "PERTURBATION_ASSUMPTIONS"]
@@ -39,7 +39,7 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
         Mbig = torch.maximum(spec_norm(case.M), spec_norm(case.M + case.dM))
         H = torch.maximum(torch.linalg.vector_norm(h_w, dim=-1).amax(), torch.linalg.vector_norm(h_wu, dim=-1).amax())
         gamma = (case.W.shape[-1] + case.M.shape[-1] + 2) * u
-        rounding = 2 * steps * growth(Wbig, h_w.shape[1]) * gamma * (Wbig * H + Mbig * case.B)
+        rounding = times(2 * steps * gamma, growth(Wbig, h_w.shape[1]), Wbig * H + Mbig * case.B)
     delta = torch.clamp(delta - rounding, min=0.0)
     Wn, Mn, Yn = spec_norm(case.W), spec_norm(case.M), spec_norm(case.Y)
     dWn, dMn, dYn = spec_norm(case.dW), spec_norm(case.dM), spec_norm(case.dY)
@@ -47,15 +47,15 @@ def _measure(case: RNNCase) -> dict[str, tuple[Tensor, Tensor]]:
     grow = growth(Wn, T)
     K = dWn * Mn * T + dMn
     e = math.e
-    eq25 = case.B * t * (1 + 1 / T) ** (t - 1) * K * grow
+    eq25 = times(case.B * t * (1 + 1 / T) ** (t - 1), K, grow)
     y_w, y_wu = h_w[:, -1] @ case.Y.mT, h_wu[:, -1] @ (case.Y + case.dY).mT
     out_diff = torch.linalg.vector_norm(y_wu - y_w, dim=-1).amax()
-    out_bound = T * case.B * grow[-1] * (Yn * dWn * Mn * T * e + Yn * dMn * e + dYn * Mn)
+    out_bound = times(T * case.B, grow[-1], Yn * dWn * Mn * T * e + Yn * dMn * e + dYn * Mn)
     return {
         "eq. 25: Δ_t ≤ Bt(1 + 1/T)^{t−1}(‖δW‖‖M‖T + ‖δM‖) max{‖W‖^{t−1}, 1} (worst t)": worst_pair(delta, eq25),
-        "eq. 22 as proved: Δ_T ≤ BTe(T‖M‖‖δW‖ + ‖δM‖) max{‖W‖^{T−1}, 1}": (delta[-1], case.B * T * e * K * grow[-1]),
+        "eq. 22 as proved: Δ_T ≤ BTe(T‖M‖‖δW‖ + ‖δM‖) max{‖W‖^{T−1}, 1}": (delta[-1], times(case.B * T * e, K, grow[-1])),
         "eq. 22 as printed: Δ_T ≤ BT e^(T‖M‖‖δW‖ + ‖δM‖) max{‖W‖^{T−1}, 1}": (
-            delta[-1], case.B * T * torch.exp(K) * grow[-1]),
+            delta[-1], times(case.B * T, torch.exp(K), grow[-1])),
         "output: ‖ŷ_(w+u) − ŷ_w‖ ≤ TB max{‖W‖^{T−1}, 1}(‖Y‖‖δW‖‖M‖Te + ‖Y‖‖δM‖e + ‖δY‖‖M‖)": (
             out_diff, out_bound),
     }

@@ -93,10 +93,23 @@ def spec_norm(X: Tensor) -> Tensor:
     return torch.linalg.matrix_norm(X, ord=2) if X.numel() else X.new_zeros(())
 
 
+def times(*factors) -> Tensor:
+    """The product of non-negative factors (tensors or numbers, broadcast), exactly 0 where any factor is 0: a bound
+    with a zero factor (‖M‖ = 0) is 0, not the NaN of inf·0 once another factor overflowed."""
+    out, zero = None, None
+    for f in factors:
+        f = torch.as_tensor(f) if not isinstance(f, Tensor) else f
+        out = f if out is None else out * f
+        zero = (f == 0) if zero is None else (zero | (f == 0))
+    return torch.where(zero, torch.zeros_like(out), out)
+
+
 def growth(Wn: Tensor, T: int) -> Tensor:
-    """max{‖W‖^{t−1}, 1} for t = 1..T, shape (T,)."""
+    """max{‖W‖^{t−1}, 1} for t = 1..T, shape (T,), capped at the largest finite float: past it (‖W‖ = 1.5 over
+    1750 steps) the bound times a zero factor (‖M‖ = 0, a model that ignores its inputs) read inf·0 = NaN, a
+    violation. A smaller right side only makes the check stricter, and the measured side is a bounded state's."""
     t = torch.arange(T, dtype=Wn.dtype, device=Wn.device)
-    return torch.clamp(Wn ** t, min=1.0)
+    return torch.clamp(Wn ** t, min=1.0, max=torch.finfo(Wn.dtype).max)
 
 
 def sample_rnn_case(gen, h, T, device, dtype, *, perturb: bool) -> RNNCase:

@@ -128,3 +128,27 @@ def test_an_expanding_rnn_over_three_thousand_steps_is_measured_not_a_crash():
         assert math.isfinite(ratio), (claim.id, ratio)
     ratio, _ = measure_case(theorem3_1_general, case)
     assert abs(ratio - 1) < 1e-10  # ‖∏ J‖ = 1.5^τ = ‖W‖^τ: equality, far past float64
+
+
+def test_spectral_rnn_bounds_with_a_zero_factor_stay_zero_when_the_growth_overflows():
+    """An nn.RNN that ignores its inputs (W_ih = 0, so ‖M‖ = 0) with W_hh = 1.5·I over T = 3000: max{‖W‖^(t−1), 1}
+    passes 1e308, and Lemma 3's and eq. 24's right sides, 0·inf, read NaN, which with the assumptions holding is a
+    violation. Every side is 0 now, and so is every measured difference (the state stays 0)."""
+    from torch import nn
+
+    from rnnaudit.bounds.on_model import ModelView
+    from rnnaudit.bounds.spectral_rnn.eq24 import eq24
+    from rnnaudit.bounds.spectral_rnn.lemma3 import lemma3
+    from rnnaudit.cells.adapters import wrap
+
+    rnn = nn.RNN(2, 2, batch_first=True).double()
+    with torch.no_grad():
+        for p in rnn.parameters():
+            p.zero_()
+        rnn.weight_hh_l0.copy_(1.5 * torch.eye(2))
+    x = torch.ones(1, 3000, 2, dtype=F64) / math.sqrt(2)
+    view = ModelView(wrap(rnn), x, None, 3000, F64)
+    for claim in (lemma3, eq24):
+        for case in claim.cases.from_model(view):
+            ratio, _ = measure_case(claim, case)
+            assert ratio == 0.0, (claim.id, ratio)
