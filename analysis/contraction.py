@@ -34,6 +34,7 @@ and Stability, eq. 3.11: |fl(Σ) − Σ| ≤ γ_k Σ|terms|, γ_k = ku/(1 − ku
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -517,6 +518,16 @@ def spectral_upper(M: Tensor, steps: int = 100) -> float:
     (Collatz–Wielandt: MᵀM ≥ 0), so ‖M‖₂ ≤ √ that; v from ``steps`` power steps on MᵀM + ε (tight when they
     converge). Rounded up by the sums' rounding γ_{2S} and :data:`RATE_SLACK`."""
     A = M.detach().to(torch.float64)
+    big = float(A.abs().max()) if A.numel() else 0.0
+    if big == 0.0:
+        return 0.0
+    if math.isfinite(big):  # scaled by a power of two (exact) first: AᵀA of entries below ~1e−154 underflows to 0
+        scale = 2.0 ** math.frexp(big)[1]
+        return spectral_upper(A / scale, steps) * scale if scale != 1.0 else _spectral_upper(A, steps)
+    return _spectral_upper(A, steps)
+
+
+def _spectral_upper(A: Tensor, steps: int) -> float:
     G = A.T @ A
     S = G.shape[0]
     if float(G.max()) == 0.0:

@@ -190,8 +190,18 @@ class PairNorms:
             raise ValueError(f"M must be a batch of matrices (N, p, q), got "
                              f"{tuple(M.shape) if isinstance(M, Tensor) else type(M).__name__}")
         self.M = M.detach()
+
+        def bounds(part: Tensor) -> tuple[Tensor, Tensor]:
+            # each matrix scaled by a power of two (exact) to a largest entry in [1/2, 1) first: the bounds square
+            # the entries, and a step Jacobian of entries below ~1e−154 (a saturated gate) would read as norm 0
+            big = part.abs().amax(dim=(-2, -1)) if part.numel() else part.new_zeros(part.shape[0]).real
+            scale = torch.where((big > 0) & torch.isfinite(big), torch.exp2(torch.frexp(big)[1].to(big.dtype)),
+                                torch.ones_like(big))
+            lo, hi = norm_bounds(part / scale[:, None, None].to(part.dtype))
+            return lo * scale, hi * scale
+
         with one_thread():  # in chunks: norm_bounds holds |M| of what it is given (a copy of all of M at once)
-            pieces = [norm_bounds(self.M[lo:lo + 4 * CHUNK]) for lo in range(0, self.M.shape[0], 4 * CHUNK)]
+            pieces = [bounds(self.M[lo:lo + 4 * CHUNK]) for lo in range(0, self.M.shape[0], 4 * CHUNK)]
             lower = torch.cat([p[0] for p in pieces]) if pieces else self.M.new_zeros(0).real
             upper = torch.cat([p[1] for p in pieces]) if pieces else self.M.new_zeros(0).real
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)

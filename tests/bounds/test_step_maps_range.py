@@ -152,3 +152,20 @@ def test_spectral_rnn_bounds_with_a_zero_factor_stay_zero_when_the_growth_overfl
         for case in claim.cases.from_model(view):
             ratio, _ = measure_case(claim, case)
             assert ratio == 0.0, (claim.id, ratio)
+
+
+def test_step_jacobians_with_entries_below_1e_154_have_their_largest_norm_found():
+    """Step Jacobians of entries ~1e−165 (a saturated gate's derivative, or W scaled that small): the norm brackets
+    square the entries and read 0, so the largest norm was taken to be the first one (η understated 40 %, and three
+    claims "violated"); the certified ‖M‖₂ of a box read 0 the same way. Each matrix is scaled by a power of two
+    first now."""
+    from rnnaudit.analysis.contraction import spectral_upper
+
+    eye = torch.eye(2, dtype=F64)
+    value, i = PairNorms(torch.stack([v * 1e-165 * eye for v in (1.0, 2.0, 1.5)])).max()
+    assert i == 1 and float(value) == pytest.approx(2e-165, rel=1e-14)
+    A = torch.tensor([[1.0, 2.0], [0.0, 1.0]], dtype=F64)
+    exact = float(torch.linalg.matrix_norm(A, ord=2))
+    for scale in (1.0, 1e-170, 1e150):
+        upper = spectral_upper(A * scale) / scale
+        assert exact <= upper <= exact * (1 + 1e-6), (scale, upper)
