@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, step_map
-from rnnaudit.bounds.step_maps import log2_pair
+from rnnaudit.bounds.scaled_products import log2_pair
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.laurent2017.chaos import example, finite_time_exponent
 from rnnaudit.bounds.pascanu2013.cases import draw, linear_regime_case

@@ -40,7 +40,7 @@ from rnnaudit.bounds.architectures import (
     trajectory,
 )
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, safe_ratio, worst_pair
-from rnnaudit.bounds.step_maps import schedule_log2_products
+from rnnaudit.bounds.scaled_products import schedule_log2_products
 
 __all__ = ["theorem1_lstm", "lstm_step_bounds"]
 

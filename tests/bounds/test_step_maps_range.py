@@ -14,7 +14,8 @@ from rnnaudit.bounds.pascanu2013.cases import linear_regime_case
 from rnnaudit.bounds.pascanu2013.vanishing import vanishing
 from rnnaudit.bounds.pascanu2013.vanishing_general import vanishing_general
 from rnnaudit.bounds.search import measure_case
-from rnnaudit.bounds.step_maps import ScaledNorms, schedule_log2_products, step_map
+from rnnaudit.bounds.scaled_products import ScaledNorms, schedule_log2_products
+from rnnaudit.bounds.step_maps import step_map
 
 F64 = torch.float64
 

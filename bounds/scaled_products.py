@@ -1,0 +1,168 @@
+"""Products of step Jacobians and their bounds outside float64's range: over thousands of steps a contracting
+product (0.77^3000 ≈ 1e−341) underflows and an expanding one overflows, and with them bounds such as η^(t−k). Products
+are held rescaled by powers of two (exact in binary floating point) with their exponents, and compared with their
+bounds as log₂ ratios (:class:`ScaledNorms`). Split from :mod:`rnnaudit.bounds.step_maps`, which forms the products.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
+from rnnaudit.bounds.core import safe_ratio
+
+__all__ = ["ScaledNorms", "RESCALE_BITS", "rescaled", "log2_pair", "schedule_log2_products"]
+
+
+#: A product of step Jacobians is rescaled by a power of two (exact in binary floating point) whenever its largest
+#: entry leaves [2^−RESCALE_BITS, 2^RESCALE_BITS]: over thousands of steps a contracting product (0.77^3000 ≈ 1e−341)
+#: would underflow to 0, and its bound η^τ with it, and an expanding one overflow.
+RESCALE_BITS = 64
+
+
+def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
+    """x·2^e in two exact halves, so that a representable result is not lost to an overflowing or underflowing
+    2^e (2^−80 · 2^1100 = 2^1020)."""
+    half = torch.floor(e / 2)
+    return x * torch.exp2(half) * torch.exp2(e - half)
+
+
+def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
+    """(P·2^−k, log2 + k) when P's largest entry is 2^k·f (f in [1/2, 1)) with |k| > :data:`RESCALE_BITS`, else as
+    given; a zero or non-finite P is left alone."""
+    m = P.detach().abs().amax()
+    if not bool(torch.isfinite(m)) or float(m) == 0.0:
+        return P, log2
+    k = int(torch.frexp(m)[1])
+    if abs(k) <= RESCALE_BITS:
+        return P, log2
+    return P * (2.0 ** -k), log2 + k
+
+
+class ScaledNorms:
+    """‖P_i‖₂ of products held as P_i = M_i·2^(e_i) (:data:`RESCALE_BITS`): norms of the M_i (exact or lazily
+    factorised, as :class:`rnnaudit.analysis.norms.PairNorms`) and the integer exponents e_i, so that products
+    and bounds far outside float64's range (≈ 1e±308) are compared exactly, as log₂ ratios.
+
+    Args:
+        norms: the M_i's norms (:class:`~rnnaudit.analysis.norms.PairNorms` or exact values). log2: (N,) e_i.
+    """
+
+    def __init__(self, norms, log2: Tensor):
+        self.norms, self.log2 = norms, log2
+
+    def __len__(self) -> int:
+        return len(self.norms)
+
+    def _nonzero(self) -> Tensor:
+        """(N,) bool: M_i ≠ 0. Every M_i has its largest entry in [2^−64, 2^64] or is 0 (:func:`rescaled`), so its
+        norm's upper bracket is positive exactly when it is not 0; a zero product's exponent says nothing."""
+        if isinstance(self.norms, PairNorms):
+            return self.norms.upper > 0
+        return self.norms.values.detach() > 0
+
+    def all(self) -> Tensor:
+        """Every ‖P_i‖₂ (N,), in float64: values beyond its range are 0 or inf."""
+        return _times_pow2(self.norms.all(), self.log2)
+
+    def solve(self, idx: Tensor) -> Tensor:
+        """‖P_i‖₂ for the indices ``idx`` (long (k,)), as :meth:`all` does."""
+        return _times_pow2(self.norms.solve(idx), self.log2[idx])
+
+    def max(self) -> tuple[Tensor, int]:
+        """(max_i ‖P_i‖₂, the first i attaining it); the value is 0 or inf beyond float64's range, the index exact."""
+        nonzero = self._nonzero()
+        if not bool(nonzero.any()):
+            return self.log2.new_zeros(()), 0
+        shift = self.log2[nonzero].max()
+        # in (0, 1] for a nonzero product (a pair 2^1074 below the largest scale cannot win), 0 for a zero one
+        weight = torch.where(nonzero, torch.exp2(self.log2 - shift), torch.zeros_like(self.log2))
+        idx = (self.norms.candidates(weight) if isinstance(self.norms, PairNorms)
+               else torch.arange(len(self), device=self.log2.device))
+        values = self.norms.solve(idx) * weight[idx]
+        best = values.max()
+        return _times_pow2(best, shift), int(idx[values == best].min())
+
+    def worst(self, bound: Tensor, ratio=safe_ratio) -> tuple[Tensor, Tensor]:
+        """The (measured, bound) pair of the largest ratio(‖P_i‖₂, b_i), bounds given as numbers: where no product
+        was rescaled, exactly :meth:`PairNorms.worst <rnnaudit.analysis.norms.PairNorms.worst>`; else
+        :meth:`worst_log2` of log₂ b_i (b_i ≥ 0; a bound that itself underflowed reads as 0: pass log₂ bounds)."""
+        if not bool((self.log2 != 0).any()):
+            return self.norms.worst(bound, ratio)
+        return self.worst_log2(torch.log2(bound.clamp_min(0)))
+
+    def worst_log2(self, log2_bound: Tensor) -> tuple[Tensor, Tensor]:
+        """The (measured, bound) pair of the largest ratio ‖P_i‖₂ / 2^(β_i), computed as ‖M_i‖₂·2^(e_i − β_i).
+
+        Args:
+            log2_bound: (N,) β_i = log₂ of each pair's bound (−∞ for a zero bound: m/0 is ∞ for m > 0, else 0).
+
+        Returns:
+            0-d (measured, bound) whose quotient is that ratio: the pair itself where both lie in float64's normal
+            range, else the pair divided by the bound (ratio, 1), since only the quotient is read.
+        """
+        beta = log2_bound.to(self.log2.dtype)  # differentiable, for a case an ascent moves
+        d = (self.log2 - beta).detach()
+        zero = torch.isinf(d) & (d > 0)  # a zero bound
+        if bool(zero.any()):
+            idx = zero.nonzero().squeeze(-1)
+            values = self.norms.solve(idx)
+            if bool((values > 0).any()):  # m/0 = ∞ for any m > 0, however small as a number: M_i itself is read
+                k = int(idx[int(values.argmax())])
+                return self.norms.solve(torch.tensor([k], device=d.device))[0], beta.new_zeros(())
+        # a zero product's ratio is 0: its exponent, frozen when it died, must not set the scale of the others
+        live = ~zero & ~torch.isnan(d) & self._nonzero()
+        if not bool(live.any()):
+            z = beta.new_zeros(())
+            return z, z + 1
+        d_max = d[live].max()
+        # b'_i = 2^(d_max − d_i) ≥ 1 (inf where pair i is 2^1024 below the leader: it cannot be the worst)
+        scaled = torch.where(live, torch.exp2(d_max - d), torch.full_like(d, math.inf))
+        k = self.norms.worst_index(scaled, safe_ratio)
+        m = self.norms.solve(torch.tensor([k], device=d.device))[0]
+        log2_m = torch.log2(m.detach()) + self.log2[k]
+        if bool(torch.isfinite(log2_m)) and -1020 < float(log2_m) < 1020 and -1020 < float(beta[k]) < 1020:
+            return m * torch.exp2(self.log2[k]), torch.exp2(beta[k])
+        return m * torch.exp2(self.log2[k] - beta[k]), torch.ones_like(beta[k])
+
+
+def log2_pair(log2_measured: Tensor, log2_bound: Tensor) -> tuple[Tensor, Tensor]:
+    """A (measured, bound) pair from their log₂ values (0-d, differentiable): the numbers themselves where both lie in
+    float64's normal range, else (ratio, 1), since only the quotient is read; a −∞ bound is a zero bound."""
+    lm, lb = log2_measured, log2_bound
+    if bool(torch.isinf(lb)) and float(lb) < 0:
+        return torch.exp2(lm), torch.zeros_like(lb)
+    if all(bool(torch.isfinite(v)) and -1020 < float(v) < 1020 for v in (lm, lb)):
+        return torch.exp2(lm), torch.exp2(lb)
+    return torch.exp2(lm - lb), torch.ones_like(lb)
+
+
+def schedule_log2_products(values: Tensor, max_starts: int | None = MAX_STARTS) -> Tensor:
+    """log₂ ∏_(j=k+1..t) v_j over :func:`pair_schedule` (T, ``max_starts``)'s pairs, in :meth:`StepMap.products`'s
+    order: the log₂ of a bound that is a product of per-step factors (∏ B_j), which as a number underflows over a
+    long sequence. values: (T,) v_j ≥ 0, v[j − 1] for step j (log₂ 0 = −∞). Differentiable."""
+    c = torch.cat([values.new_zeros(1), torch.cumsum(torch.log2(values), 0)])
+    idx_t, idx_k = [], []
+    for k, ts in pair_schedule(values.shape[0], max_starts).items():
+        for t in sorted(ts):
+            idx_t.append(t)
+            idx_k.append(k)
+    if not idx_t:
+        return values.new_zeros(0)
+    t = torch.tensor(idx_t, device=values.device)
+    k = torch.tensor(idx_k, device=values.device)
+    out = c[t] - c[k]
+    # −∞ − (−∞) is NaN where a zero factor lies before k: the pair's own factors decide (a zero in (k, t] gives −∞)
+    zero_in = torch.cumsum(torch.cat([values.new_zeros(1), (values == 0).to(values.dtype)]), 0)
+    return torch.where((zero_in[t] - zero_in[k]) > 0, torch.full_like(out, -math.inf),
+                       torch.where(torch.isnan(out), _finite_sum(values, k, t), out))
+
+
+def _finite_sum(values: Tensor, k: Tensor, t: Tensor) -> Tensor:
+    """Σ_(j=k+1..t) log₂ v_j pair by pair (the rare pairs after a zero factor, where the cumulative sum is NaN)."""
+    logs = torch.log2(values)
+    return torch.stack([logs[int(a):int(b)].sum() for a, b in zip(k, t)]) if len(k) else logs.new_zeros(0)
