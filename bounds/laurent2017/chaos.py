@@ -17,6 +17,7 @@ import math
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis.norms import vector_norm
 from rnnaudit.bounds.architectures import ArchCase, step_map
 from rnnaudit.bounds.core import Assumption, CaseSpace
 
@@ -62,6 +63,8 @@ def top_exponent(case: ArchCase, warmup: int = WARMUP, windows: int = WINDOWS) -
     for t in range(J.shape[0]):
         q = J[t] @ q
         n = torch.linalg.vector_norm(q)
+        if float(n.detach()) < 1e-150:  # squared entries underflow there: the scaled norm (λ₁ would read −∞)
+            n = vector_norm(q)
         q = q / n
         if t >= warmup:
             logs.append(torch.log(n))
@@ -118,6 +121,8 @@ def finite_time_exponent(J: Tensor) -> Tensor:
     for t in range(J.shape[0]):
         q = J[t] @ q
         n = torch.linalg.vector_norm(q)
+        if float(n.detach()) < 1e-150:  # squared entries underflow there: the scaled norm (λ₁ would read −∞)
+            n = vector_norm(q)
         if float(n.detach()) == 0:
             return J.new_tensor(-math.inf)
         total = total + torch.log(n)

@@ -170,3 +170,12 @@ def test_step_jacobians_with_entries_below_1e_154_have_their_largest_norm_found(
     for scale in (1.0, 1e-170, 1e150):
         upper = spectral_upper(A * scale) / scale
         assert exact <= upper <= exact * (1 + 1e-6), (scale, upper)
+
+
+def test_the_finite_time_exponent_of_steps_below_1e_154_is_finite():
+    """J_t = 1e−165·I: λ₁(T; q₀) = ln 1e−165 ≈ −379.9 per step, not −∞ (torch's vector_norm squared the tangent
+    vector's entries to 0)."""
+    from rnnaudit.bounds.laurent2017.chaos import finite_time_exponent
+
+    J = torch.stack([1e-165 * torch.eye(3, dtype=F64)] * 50)
+    assert float(finite_time_exponent(J)) == pytest.approx(math.log(1e-165), rel=1e-12)
