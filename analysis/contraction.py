@@ -523,7 +523,7 @@ def spectral_upper(M: Tensor, steps: int = 100) -> float:
         return 0.0
     if math.isfinite(big):  # scaled by a power of two (exact) first: AᵀA of entries below ~1e−154 underflows to 0
         scale = 2.0 ** math.frexp(big)[1]
-        return spectral_upper(A / scale, steps) * scale if scale != 1.0 else _spectral_upper(A, steps)
+        return _spectral_upper(A / scale, steps) * scale
     return _spectral_upper(A, steps)
 
 

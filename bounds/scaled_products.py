@@ -158,11 +158,9 @@ def schedule_log2_products(values: Tensor, max_starts: int | None = MAX_STARTS) 
     out = c[t] - c[k]
     # −∞ − (−∞) is NaN where a zero factor lies before k: the pair's own factors decide (a zero in (k, t] gives −∞)
     zero_in = torch.cumsum(torch.cat([values.new_zeros(1), (values == 0).to(values.dtype)]), 0)
-    return torch.where((zero_in[t] - zero_in[k]) > 0, torch.full_like(out, -math.inf),
-                       torch.where(torch.isnan(out), _finite_sum(values, k, t), out))
-
-
-def _finite_sum(values: Tensor, k: Tensor, t: Tensor) -> Tensor:
-    """Σ_(j=k+1..t) log₂ v_j pair by pair (the rare pairs after a zero factor, where the cumulative sum is NaN)."""
-    logs = torch.log2(values)
-    return torch.stack([logs[int(a):int(b)].sum() for a, b in zip(k, t)]) if len(k) else logs.new_zeros(0)
+    after_zero = torch.isnan(out)
+    if bool(after_zero.any()):  # the rare pairs after a zero factor: their own sum, pair by pair
+        logs = torch.log2(values)
+        sums = [logs[int(a):int(b)].sum() for a, b in zip(k[after_zero], t[after_zero])]
+        out = out.masked_scatter(after_zero, torch.stack(sums))
+    return torch.where((zero_in[t] - zero_in[k]) > 0, torch.full_like(out, -math.inf), out)
