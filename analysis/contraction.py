@@ -41,6 +41,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis.norms import power_of_two_scale
+
 __all__ = ["Box", "ContractionCertificate", "affine_interval", "layer_image", "reachable_box", "data_box",
            "jacobian_bound", "row_bounds", "perron_weight", "spectral_upper", "weighted_inf_norm", "certify",
            "certified_rate", "lp_weight", "LPWeight", "KINDS", "ACTIVATION_ULPS",
@@ -518,13 +520,11 @@ def spectral_upper(M: Tensor, steps: int = 100) -> float:
     (Collatz–Wielandt: MᵀM ≥ 0), so ‖M‖₂ ≤ √ that; v from ``steps`` power steps on MᵀM + ε (tight when they
     converge). Rounded up by the sums' rounding γ_{2S} and :data:`RATE_SLACK`."""
     A = M.detach().to(torch.float64)
-    big = float(A.abs().max()) if A.numel() else 0.0
-    if big == 0.0:
+    if not A.numel() or float(A.abs().max()) == 0.0:
         return 0.0
-    if math.isfinite(big):  # scaled by a power of two (exact) first: AᵀA of entries below ~1e−154 underflows to 0
-        scale = 2.0 ** math.frexp(big)[1]
-        return _spectral_upper(A / scale, steps) * scale
-    return _spectral_upper(A, steps)
+    # scaled by a power of two (exact) first: AᵀA of entries below ~1e−154 underflows to 0, above ~1e154 overflows
+    scale = float(power_of_two_scale(A))
+    return _spectral_upper(A / scale, steps) * scale
 
 
 def _spectral_upper(A: Tensor, steps: int) -> float:

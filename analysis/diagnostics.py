@@ -86,7 +86,11 @@ class StateDiagnostics:
 
     def to_json(self) -> dict:
         def num(v):
-            return None if v is None or not math.isfinite(v) else float(v)
+            # JSON has no infinity: an overflowing norm is written "inf" (as the claims write it), never null,
+            # which means "not measured"
+            if v is None or math.isnan(v):
+                return None
+            return float(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf")
 
         return {"state_size": self.state_size, "T": self.T, "sequences": self.sequences,
                 "contractivity": num(self.contractivity), "contractivity_at": list(self.contractivity_at),

@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
+__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "power_of_two_scale", "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
@@ -192,13 +192,11 @@ class PairNorms:
         self.M = M.detach()
 
         def bounds(part: Tensor) -> tuple[Tensor, Tensor]:
-            # each matrix scaled by a power of two (exact) to a largest entry in [1/2, 1) first: the bounds square
+            # each matrix scaled by a power of two (exact) to a largest entry in [1, 2) first: the bounds square
             # the entries, and a step Jacobian of entries below ~1e−154 (a saturated gate) would read as norm 0
-            big = part.abs().amax(dim=(-2, -1)) if part.numel() else part.new_zeros(part.shape[0]).real
-            scale = torch.where((big > 0) & torch.isfinite(big), torch.exp2(torch.frexp(big)[1].to(big.dtype)),
-                                torch.ones_like(big))
-            lo, hi = norm_bounds(part / scale[:, None, None].to(part.dtype))
-            return lo * scale, hi * scale
+            scale = power_of_two_scale(part, dim=(-2, -1))
+            lo, hi = norm_bounds(part / scale.to(part.dtype))
+            return lo * scale[:, 0, 0], hi * scale[:, 0, 0]
 
         with one_thread():  # in chunks: norm_bounds holds |M| of what it is given (a copy of all of M at once)
             pieces = [bounds(self.M[lo:lo + 4 * CHUNK]) for lo in range(0, self.M.shape[0], 4 * CHUNK)]
@@ -307,16 +305,39 @@ class PairNorms:
         return int(idx[int(r.argmax())])
 
 
+def power_of_two_scale(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+    """2^k with the largest |entry| of ``x`` (over ``dim``, default all entries) in [2^k, 2^(k+1)); 1 where that
+    largest entry is 0 or not finite. Dividing by it is exact in binary floating point and brings the largest
+    entry to [1, 2), so that squaring the entries (a Frobenius sum, AᵀA, a Cholesky factor) neither underflows
+    (entries below ~1e−154, a saturated gate's Jacobian, a trajectory decayed over thousands of steps) nor
+    overflows; 2^k itself is always finite (k ∈ [−1074, 1023]).
+
+    Args:
+        x: real or complex tensor, any shape.
+        dim: the dimensions reduced (kept as size 1, so that ``x / scale`` broadcasts); None reduces all.
+
+    Returns:
+        real tensor of x's real dtype: () for dim None, else x's shape with ``dim`` of size 1.
+
+    Source: the scaling of LAPACK's dnrm2/dlassq (Blue 1978), by powers of two as in Higham (2002) Sec. 27.8."""
+    a = x.detach().abs()
+    big = (a.amax(dim=dim, keepdim=True) if dim is not None else a.amax()) if a.numel() else a.new_zeros(())
+    ok = (big > 0) & torch.isfinite(big)
+    # frexp: big = f·2^e with f in [1/2, 1), so 2^(e−1) ≤ big < 2^e; e − 1 ≤ 1023 keeps 2^(e−1) finite
+    e = torch.frexp(torch.where(ok, big, torch.ones_like(big)))[1] - 1
+    return torch.where(ok, torch.ldexp(torch.ones_like(big), e), torch.ones_like(big))
+
+
 def vector_norm(v: Tensor, dim: int | None = None) -> Tensor:
-    """‖v‖₂ (over ``dim``, default all entries), scaled by the largest |entry| first, as LAPACK's dnrm2 does:
-    ``torch.linalg.vector_norm`` squares the entries, so a vector of entries below ~1e−154 reads as 0 or
-    inexact (two trajectories that decay together into that range). Differentiable; float64 in, float64 out.
+    """‖v‖₂ (over ``dim``, default all entries), scaled by a power of two near the largest |entry| first
+    (:func:`power_of_two_scale`), as LAPACK's dnrm2 scales: ``torch.linalg.vector_norm`` squares the entries, so a
+    vector of entries below ~1e−154 reads as 0 or inexact (two trajectories that decay together into that
+    range). Differentiable; float64 in, float64 out.
 
     Source: the scaled 2-norm of Blue (1978), as in LAPACK's dnrm2."""
-    scale = v.detach().abs().amax(dim=dim, keepdim=dim is not None) if v.numel() else v.new_zeros(())
-    safe = torch.where(scale > 0, scale, torch.ones_like(scale))
-    out = torch.linalg.vector_norm(v / safe, dim=dim) * (safe.squeeze(dim) if dim is not None else safe)
-    return torch.where((scale.squeeze(dim) if dim is not None else scale) > 0, out, torch.zeros_like(out))
+    scale = power_of_two_scale(v, dim)
+    out = torch.linalg.vector_norm(v / scale, dim=dim)
+    return out * (scale.squeeze(dim) if dim is not None else scale)
 
 
 def step_norm_name(state: str | None = None, over: str | None = None, *, block: str | None = None,

@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.norms import PairNorms, power_of_two_scale
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
 from rnnaudit.bounds.core import safe_ratio
 
@@ -32,15 +32,13 @@ def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
 
 
 def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
-    """(P·2^−k, log2 + k) when P's largest entry is 2^k·f (f in [1/2, 1)) with |k| > :data:`RESCALE_BITS`, else as
-    given; a zero or non-finite P is left alone."""
-    m = P.detach().abs().amax()
-    if not bool(torch.isfinite(m)) or float(m) == 0.0:
-        return P, log2
-    k = int(torch.frexp(m)[1])
+    """(P·2^−k, log2 + k) when P's largest entry is in [2^k, 2^(k+1)) (:func:`power_of_two_scale`) with
+    |k| > :data:`RESCALE_BITS`, else as given; a zero or non-finite P is left alone (its scale is 1, k = 0)."""
+    scale = power_of_two_scale(P)
+    k = int(torch.frexp(scale)[1]) - 1
     if abs(k) <= RESCALE_BITS:
         return P, log2
-    return P * (2.0 ** -k), log2 + k
+    return P / scale, log2 + k
 
 
 class ScaledNorms:
@@ -59,7 +57,7 @@ class ScaledNorms:
         return len(self.norms)
 
     def _nonzero(self) -> Tensor:
-        """(N,) bool: M_i ≠ 0. Every M_i has its largest entry in [2^−64, 2^64] or is 0 (:func:`rescaled`), so its
+        """(N,) bool: M_i ≠ 0. Every M_i has its largest entry in [2^−64, 2^65) or is 0 (:func:`rescaled`), so its
         norm's upper bracket is positive exactly when it is not 0; a zero product's exponent says nothing."""
         if isinstance(self.norms, PairNorms):
             return self.norms.upper > 0

@@ -79,6 +79,7 @@ def measured_text(d: dict) -> str:
     from rnnaudit.analysis.diagnostics import contractivity_name
 
     c = d.get("contractivity")
+    c = float(c) if isinstance(c, str) else c  # an overflowing norm is stored "inf" (JSON has no infinity)
     # near 1, enough digits that a map just above 1 is not printed as "1"
     c_text = "–" if c is None else f"{c:.9g}" if abs(c - 1) < 1e-3 else f"{c:.3g}"
     horizon = f"beyond T = {d['T']}" if d.get("horizon") is None else f"{d['horizon']} steps"

@@ -46,3 +46,19 @@ def test_no_sequence_or_a_non_square_jacobian_is_refused():
         max_step_norm([])
     with pytest.raises(ValueError, match=r"\(T, S, S\)"):
         max_step_norm([torch.zeros(3, 2, 4, dtype=torch.float64)])
+
+
+def test_an_overflowing_median_or_step_norm_is_written_inf_and_only_an_unmeasured_one_null():
+    import dataclasses
+    import json
+    import math
+
+    from rnnaudit.analysis.diagnostics import StateDiagnostics
+
+    d = StateDiagnostics(state_size=2, T=6000, sequences=1, contractivity=math.inf, contractivity_at=(0, 3),
+                         contractive_fraction=0.0, horizon=None, horizon_medians=[2.0, math.inf], threshold=1e-3,
+                         lyapunov_halfwidth=[math.nan])
+    doc = json.loads(json.dumps(d.to_json(), allow_nan=False))
+    assert doc["median_norm_at_horizon"] == "inf" and doc["contractivity"] == "inf"
+    assert doc["lyapunov_halfwidth"] == [None]
+    assert dataclasses.replace(d, horizon_medians=[]).to_json()["median_norm_at_horizon"] is None

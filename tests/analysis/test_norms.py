@@ -2,11 +2,15 @@
 bracket every exact norm, and PairNorms answers with them the same maximum and worst pair as factorising every
 matrix, while factorising only the leaders."""
 
+import math
+
 import pytest
 import torch
 from torch import nn
 
-from rnnaudit.analysis.norms import PairNorms, cholesky_upper_bounds, power_lower_bounds, spectral
+from rnnaudit.analysis.contraction import spectral_upper
+from rnnaudit.analysis.norms import (PairNorms, cholesky_upper_bounds, power_lower_bounds, power_of_two_scale, spectral,
+                                     vector_norm)
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 
 
@@ -69,3 +73,27 @@ def test_a_tie_with_the_leader_is_factorised_and_the_first_index_is_returned():
     J = torch.cat([J[:3], J[k:k + 1], J[3:]])  # the maximum twice: at 3 and at k + 1
     value, i = PairNorms(J).max()
     assert i == 3 and value == spectral(J[3])
+
+
+@pytest.mark.parametrize("big", [5e-324, 3e-300, 0.7, 1.0, 6.0, 1e200, 1.7e308])
+def test_the_power_of_two_scale_brings_the_largest_entry_to_one_or_two_and_is_always_finite(big):
+    x = torch.tensor([[big, -big / 3], [0.0, big / 7]], dtype=torch.float64)
+    s = power_of_two_scale(x)
+    assert torch.isfinite(s) and s > 0 and float(torch.frexp(s)[0]) == 0.5  # an exact power of two
+    assert 1.0 <= float((x / s).abs().max()) < 2.0
+    rows = power_of_two_scale(torch.tensor([[big], [0.0], [math.inf]], dtype=torch.float64), dim=-1)
+    assert rows.shape == (3, 1) and rows[1, 0] == 1.0 and rows[2, 0] == 1.0  # 0 and inf are left alone
+
+
+def test_norms_of_matrices_with_entries_beyond_two_to_the_1023_read_inf_not_nan_or_an_overflow_error():
+    # ‖A‖₂ = 4.5e308 overflows: the right answer is inf. Scaling by 2^e with e from frexp (2^1024 = inf) gave NaN
+    # brackets in PairNorms and OverflowError in spectral_upper
+    A = torch.full((3, 3), 1.5e308, dtype=torch.float64)
+    p = PairNorms(A[None])
+    assert p.lower[0] == math.inf and p.upper[0] == math.inf
+    assert spectral_upper(A) == math.inf
+    assert vector_norm(A[0]) == math.inf and vector_norm(torch.tensor([1e308, 1e308], dtype=torch.float64)) == \
+        pytest.approx(math.sqrt(2) * 1e308, rel=1e-15)
+    B = torch.full((3, 3), 1.5e307, dtype=torch.float64)  # ‖B‖₂ = 4.5e307: finite, and the brackets hold it
+    assert float(PairNorms(B[None]).lower[0]) <= 4.5e307 * (1 + 1e-14) and \
+        float(PairNorms(B[None]).upper[0]) >= 4.5e307 * (1 - 1e-14)
