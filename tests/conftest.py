@@ -8,9 +8,18 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as rnnaudit/__init__.py does; must precede importing torch
+if "PYTEST_XDIST_WORKER" in os.environ:
+    # the workers already occupy every core: a worker's own BLAS/OpenMP threads only oversubscribe them (the tests
+    # of analysis/ on 2 cores: 150 s of CPU with 2 threads a worker, 93 s with 1). Set before torch and numpy load
+    # their thread pools; inherited by the commands a test runs.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
+
+if "PYTEST_XDIST_WORKER" in os.environ:
+    torch.set_num_threads(1)  # in case a plugin imported torch before the variables above were set
 
 
 def pytest_addoption(parser):
