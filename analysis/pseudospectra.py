@@ -103,6 +103,9 @@ _SMALL_N_BLOCK = 8
 #: one thread (threadpoolctl), since waking its threads for the small products costs more than they save, and far
 #: more on a loaded machine (n = 64: 6.4 s with OpenBLAS's 2 threads, 2.9 s with one, at load 11).
 _BLAS_ROWS_N = 128
+#: Newton iterations of :meth:`_ShiftedSchur._largest_ritz` before a column falls back to a dense eigvalsh (measured
+#: on a 64-wide grid's tridiagonals of up to 20 steps: at most 49 from Gershgorin's bound).
+_RITZ_NEWTON_STEPS = 100
 #: Complex entries of the (n, chunk) Lanczos arrays when ``chunk`` is left to :func:`_default_chunk`: about 6 such
 #: arrays are live (48 MiB), and a larger chunk spreads the per-row Python work of the solves over more shifts.
 _LANCZOS_ENTRIES = 1 << 19
@@ -414,18 +417,63 @@ class _ShiftedSchur:
 
     @staticmethod
     def _largest_ritz(alphas: np.ndarray, betas: np.ndarray) -> np.ndarray:
-        """Largest eigenvalue of each tridiagonal (alphas[:, g], betas[:, g]), batched eigvalsh;
-        NaN where the tridiagonal is not finite (overflow)."""
+        """Largest eigenvalue of each tridiagonal (alphas[:, g], betas[:, g]); NaN where the tridiagonal is not
+        finite (overflow).
+
+        Newton's method on p(λ) = det(T − λI) from Gershgorin's upper bound, all columns at once: p has only real
+        roots, so from above its largest root Newton's iterates decrease monotonically to it (Stoer &
+        Bulirsch, Introduction to Numerical Analysis, Sec. 5.5); p'/p = Σ d_i'/d_i comes from the LDLᵀ pivots
+        d_i = α_i − λ − β_{i−1}²/d_{i−1} (the Sturm recurrence, backward stable), on the column scaled by its
+        bound so nothing overflows. A column stops when the step falls to 4u of λ. O(m) vector operations per
+        iteration instead of a dense m × m eigvalsh per column (2.5× faster on a 64-wide grid); a column that
+        has not converged in :data:`_RITZ_NEWTON_STEPS` iterations, or breaks down, takes eigvalsh.
+        """
         m, G = alphas.shape
-        Tm = np.zeros((G, m, m))
-        i = np.arange(m)
-        Tm[:, i, i] = alphas.T
-        Tm[:, i[:-1], i[1:]] = betas.T
-        Tm[:, i[1:], i[:-1]] = betas.T
-        finite = np.isfinite(Tm).all(axis=(1, 2))
         theta = np.full(G, np.nan)
-        if finite.any():
-            theta[finite] = np.linalg.eigvalsh(Tm[finite])[:, -1]
+        finite = np.isfinite(alphas).all(axis=0)
+        if m > 1:
+            finite &= np.isfinite(betas).all(axis=0)
+        cols = np.flatnonzero(finite)
+        a, b = alphas[:, cols], np.abs(betas[:, cols])
+        bound = a.copy()
+        if m > 1:
+            bound[:-1] += b
+            bound[1:] += b
+        scale = np.abs(bound).max(axis=0)
+        scale[scale == 0] = 1.0
+        a = a / scale
+        b2 = (b / scale) ** 2
+        lam = bound.max(axis=0) / scale
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for _ in range(_RITZ_NEWTON_STEPS):
+                d = a[0] - lam
+                dp = np.full_like(lam, -1.0)
+                ratio = dp / d
+                for i in range(1, m):
+                    r = b2[i - 1] / d
+                    dp = r * dp / d - 1.0
+                    d = a[i] - lam - r
+                    ratio += dp / d
+                step = 1.0 / ratio
+                new = lam - step
+                # the step may turn negative by rounding at the root (where d_m = 0 it is exactly 0)
+                done = np.abs(step) <= 4 * _U * np.abs(new)
+                if done.any():
+                    theta[cols[done]] = new[done] * scale[done]
+                    keep = ~done
+                    cols, a, b2, new, scale = cols[keep], a[:, keep], b2[:, keep], new[keep], scale[keep]
+                lam = new
+                if cols.size == 0:
+                    break
+        bad = np.concatenate([cols, np.flatnonzero(finite & ~np.isfinite(theta))])
+        if bad.size:  # not converged, or a pivot broke down: the dense route
+            bad = np.unique(bad)
+            Tm = np.zeros((bad.size, m, m))
+            i = np.arange(m)
+            Tm[:, i, i] = alphas[:, bad].T
+            Tm[:, i[:-1], i[1:]] = betas[:, bad].T
+            Tm[:, i[1:], i[:-1]] = betas[:, bad].T
+            theta[bad] = np.linalg.eigvalsh(Tm)[:, -1]
         return theta
 
 
