@@ -552,8 +552,8 @@ class PseudospectrumGrid:
     the exact distance min_i |z − λ_i| everywhere (A normal to within the tolerance), ``"mixed"`` where it is
     that distance at the points of ``from_distance`` (certified to relative error ``distance_rtol``) and inverse
     Lanczos at the others, else ``"lanczos"``. ``from_distance`` (bool, sigma's shape) marks the points given by
-    the distance formula (all of them for ``"normal"``, none for ``"lanczos"``); ``weyl_radius`` is the δ of the certificate,
-    |σ_min(zI − A) − min_i |z − λ_i|| ≤ δ at every z (NaN when not computed).
+    the distance formula (all of them for ``"normal"``, none for ``"lanczos"``); ``weyl_radius`` is the δ of the
+    certificate, |σ_min(zI − A) − min_i |z − λ_i|| ≤ δ at every z (NaN when not computed).
     """
 
     x: Tensor
