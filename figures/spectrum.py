@@ -38,6 +38,11 @@ GRID_NONNORMAL = 101
 #: levels: no contour and no colour moves visibly (a 100-point grid's cell is ~8 px, and a level crosses a cell
 #: where log₁₀ σ changes by ≳ 0.01 decades, so it shifts by < 0.4 px).
 DISTANCE_RTOL = 1e-3
+# Note: the points the certificate rejects (near the eigenvalues) are those of smallest σ_min, often below the
+# lowest level drawn; they still take Lanczos. Their values are not only colours "below the scale": the lowest
+# contour line is placed by linear interpolation between a point below its level and one above, and
+# pseudospectrum_levels reads the grid's smallest σ_min when the grid spans under 4 decades, so an upper bound
+# (σ_min ≤ dist + δ) there would move what is drawn.
 
 _EIGENVALUE_STYLE = dict(s=14, facecolors="white", edgecolors="black", linewidths=0.7, zorder=6)
 _CIRCLE_EFFECTS = [patheffects.withStroke(linewidth=1.9, foreground="0.15")]
