@@ -257,7 +257,7 @@ class _ShiftedSchur:
         σ_min(zI − A) is within ‖E‖₂ of σ_min(zI − T), which is within ‖N‖₂ ≤ ‖N‖_F of σ_min(zI − D) =
         min_i |z − t_ii| (T = D + N). So δ = ‖N‖_F + ‖R‖_F + ω(2 + ω)‖T‖_F, each computed norm raised by its own
         rounding bound: a product of n-term inner products errs by γ_n entrywise in absolute value, so
-        |fl(U T U^H) − U T U^H| ≤ γ_{2n}|U||T||U^H| (Frobenius ≤ γ_{2n}‖U‖_F²‖T‖_F, ‖U‖_F² ≤ n(1 + ω)²), likewise
+        |fl(U T U^H) − U T U^H| ≤ γ_{2n}|U||T||U^H| (Frobenius ≤ γ_{2n}‖U‖_F²‖T‖_F, ‖U‖_F computed), likewise
         for U^H U, and a Frobenius norm of k entries errs relatively by at most γ_{k+1}. Computed once (two
         products of O(n³), as much as the Schur form's own back-transformation), on first use.
 
@@ -268,12 +268,11 @@ class _ShiftedSchur:
             n, U, T = self.n, self.U, self.T
             grow = 1 + _gamma(n * n + 1)  # rounding of each Frobenius norm of n² entries
             t_norm = self.scale * grow
-            omega_hat = float(np.linalg.norm(U.conj().T @ U - np.eye(n))) * grow
-            u_norm2 = n * (1 + omega_hat) ** 2 * (1 + _gamma(n))  # ‖U‖_F² with ‖U‖₂ ≤ 1 + ω, its rounding
-            omega = omega_hat + _gamma(n + 1) * (u_norm2 + math.sqrt(n))
+            u_norm2 = (float(np.linalg.norm(U)) * grow) ** 2  # ‖U‖_F², bounding the products' rounding
+            omega = (float(np.linalg.norm(U.conj().T @ U - np.eye(n))) * grow
+                     + _gamma(n + 1) * (u_norm2 + math.sqrt(n)))
             residual_hat = float(np.linalg.norm(self._A - (U @ T) @ U.conj().T)) * grow
             a_norm = float(np.linalg.norm(self._A)) * grow
-            u_norm2 = n * (1 + omega) ** 2
             residual = residual_hat + _gamma(2 * n + 1) * (a_norm + u_norm2 * t_norm)
             departure = self.departure * grow
             self._weyl_radius = (departure + residual + omega * (2 + omega) * t_norm) * (1 + 4 * _U)
