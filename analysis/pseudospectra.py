@@ -97,8 +97,10 @@ _SMALL_BATCH = 8
 #: :data:`_BLAS_ROWS_N` on, where the rows inside a block are BLAS calls.
 _BLOCK = 32
 #: The same below it, where each row is a numpy loop: smaller blocks move most of the work into the matrix
-#: products shared by all shifts (measured for n = 64: 1.8 s instead of 3.6 s for 101 × 51 points, load 11).
-_SMALL_N_BLOCK = 8
+#: products shared by all shifts (measured for n = 64: 1.8 s instead of 3.6 s for 101 × 51 points, load 11, block 8
+#: against 32; block 4 against 8 on a 101 × 51 grid, alternated in one process at load 3.5: 1.03 s against 1.33 s at
+#: n = 64, 0.38 s both at n = 32, 1.81 s against 1.87 s at n = 100; block 2 was slower again).
+_SMALL_N_BLOCK = 4
 #: From this n on, row updates inside diagonal blocks use BLAS (see _ShiftedSchur.__init__); below it BLAS is held to
 #: one thread (threadpoolctl), since waking its threads for the small products costs more than they save, and far
 #: more on a loaded machine (n = 64: 6.4 s with OpenBLAS's 2 threads, 2.9 s with one, at load 11).
