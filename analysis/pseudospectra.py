@@ -17,7 +17,14 @@ set by the spectrum. These probes quantify that statement:
   the papers, is normal. The Schur factor T = D + N tells how far A is from normal: Henrici's
   departure ‖N‖_F (the same for every Schur form), and by Weyl's inequality for singular values
   |σ_min(zI − T) − σ_min(zI − D)| ≤ ‖N‖₂ ≤ ‖N‖_F, so the distance formula is off by at most
-  ‖N‖_F. It is used when ‖N‖_F ≤ normal_tol·‖A‖_F (:data:`NORMAL_TOL`).
+  ‖N‖_F (plus the Schur form's own backward error, which the Lanczos route on T carries as well). It is used
+  everywhere when ‖N‖_F ≤ normal_tol·‖A‖_F (:data:`NORMAL_TOL`).
+  A nearly normal A (an orthogonal matrix stored in float32 and read in float64: ‖N‖_F ≈ 1e-7·‖A‖_F) is not
+  normal to that tolerance, but the same inequality certifies the formula point by point: with δ ≥ ‖N‖_F plus
+  the Schur form's backward error (:meth:`_ShiftedSchur.weyl_radius`) and d = min_i |z − λ_i|,
+  |σ_min(zI − A) − d| ≤ δ, so σ_min ≥ d − δ and the relative error |d − σ_min|/σ_min ≤ δ/(d − δ), which is
+  ≤ rtol wherever d ≥ δ(1 + rtol)/rtol. ``pseudospectrum(..., distance_rtol=rtol)`` takes the formula at those
+  points and inverse Lanczos only at the others (those near an eigenvalue): method ``"mixed"``.
 * transient growth: the curve ‖A^k‖₂, k = 0..K, and its peak.
 * Kreiss constant K(A) = sup_{|z|>1} (|z| − 1)‖(zI − A)^{-1}‖₂, with the Kreiss matrix theorem
   K(A) ≤ sup_k ‖A^k‖₂ ≤ e·n·K(A).
@@ -59,8 +66,9 @@ __all__ = ["sigma_min", "sigma_min_dense", "pseudospectrum", "PseudospectrumGrid
 NORMAL_TOL = 1e-12
 #: Dense n × n complex128 arrays the Schur route holds at once (for the memory check before anything is allocated):
 #: the input's complex copy, the Schur factor T and the unitary U with LAPACK's workspace, the solver's copies of T,
-#: N and N^H, and the matrix of the single-point solves.
-_SCHUR_COPIES = 10
+#: N and N^H, and the matrix of the single-point solves; two more for the products of the backward-error bound
+#: (:meth:`_ShiftedSchur.weyl_radius`).
+_SCHUR_COPIES = 12
 #: The same for the outermost extent: the Schur route, and the (2n) × (2n) matrix of :func:`_outermost` with its
 #: eigenvalue workspace (4 n × n arrays each).
 _OUTERMOST_COPIES = 24
@@ -69,6 +77,18 @@ _OUTERMOST_COPIES = 24
 _POINT_BYTES = 48
 #: Points per chunk of the distance formula: a (chunk, n) complex array of about 32 MiB at most.
 _DISTANCE_ENTRIES = 1 << 21
+#: Unit roundoff of float64.
+_U = float(np.finfo(np.float64).eps) / 2
+#: Relative rounding of the computed distance d̂ = fl(min_i |z − λ_i|) = d(1 + θ), |θ| ≤ _DISTANCE_ROUNDING: the
+#: complex difference z − λ_i is rounded componentwise (relative u on its modulus) and the modulus (hypot) adds at
+#: most 2u more; the minimum is exact. 5u covers both with room.
+_DISTANCE_ROUNDING = 5 * _U
+
+
+def _gamma(k: int) -> float:
+    """Higham's γ_k = ku/(1 − ku) (Accuracy and Stability of Numerical Algorithms, 2002, Lemma 3.1): the relative
+    error bound of a k-term sum or inner product in float64."""
+    return k * _U / (1 - k * _U)
 
 #: Up to this many points per call are solved one by one with scipy.linalg.solve_triangular;
 #: beyond it the blocked multi-shift solve amortises its Python overhead over the points.
@@ -77,12 +97,17 @@ _SMALL_BATCH = 8
 #: :data:`_BLAS_ROWS_N` on, where the rows inside a block are BLAS calls.
 _BLOCK = 32
 #: The same below it, where each row is a numpy loop: smaller blocks move most of the work into the matrix
-#: products shared by all shifts (measured for n = 64: 1.8 s instead of 3.6 s for 101 × 51 points, load 11).
-_SMALL_N_BLOCK = 8
+#: products shared by all shifts (measured for n = 64: 1.8 s instead of 3.6 s for 101 × 51 points, load 11, block 8
+#: against 32; block 4 against 8 on a 101 × 51 grid, alternated in one process at load 3.5: 1.03 s against 1.33 s at
+#: n = 64, 0.38 s both at n = 32, 1.81 s against 1.87 s at n = 100; block 2 was slower again).
+_SMALL_N_BLOCK = 4
 #: From this n on, row updates inside diagonal blocks use BLAS (see _ShiftedSchur.__init__); below it BLAS is held to
 #: one thread (threadpoolctl), since waking its threads for the small products costs more than they save, and far
 #: more on a loaded machine (n = 64: 6.4 s with OpenBLAS's 2 threads, 2.9 s with one, at load 11).
 _BLAS_ROWS_N = 128
+#: Newton iterations of :meth:`_ShiftedSchur._largest_ritz` before a column falls back to a dense eigvalsh (measured
+#: on a 64-wide grid's tridiagonals of up to 20 steps: at most 49 from Gershgorin's bound).
+_RITZ_NEWTON_STEPS = 100
 #: Complex entries of the (n, chunk) Lanczos arrays when ``chunk`` is left to :func:`_default_chunk`: about 6 such
 #: arrays are live (48 MiB), and a larger chunk spreads the per-row Python work of the solves over more shifts.
 _LANCZOS_ENTRIES = 1 << 19
@@ -95,6 +120,13 @@ def _real_dtype(A: Tensor) -> torch.dtype:
 def _check_normal_tol(normal_tol: float) -> None:
     if isinstance(normal_tol, bool) or not isinstance(normal_tol, (int, float)) or not 0 <= normal_tol < 1:
         raise ValueError(f"normal_tol must be a number in [0, 1), got {normal_tol!r}")
+
+
+def _check_distance_rtol(distance_rtol) -> None:
+    if distance_rtol is None:
+        return
+    if isinstance(distance_rtol, bool) or not isinstance(distance_rtol, (int, float)) or not 0 < distance_rtol < 1:
+        raise ValueError(f"distance_rtol must be None or a number in (0, 1), got {distance_rtol!r}")
 
 
 def _check_tol(tol: float, maxiter: int, chunk: int | None) -> None:
@@ -152,7 +184,9 @@ class _ShiftedSchur:
     """σ_min(zI − A) for many z from one complex Schur form A = U T U^H (σ_min(zI − A) = σ_min(zI − T))."""
 
     def __init__(self, A: Tensor):
-        T, _ = scipy.linalg.schur(A.detach().cpu().numpy().astype(np.complex128), output="complex")
+        self._A = A.detach().cpu().numpy().astype(np.complex128)
+        T, self.U = scipy.linalg.schur(self._A, output="complex")
+        self._weyl_radius = None
         self.n = T.shape[0]
         self.t = np.ascontiguousarray(np.diag(T))
         self.T = np.ascontiguousarray(T)
@@ -216,6 +250,48 @@ class _ShiftedSchur:
         normal_tol = 0 never takes the formula."""
         return normal_tol > 0 and self.departure <= normal_tol * self.scale
 
+    def weyl_radius(self) -> float:
+        """δ ≥ |σ_min(zI − A) − min_i |z − t_ii|| for every z, from the computed Schur form A ≈ U T U^H.
+
+        Let Q be the unitary polar factor of the computed U and ω = ‖U^H U − I‖₂; then ‖U − Q‖₂ ≤ ω (each singular
+        value s of U has |s − 1| ≤ |s² − 1|), and A = Q T Q^H + E with E = R + (U − Q) T U^H + Q T (U − Q)^H,
+        R = A − U T U^H, so ‖E‖₂ ≤ ‖R‖_F + ω(2 + ω)‖T‖_F. By Weyl's inequality for singular values
+        σ_min(zI − A) is within ‖E‖₂ of σ_min(zI − T), which is within ‖N‖₂ ≤ ‖N‖_F of σ_min(zI − D) =
+        min_i |z − t_ii| (T = D + N). So δ = ‖N‖_F + ‖R‖_F + ω(2 + ω)‖T‖_F, each computed norm raised by its own
+        rounding bound: a product of n-term inner products errs by γ_n entrywise in absolute value, so
+        |fl(U T U^H) − U T U^H| ≤ γ_{2n}|U||T||U^H| (Frobenius ≤ γ_{2n}‖U‖_F²‖T‖_F, ‖U‖_F computed), likewise
+        for U^H U, and a Frobenius norm of k entries errs relatively by at most γ_{k+1}. Computed once (two
+        products of O(n³), as much as the Schur form's own back-transformation), on first use.
+
+        Source: Weyl (1912) for singular values, Horn & Johnson, Topics in Matrix Analysis (1991), Thm. 3.3.16;
+        Higham (2002), Sec. 3.5 (rounding of matrix products).
+        """
+        if self._weyl_radius is None:
+            n, U, T = self.n, self.U, self.T
+            grow = 1 + _gamma(n * n + 1)  # rounding of each Frobenius norm of n² entries
+            t_norm = self.scale * grow
+            u_norm2 = (float(np.linalg.norm(U)) * grow) ** 2  # ‖U‖_F², bounding the products' rounding
+            omega = (float(np.linalg.norm(U.conj().T @ U - np.eye(n))) * grow
+                     + _gamma(n + 1) * (u_norm2 + math.sqrt(n)))
+            residual_hat = float(np.linalg.norm(self._A - (U @ T) @ U.conj().T)) * grow
+            a_norm = float(np.linalg.norm(self._A)) * grow
+            residual = residual_hat + _gamma(2 * n + 1) * (a_norm + u_norm2 * t_norm)
+            departure = self.departure * grow
+            self._weyl_radius = (departure + residual + omega * (2 + omega) * t_norm) * (1 + 4 * _U)
+        return self._weyl_radius
+
+    def certified_distance(self, z: np.ndarray, distance_rtol: float) -> tuple[np.ndarray, np.ndarray]:
+        """(d̂, mask): d̂ = fl(min_i |z − λ_i|) for a flat complex array z, and where ``mask`` is True, d̂ equals
+        σ_min(zI − A) to relative error ≤ distance_rtol.
+
+        With δ = :meth:`weyl_radius` and |d̂ − d| ≤ ε_d·d (ε_d = :data:`_DISTANCE_ROUNDING`), the returned d̂ is
+        within e = δ + 2ε_d·d̂ of σ_min, so σ_min ≥ d̂ − e and |d̂ − σ_min|/σ_min ≤ e/(d̂ − e), which is ≤ rtol exactly
+        when e(1 + rtol) ≤ rtol·d̂: the test applied (it fails where d̂ ≤ e, at and near the eigenvalues).
+        """
+        d = self.distance(z)
+        err = self.weyl_radius() + 2 * _DISTANCE_ROUNDING * d
+        return d, err * (1 + distance_rtol) <= distance_rtol * d
+
     def distance(self, z: np.ndarray) -> np.ndarray:
         """min_i |z − λ_i| for a flat complex array z: σ_min(zI − D), D = diag(T)."""
         out = np.empty(z.size)
@@ -230,23 +306,40 @@ class _ShiftedSchur:
         """σ_min(zI − T) and the Lanczos steps used (0 for the distance formula), for a flat complex
         array z, ``chunk`` points at a time (None: :func:`_default_chunk`); ``progress(k)`` after each k points
         done."""
+        sig, steps, _ = self.sigma_min_routed(z, tol, maxiter, chunk, rng, normal_tol, None, progress)
+        return sig, steps
+
+    def sigma_min_routed(self, z: np.ndarray, tol: float, maxiter: int, chunk: int | None,
+                         rng: np.random.Generator, normal_tol: float = 0.0, distance_rtol: float | None = None,
+                         progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As :meth:`sigma_min`, also returning the boolean mask of the points given by the distance formula: all
+        of them when A is normal to within ``normal_tol``; else, with ``distance_rtol``, those
+        :meth:`certified_distance` certifies, the rest by inverse Lanczos."""
         if self.is_normal(normal_tol):
             sig = self.distance(z)
             if progress is not None:
                 progress(z.size)
-            return sig, np.zeros(z.size, dtype=np.int64)
+            return sig, np.zeros(z.size, dtype=np.int64), np.ones(z.size, dtype=bool)
         from threadpoolctl import threadpool_limits
 
-        chunk = _default_chunk(self.n) if chunk is None else chunk
         sig = np.empty(z.size)
         steps = np.zeros(z.size, dtype=np.int64)
+        if distance_rtol is None:
+            by_distance = np.zeros(z.size, dtype=bool)
+        else:
+            sig, by_distance = self.certified_distance(z, distance_rtol)
+            if progress is not None and by_distance.any():
+                progress(int(by_distance.sum()))
+        rest = np.flatnonzero(~by_distance)
+        zr = z[rest]
+        chunk = _default_chunk(self.n) if chunk is None else chunk
         with threadpool_limits(1 if self.n < _BLAS_ROWS_N else None, user_api="blas"):
-            for lo in range(0, z.size, chunk):
-                sl = slice(lo, lo + chunk)
-                sig[sl], steps[sl] = self._lanczos(z[sl], tol, maxiter, rng)
+            for lo in range(0, zr.size, chunk):
+                idx = rest[lo:lo + chunk]
+                sig[idx], steps[idx] = self._lanczos(zr[lo:lo + chunk], tol, maxiter, rng)
                 if progress is not None:
-                    progress(len(sig[sl]))
-        return sig, steps
+                    progress(idx.size)
+        return sig, steps, by_distance
 
     def _lanczos(self, z: np.ndarray, tol: float, maxiter: int,
                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -325,18 +418,63 @@ class _ShiftedSchur:
 
     @staticmethod
     def _largest_ritz(alphas: np.ndarray, betas: np.ndarray) -> np.ndarray:
-        """Largest eigenvalue of each tridiagonal (alphas[:, g], betas[:, g]), batched eigvalsh;
-        NaN where the tridiagonal is not finite (overflow)."""
+        """Largest eigenvalue of each tridiagonal (alphas[:, g], betas[:, g]); NaN where the tridiagonal is not
+        finite (overflow).
+
+        Newton's method on p(λ) = det(T − λI) from Gershgorin's upper bound, all columns at once: p has only real
+        roots, so from above its largest root Newton's iterates decrease monotonically to it (Stoer &
+        Bulirsch, Introduction to Numerical Analysis, Sec. 5.5); p'/p = Σ d_i'/d_i comes from the LDLᵀ pivots
+        d_i = α_i − λ − β_{i−1}²/d_{i−1} (the Sturm recurrence, backward stable), on the column scaled by its
+        bound so nothing overflows. A column stops when the step falls to 4u of λ. O(m) vector operations per
+        iteration instead of a dense m × m eigvalsh per column (2.5× faster on a 64-wide grid); a column that
+        has not converged in :data:`_RITZ_NEWTON_STEPS` iterations, or breaks down, takes eigvalsh.
+        """
         m, G = alphas.shape
-        Tm = np.zeros((G, m, m))
-        i = np.arange(m)
-        Tm[:, i, i] = alphas.T
-        Tm[:, i[:-1], i[1:]] = betas.T
-        Tm[:, i[1:], i[:-1]] = betas.T
-        finite = np.isfinite(Tm).all(axis=(1, 2))
         theta = np.full(G, np.nan)
-        if finite.any():
-            theta[finite] = np.linalg.eigvalsh(Tm[finite])[:, -1]
+        finite = np.isfinite(alphas).all(axis=0)
+        if m > 1:
+            finite &= np.isfinite(betas).all(axis=0)
+        cols = np.flatnonzero(finite)
+        a, b = alphas[:, cols], np.abs(betas[:, cols])
+        bound = a.copy()
+        if m > 1:
+            bound[:-1] += b
+            bound[1:] += b
+        scale = np.abs(bound).max(axis=0)
+        scale[scale == 0] = 1.0
+        a = a / scale
+        b2 = (b / scale) ** 2
+        lam = bound.max(axis=0) / scale
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for _ in range(_RITZ_NEWTON_STEPS):
+                d = a[0] - lam
+                dp = np.full_like(lam, -1.0)
+                ratio = dp / d
+                for i in range(1, m):
+                    r = b2[i - 1] / d
+                    dp = r * dp / d - 1.0
+                    d = a[i] - lam - r
+                    ratio += dp / d
+                step = 1.0 / ratio
+                new = lam - step
+                # the step may turn negative by rounding at the root (where d_m = 0 it is exactly 0)
+                done = np.abs(step) <= 4 * _U * np.abs(new)
+                if done.any():
+                    theta[cols[done]] = new[done] * scale[done]
+                    keep = ~done
+                    cols, a, b2, new, scale = cols[keep], a[:, keep], b2[:, keep], new[keep], scale[keep]
+                lam = new
+                if cols.size == 0:
+                    break
+        bad = np.concatenate([cols, np.flatnonzero(finite & ~np.isfinite(theta))])
+        if bad.size:  # not converged, or a pivot broke down: the dense route
+            bad = np.unique(bad)
+            Tm = np.zeros((bad.size, m, m))
+            i = np.arange(m)
+            Tm[:, i, i] = alphas[:, bad].T
+            Tm[:, i[:-1], i[1:]] = betas[:, bad].T
+            Tm[:, i[1:], i[:-1]] = betas[:, bad].T
+            theta[bad] = np.linalg.eigvalsh(Tm)[:, -1]
         return theta
 
 
@@ -412,7 +550,11 @@ class PseudospectrumGrid:
     ``sigma[i, j]`` belongs to (x[j], y[i]), the layout of ``matplotlib.pyplot.contour(x, y,
     sigma)``; the ε-pseudospectrum is the region where ``sigma < ε``. ``departure`` is Henrici's
     departure from normality ‖N‖_F of the Schur factor; ``method`` is ``"normal"`` where sigma is
-    the exact distance min_i |z − λ_i| (A normal to within the tolerance), else ``"lanczos"``.
+    the exact distance min_i |z − λ_i| everywhere (A normal to within the tolerance), ``"mixed"`` where it is
+    that distance at the points of ``from_distance`` (certified to relative error ``distance_rtol``) and inverse
+    Lanczos at the others, else ``"lanczos"``. ``from_distance`` (bool, sigma's shape) marks the points given by
+    the distance formula (all of them for ``"normal"``, none for ``"lanczos"``); ``weyl_radius`` is the δ of the
+    certificate, |σ_min(zI − A) − min_i |z − λ_i|| ≤ δ at every z (NaN when not computed).
     """
 
     x: Tensor
@@ -422,6 +564,9 @@ class PseudospectrumGrid:
     lanczos_steps: Tensor = field(repr=False)
     departure: float = math.nan
     method: str = "lanczos"
+    from_distance: Tensor | None = field(default=None, repr=False)
+    distance_rtol: float | None = None
+    weyl_radius: float = math.nan
 
     def contains(self, eps: float) -> Tensor:
         """Boolean mask (len(y), len(x)) of grid points inside Λ_ε(A), i.e. σ_min < eps.
@@ -448,34 +593,44 @@ def _scaled(progress, computed: int, total: int):
 
 
 def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: int | None = None,
-                   seed: int = 0, normal_tol: float = NORMAL_TOL, progress=None) -> PseudospectrumGrid:
+                   seed: int = 0, normal_tol: float = NORMAL_TOL, distance_rtol: float | None = None,
+                   progress=None) -> PseudospectrumGrid:
     """σ_min(zI − A) on a rectangular grid, for ε-pseudospectrum contour plots.
 
     A normal A (orthogonal, unitary, symmetric: ‖N‖_F ≤ normal_tol·‖A‖_F) takes the exact
     distance formula min_i |z − λ_i|, O(n) per point; any other the EigTool route of
-    :func:`sigma_min`. For a real A, σ_min(z̄I − A) = σ_min(zI − A), so each |y| is computed once and
-    the rows y and −y hold the same values.
+    :func:`sigma_min`, or, with ``distance_rtol``, the distance formula wherever Weyl's inequality certifies it
+    to that relative error and the EigTool route elsewhere (see the module docstring: a point at distance
+    d ≥ δ(1 + rtol)/rtol from the spectrum, δ ≥ ‖N‖_F plus the Schur form's backward error). For a real A,
+    σ_min(z̄I − A) = σ_min(zI − A), so each |y| is computed once and the rows y and −y hold the same values.
 
     Args:
         A: (n, n) real or complex matrix (tensor, array, or RecurrentCell).
         x: real parts, 1-D (nx ≥ 1). y: imaginary parts, 1-D (ny ≥ 1).
         tol, maxiter, chunk, seed, normal_tol: see :func:`sigma_min`.
+        distance_rtol: relative error in (0, 1) allowed at the points given by the distance formula, or None
+            (default: inverse Lanczos at every point of a matrix that is not normal to within ``normal_tol``).
+            Optional. Default: None.
         progress: optional callable, called with the number of grid points finished after each
             chunk (they sum to nx·ny), e.g. ``tqdm(total=nx * ny).update``.
 
     Returns:
         :class:`PseudospectrumGrid` with x, y (A's real dtype), sigma (ny, nx), the eigenvalues
         (diagonal of the Schur factor, complex), the Lanczos steps per point (0 for the distance
-        formula), the departure from normality and the method; on A's device.
+        formula), the departure from normality, the method, the mask of the points given by the distance
+        formula and, with ``distance_rtol``, the certificate's δ; on A's device.
 
     Raises:
-        ValueError: x or y not 1-D, empty, complex or non-finite; see :func:`sigma_min`.
+        ValueError: x or y not 1-D, empty, complex or non-finite; distance_rtol not None or in (0, 1); see
+            :func:`sigma_min`.
         TypeError: progress not callable.
 
-    Source: enrnn.md Sec. 2; EigTool (Wright 2002) grid computation, Trefethen (1999) Sec. 3.
+    Source: enrnn.md Sec. 2; EigTool (Wright 2002) grid computation, Trefethen (1999) Sec. 3; Weyl's inequality
+    for singular values (Horn & Johnson, Topics in Matrix Analysis, 1991, Thm. 3.3.16).
     """
     _check_tol(tol, maxiter, chunk)
     _check_normal_tol(normal_tol)
+    _check_distance_rtol(distance_rtol)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable taking a number of points, got {type(progress).__name__}")
     axes = []
@@ -501,17 +656,23 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
                      else (ya, np.arange(ya.size)))
     Z = xa[None, :] + 1j * rows[:, None]
     solver = _ShiftedSchur(A)
-    sig, steps = solver.sigma_min(Z.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol,
-                                  None if progress is None else _scaled(progress, Z.size, xa.size * ya.size))
+    sig, steps, by_distance = solver.sigma_min_routed(
+        Z.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol, distance_rtol,
+        None if progress is None else _scaled(progress, Z.size, xa.size * ya.size))
     shape = (ya.size, xa.size)
-    sig, steps = sig.reshape(Z.shape)[inverse.ravel()], steps.reshape(Z.shape)[inverse.ravel()]
+    sig, steps, by_distance = (a.reshape(Z.shape)[inverse.ravel()] for a in (sig, steps, by_distance))
     rd, dev = _real_dtype(A), A.device
+    normal = solver.is_normal(normal_tol)
+    mixed = not normal and distance_rtol is not None
     return PseudospectrumGrid(
         x=torch.as_tensor(xa, dtype=rd, device=dev), y=torch.as_tensor(ya, dtype=rd, device=dev),
         sigma=torch.as_tensor(sig.reshape(shape), dtype=rd, device=dev),
         eigenvalues=torch.as_tensor(solver.t, device=dev),
         lanczos_steps=torch.as_tensor(steps.reshape(shape), device=dev),
-        departure=solver.departure, method="normal" if solver.is_normal(normal_tol) else "lanczos")
+        departure=solver.departure, method="normal" if normal else "mixed" if mixed else "lanczos",
+        from_distance=torch.as_tensor(by_distance.reshape(shape), device=dev),
+        distance_rtol=float(distance_rtol) if mixed else None,
+        weyl_radius=solver.weyl_radius() if mixed else math.nan)
 
 
 @dataclass

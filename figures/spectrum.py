@@ -22,7 +22,7 @@ from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
 
 __all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectra_layout", "spectrum_grid", "default_grid",
-           "pseudospectrum_levels", "spectrum_cost", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT"]
+           "pseudospectrum_levels", "spectrum_cost", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT", "DISTANCE_RTOL"]
 
 #: Default grid points per axis for a normal matrix: σ_min is the exact distance to the spectrum,
 #: O(n) per point (0.1 s for n = 128), so the grid can be fine enough for smooth contours.
@@ -30,6 +30,19 @@ GRID_NORMAL = 241
 #: Default for a non-normal matrix, where each point costs inverse Lanczos steps of O(n²) each
 #: (about 20 s for n = 128 on one core at 101 × 101).
 GRID_NONNORMAL = 101
+#: Relative error of σ_min allowed where the figure's grid takes the distance formula min_i |z − λ_i| instead of
+#: inverse Lanczos (``analysis.pseudospectrum(distance_rtol=...)``: where Weyl's inequality certifies it, away from
+#: the eigenvalues of a nearly normal matrix, such as an orthogonal U = φ(Θ) stored in float32, ‖N‖_F ≈ 1e-7‖A‖_F).
+#: The figure draws log₁₀ σ_min: a relative error r moves it by at most log₁₀(1/(1 − r)) = 4.35e-4 decades at
+#: r = 1e-3, 1/575 of the finest level spacing (0.25 decades) and 1/2,300 of the colour bar's 1-decade span per two
+#: levels: no contour and no colour moves visibly (a 100-point grid's cell is ~8 px, and a level crosses a cell
+#: where log₁₀ σ changes by ≳ 0.01 decades, so it shifts by < 0.4 px).
+DISTANCE_RTOL = 1e-3
+# Note: the points the certificate rejects (near the eigenvalues) are those of smallest σ_min, often below the
+# lowest level drawn; they still take Lanczos. Their values are not only colours "below the scale": the lowest
+# contour line is placed by linear interpolation between a point below its level and one above, and
+# pseudospectrum_levels reads the grid's smallest σ_min when the grid spans under 4 decades, so an upper bound
+# (σ_min ≤ dist + δ) there would move what is drawn.
 
 _EIGENVALUE_STYLE = dict(s=14, facecolors="white", edgecolors="black", linewidths=0.7, zorder=6)
 _CIRCLE_EFFECTS = [patheffects.withStroke(linewidth=1.9, foreground="0.15")]
@@ -83,14 +96,17 @@ def spectrum_cost(matrices: dict, grid: int | None = None):
       * the dense factorisations (the Schur forms of :func:`default_grid` and the grid, ‖A‖₂, the singular
         values): O(n³), so (n/m)³ timed sets of them;
       * a normal matrix's grid: grid² distance evaluations of O(n) each, (n/m) timed points each;
-      * any other's: inverse Lanczos on the grid's distinct points (⌈grid/2⌉·grid for a real matrix), two
-        triangular solves, O(n²), per step: the steps per point are the mean of a pilot run on 32 of the grid's
-        points (each converges on its own), and each point-step costs (n/m)² of one step of a batch as large as
-        the run's, timed.
+      * any other's: the distance formula where it is certified to :data:`DISTANCE_RTOL` (counted as distance
+        evaluations; the certificate is decided on the matrix itself, O(n) a point), and inverse Lanczos on the
+        grid's other distinct points (⌈grid/2⌉·grid for a real matrix), two triangular solves, O(n²), per step:
+        the steps per point are the mean of a pilot run on 32 of those points (each converges on its own), and
+        each point-step costs (n/m)² of one step of a batch as large as the run's, timed.
     For n ≤ 128 every unit is timed on the matrix itself; for a wider one the block stands in for its Lanczos steps
-    (a stated approximation: non-normality, and with it the steps, can differ), LAPACK's speed-up at large n
-    makes the cubic part an overestimate, and without ``grid`` the non-normal grid is assumed (deciding normality
-    would take the Schur form the estimate is to announce), so nothing of O(n³) runs before the estimate.
+    (a stated approximation: non-normality, and with it the steps, can differ) and every point is counted as a
+    Lanczos point (the block's departure from normality says nothing of the whole matrix's: an overestimate where
+    the run certifies points), LAPACK's speed-up at large n makes the cubic part an overestimate, and without
+    ``grid`` the non-normal grid is assumed (deciding normality would take the Schur form the estimate is to
+    announce), so nothing of O(n³) runs before the estimate.
 
     Args:
         matrices: name → (h, h) tensor, as :func:`plot_spectra`. grid: as :func:`spectrum_grid`.
@@ -123,7 +139,9 @@ def spectrum_cost(matrices: dict, grid: int | None = None):
             default_grid(B)
             _window(B)
             torch.linalg.svdvals(B)
-            return _ShiftedSchur(B)
+            solver = _ShiftedSchur(B)
+            solver.weyl_radius()  # the certificate's two products, O(n³), as the run forms them
+            return solver
 
         t0 = time.perf_counter()
         solver = dense()  # timed once: O(m³) work dwarfs the first-call set-up, which the run pays as well
@@ -132,18 +150,26 @@ def spectrum_cost(matrices: dict, grid: int | None = None):
         rows = (g + 1) // 2 if not M.is_complex() else g
         z = np.linspace(-r, r, g)[None, :] + 1j * np.linspace(0, r, rows)[:, None]
         sample = z.ravel()[np.linspace(0, z.size - 1, min(z.size, _PILOT_POINTS)).astype(int)]
+        each = best_seconds(lambda: solver.distance(sample), repeats=1) / sample.size
         if g == GRID_NORMAL:
-            each = best_seconds(lambda: solver.distance(sample), repeats=1) / sample.size
             point_units, point_sec = point_units + z.size * n / m, max(point_sec, each)
             continue
-        # steps per point: a pilot of 32 of the grid's points, each solved alone (convergence is per point)
-        _, used = solver._lanczos(sample[np.linspace(0, sample.size - 1, 32).astype(int)], 1e-11, 200,
-                                  np.random.default_rng(0))
+        # the points the run takes from the distance formula: decided here on the matrix itself (n ≤ 128); a wider
+        # matrix's block cannot tell, and all its points are counted as Lanczos points
+        lanczos_z = z.ravel()
+        if n == m:
+            _, certified = solver.certified_distance(lanczos_z, DISTANCE_RTOL)
+            lanczos_z = lanczos_z[~certified]
+            point_units, point_sec = point_units + z.size, max(point_sec, each)
+        if lanczos_z.size == 0:
+            continue
+        # steps per point: a pilot of 32 of the Lanczos points, each solved alone (convergence is per point)
+        pilot = lanczos_z[np.linspace(0, lanczos_z.size - 1, min(32, lanczos_z.size)).astype(int)]
+        _, used = solver._lanczos(pilot, 1e-11, 200, np.random.default_rng(0))
         per_point = float(used.mean())
         # one Lanczos step of a batch as large as the run's (its solves' Python work is shared by the batch)
-        batch = min(z.size, _default_chunk(m))
-        zb = np.resize(z.ravel(), batch)
-        Dinv = 1.0 / (solver.t[:, None] - zb[None, :])
+        batch = min(lanczos_z.size, _default_chunk(m))
+        zb = np.resize(lanczos_z, batch)
         Q = np.ones((m, batch), dtype=np.complex128) / math.sqrt(m)
         ritz = np.ones((max(2, round(per_point)), batch))
 
@@ -152,10 +178,13 @@ def spectrum_cost(matrices: dict, grid: int | None = None):
             _colnorm(W)
             solver._largest_ritz(ritz, ritz[:-1])
 
-        t0 = time.perf_counter()
-        step()  # once: numpy has no first-call set-up to exclude, and this one step costs 1/10 of a 64-wide grid
-        each = (time.perf_counter() - t0) / batch
-        lanczos_units += z.size * per_point * (n / m) ** 2
+        # a grid point on an eigenvalue divides by 0 here (the run gives it σ_min = 0 without a step): only timed
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            Dinv = 1.0 / (solver.t[:, None] - zb[None, :])
+            t0 = time.perf_counter()
+            step()  # once: numpy has no first-call set-up to exclude, and this one step costs 1/10 of a 64-wide grid
+            each = (time.perf_counter() - t0) / batch
+        lanczos_units += lanczos_z.size * per_point * (n / m) ** 2
         lanczos_sec = max(lanczos_sec, each)
     parts = tuple(p for p in (("dense factorisation sets", dense_units, dense_sec),
                               ("distance points", point_units, point_sec),
@@ -164,7 +193,8 @@ def spectrum_cost(matrices: dict, grid: int | None = None):
     return WorkEstimate(f"spectrum of {len(matrices)} matrix(es) of width {', '.join(map(str, widths))}", parts)
 
 
-def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
+def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None,
+                  distance_rtol: float | None = DISTANCE_RTOL):
     """σ_min(zI − A) on the square grid a spectrum figure draws (:func:`analysis.pseudospectrum`).
 
     Args:
@@ -173,12 +203,16 @@ def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
             within :data:`analysis.pseudospectra.NORMAL_TOL` (the exact distance formula), else
             :data:`GRID_NONNORMAL`. An odd count puts z = 0 on the grid.
         progress: called with the number of grid points finished (they sum to grid²).
+        distance_rtol: relative error of σ_min allowed where Weyl's inequality certifies the distance formula
+            (None: inverse Lanczos at every point of a non-normal matrix). Optional. Default:
+            :data:`DISTANCE_RTOL`.
 
     Returns:
         :class:`analysis.PseudospectrumGrid` on [−r, r]², r = max(1.25, 1.08‖A‖₂).
 
     Raises:
-        TypeError: matrix not a tensor. ValueError: not square or not finite, grid < 16.
+        TypeError: matrix not a tensor. ValueError: not square or not finite, grid < 16, distance_rtol not None or
+        in (0, 1).
     """
     from rnnaudit.analysis import pseudospectrum
 
@@ -191,7 +225,7 @@ def spectrum_grid(matrix: Tensor, grid: int | None = None, *, progress=None):
     r = _window(M)
     axis = np.linspace(-r, r, grid)
     axis = (axis - axis[::-1]) / 2  # exactly symmetric: a real matrix's rows y and −y are then computed once
-    return pseudospectrum(M, axis, axis, progress=progress)
+    return pseudospectrum(M, axis, axis, progress=progress, distance_rtol=distance_rtol)
 
 
 def pseudospectrum_levels(sigma: np.ndarray, *, decades: float = 4.0) -> np.ndarray:
@@ -241,7 +275,7 @@ def _draw_pseudospectrum(ax, grid, levels, name: str):
     return filled
 
 
-def _draw_eigenvalues(ax, eig: np.ndarray, *, circle_on_dark: bool):
+def _draw_eigenvalues(ax, eig: np.ndarray, *, circle_on_dark: bool, note: str | None = None):
     phi = np.linspace(0, 2 * np.pi, 721)
     circle_kw = (dict(color="white", lw=0.7, path_effects=_CIRCLE_EFFECTS) if circle_on_dark
                  else dict(color=REFERENCE_COLOR, lw=0.9, ls="--"))
@@ -252,7 +286,8 @@ def _draw_eigenvalues(ax, eig: np.ndarray, *, circle_on_dark: bool):
     ax.set_ylabel(r"Im $z$")
     ax.grid(False)
     # below the axes, never over the eigenvalues
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, handletextpad=0.4, columnspacing=1.2)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, handletextpad=0.4, columnspacing=1.2,
+              title=note, title_fontsize=matplotlib.rcParams["legend.fontsize"])
 
 
 @styled
@@ -323,7 +358,7 @@ def plot_spectrum(matrix: Tensor, *, name: str = "A", role: str = "", title: str
     fig = Figure(figsize=(9.6, 4.4), layout="constrained")
     data = _draw_spectrum_row(fig, M, pseudospectra, eps_decades, name)
     fig.suptitle(title or (f"{name}: {role}" if role else name))
-    attach_data(fig, data, labels={k: f"{_FIELD_LABELS[k]} of {name}" for k in data})
+    attach_data(fig, data, labels=_field_labels(pseudospectra, data, name))
     return fig
 
 
@@ -365,7 +400,7 @@ def plot_spectra(matrices: dict, *, role: str = "", title: str = "", grid: int |
         part = _draw_spectrum_row(cell, M, grid_of_m, None, name, ring=(rings or {}).get(name))
         prefix = _unique_key(name, {k.rsplit("__", 1)[0] for k in data})
         data.update({f"{prefix}__{k}": v for k, v in part.items()})
-        labels.update({f"{prefix}__{k}": f"{_FIELD_LABELS[k]} of {name}" for k in part})
+        labels.update({f"{prefix}__{k}": v for k, v in _field_labels(grid_of_m, part, name).items()})
     fig.suptitle(title or role or "recurrent matrices")
     attach_data(fig, data, labels=labels)
     return fig
@@ -398,7 +433,29 @@ def spectra_layout(count: int) -> tuple[int, int]:
 _FIELD_LABELS = {"eigenvalues": "eigenvalues λ_i", "singular_values": "singular values σ_i (descending)",
                  "grid_x": "Re z of the grid", "grid_y": "Im z of the grid",
                  "sigma_min": "σ_min(zI − A) on the grid, [Im z index, Re z index]",
+                 "from_distance": "True where σ_min on the grid is dist(z, Λ) (certified, or A normal), False where "
+                                  "it is inverse Lanczos",
                  "ring": "(r_min, r_max) of the initialisation ring"}
+
+
+def _sigma_route(grid) -> str:
+    """How the grid's σ_min was computed, in words, for the data file's labels (and, shortened, the legend)."""
+    if grid.method == "normal":
+        return (f"σ_min = dist(z, Λ) = min_i |z − λ_i| at every point (A normal: Henrici's departure ‖N‖_F = "
+                f"{grid.departure:.3g}, within analysis.pseudospectra.NORMAL_TOL·‖A‖_F)")
+    if grid.method == "mixed":
+        return (f"σ_min = dist(z, Λ) where Weyl's inequality certifies it to relative error ≤ {grid.distance_rtol:g} "
+                f"(|σ_min − dist| ≤ δ = {grid.weyl_radius:.3g}, Henrici's departure ‖N‖_F = {grid.departure:.3g} plus "
+                "the Schur form's backward error; taken where dist ≥ δ(1 + rtol)/rtol, with the rounding of dist; "
+                "from_distance marks these points), inverse Lanczos elsewhere")
+    return "σ_min by inverse Lanczos on the Schur form at every point (EigTool)"
+
+
+def _field_labels(grid, part: dict, name: str) -> dict:
+    """field → label of the arrays ``part`` of the panels of matrix ``name``; σ_min's says how it was computed."""
+    labels = {k: f"{_FIELD_LABELS[k]} of {name}" for k in part}
+    labels["sigma_min"] += f"; {_sigma_route(grid)}"
+    return labels
 
 
 def _unique_key(name: str, taken: set) -> str:
@@ -409,6 +466,13 @@ def _unique_key(name: str, taken: set) -> str:
     while out in taken:
         out, i = f"{key}_{i}", i + 1
     return out
+
+
+def _from_distance(grid) -> np.ndarray:
+    """The grid's mask of points given by the distance formula (a grid built by hand may lack it: from its method)."""
+    if grid.from_distance is not None:
+        return grid.from_distance.cpu().numpy()
+    return np.full(tuple(grid.sigma.shape), grid.method == "normal")
 
 
 def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str, ring=None) -> dict:
@@ -430,7 +494,12 @@ def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str, ri
             ax_ps.plot(r * np.cos(phi), r * np.sin(phi), color="white", lw=0.8, ls=(0, (4, 3)), zorder=5,
                        path_effects=_CIRCLE_EFFECTS,
                        label=f"initialisation ring r_min = {r_min:.3g}, r_max = {r_max:.3g}" if k == 0 else None)
-    _draw_eigenvalues(ax_ps, eig, circle_on_dark=True)
+    certified = (pseudospectra.method == "mixed" and pseudospectra.from_distance is not None
+                 and bool(pseudospectra.from_distance.any()))
+    # where part of the grid is the distance formula, the legend says so beside the figure, not only in its data
+    note = (f"σ_min = dist(z, Λ) where Weyl certifies it to {pseudospectra.distance_rtol:g}, inverse Lanczos elsewhere"
+            if certified else None)
+    _draw_eigenvalues(ax_ps, eig, circle_on_dark=True, note=note)
 
     sv = torch.linalg.svdvals(M.to(torch.complex128) if M.is_complex() else M.double()).numpy()
     style = series_style(0)
@@ -445,7 +514,8 @@ def _draw_spectrum_row(fig, M: Tensor, pseudospectra, eps_decades, name: str, ri
     ax_sv.set_title(f"singular values of {name}")
     ax_sv.legend(loc="lower left")
     out = {"eigenvalues": eig, "singular_values": sv, "grid_x": pseudospectra.x.cpu().numpy(),
-           "grid_y": pseudospectra.y.cpu().numpy(), "sigma_min": pseudospectra.sigma.cpu().numpy()}
+           "grid_y": pseudospectra.y.cpu().numpy(), "sigma_min": pseudospectra.sigma.cpu().numpy(),
+           "from_distance": _from_distance(pseudospectra)}
     if ring is not None:
         out["ring"] = np.array([r_min, r_max])
     return out

@@ -54,7 +54,7 @@ def test_the_figures_section_draws_every_figure_of_a_wrapped_custom_step(module_
     assert r"\partial h_t/\partial h_s" in json.loads(str(heat["labels"]))["jacobian_norm"]
     spectrum = np.load(module_dir / "spectrum.npz")
     assert {k for k in spectrum.files if k.startswith("W__")} == {
-        "W__eigenvalues", "W__singular_values", "W__grid_x", "W__grid_y", "W__sigma_min"}
+        "W__eigenvalues", "W__singular_values", "W__grid_x", "W__grid_y", "W__sigma_min", "W__from_distance"}
     W = namespace["cell"].recurrent_matrix().detach().numpy()
     np.testing.assert_allclose(spectrum["W__singular_values"], np.linalg.svd(W, compute_uv=False), rtol=1e-12)
 

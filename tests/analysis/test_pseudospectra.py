@@ -431,3 +431,34 @@ SLOW_CASES = {
     'test_kreiss_matrix_theorem_bounds': {'2', '1'},
     'test_kreiss_constant_of_a_2x2_jordan_type_matrix': {'0.0'},
 }
+
+
+def test_the_largest_ritz_value_by_newton_matches_a_dense_eigvalsh_on_every_kind_of_tridiagonal():
+    """_largest_ritz (Newton from Gershgorin's bound on the Sturm recurrence) against numpy's dense eigvalsh, column
+    by column: random and Lanczos-like tridiagonals (a dominant eigenvalue with a near-double copy, as loss of
+    orthogonality makes), a zero β (an invariant subspace), one row, entries near 1e300 and 1e-300 (scaled, not
+    overflowing), a zero matrix; a non-finite column gives NaN. Relative error ≤ 1e-13."""
+    from rnnaudit.analysis.pseudospectra import _ShiftedSchur
+
+    rng = np.random.default_rng(0)
+    m, G = 12, 400
+    alphas, betas = rng.random((m, G)) * 3, rng.standard_normal((m - 1, G))
+    alphas[:, 1] = [5.0, 5.0 + 1e-12] + [0.1] * (m - 2)  # a near-double top pair
+    betas[:, 1] = [1e-9] + [0.05] * (m - 2)
+    betas[4, 2] = 0.0
+    alphas[:, 3], betas[:, 3] = alphas[:, 3] * 1e300, betas[:, 3] * 1e299
+    alphas[:, 4], betas[:, 4] = alphas[:, 4] * 1e-300, betas[:, 4] * 1e-301
+    alphas[:, 5], betas[:, 5] = 0.0, 0.0
+    alphas[2, 6] = np.inf
+    theta = _ShiftedSchur._largest_ritz(alphas, betas)
+    i = np.arange(m)
+    Tm = np.zeros((G, m, m))
+    Tm[:, i, i], Tm[:, i[:-1], i[1:]], Tm[:, i[1:], i[:-1]] = alphas.T, betas.T, betas.T
+    finite = np.isfinite(Tm).all(axis=(1, 2))
+    ref = np.full(G, np.nan)
+    ref[finite] = np.linalg.eigvalsh(Tm[finite])[:, -1]
+    assert np.isnan(theta[6]) and np.isnan(theta).sum() == 1 and theta[5] == 0.0
+    ok = finite & (ref != 0)
+    assert (np.abs(theta[ok] - ref[ok]) <= 1e-13 * np.abs(ref[ok])).all()
+    one = _ShiftedSchur._largest_ritz(alphas[:1], betas[:0])
+    np.testing.assert_array_equal(one[np.isfinite(one)], alphas[0][np.isfinite(alphas[0])])

@@ -210,3 +210,50 @@ def test_the_spectrum_estimate_runs_no_schur_form_of_a_wide_matrix_and_the_cli_c
     monkeypatch.chdir(tmp_path)
     assert cli_status(["spectrum", "gru", "--hidden", "200", "--max-minutes", "1e-9", "--out", "s.png"]) == 2
     assert "above the budget of 1e-09 minutes" in capsys.readouterr().err
+
+
+def _float32_orthogonal(n=32):
+    """An orthogonal matrix as a float32 checkpoint holds it, read in float64: normal only to ~1e-7."""
+    Q = VPRNNRotations(n, generator=torch.Generator().manual_seed(1), dtype=F64).matrix().detach()
+    return Q.float().double()
+
+
+def test_a_float32_orthogonal_matrix_is_drawn_from_the_certified_distance_and_the_figure_says_so():
+    """A float32 orthogonal matrix missed NORMAL_TOL and took inverse Lanczos at all 101 × 51 points. Now the grid
+    takes the distance formula where Weyl certifies it to DISTANCE_RTOL: its log₁₀ σ_min differs from the
+    all-Lanczos grid's by at most log₁₀(1/(1 − rtol)) = 4.35e-4 decades (so no contour moves visibly), the legend
+    and the data file's label say how σ_min was computed, and the data mark the points. Control: the all-Lanczos grid
+    (distance_rtol=None) marks none and its figure has no such note."""
+    from rnnaudit.figures.saving import figure_data, figure_labels
+    from rnnaudit.figures.spectrum import DISTANCE_RTOL, GRID_NONNORMAL
+
+    M = _float32_orthogonal()
+    mixed = spectrum_grid(M)
+    plain = spectrum_grid(M, distance_rtol=None)
+    assert mixed.sigma.shape == plain.sigma.shape == (GRID_NONNORMAL, GRID_NONNORMAL)
+    assert mixed.method == "mixed" and plain.method == "lanczos"
+    assert int(mixed.from_distance.sum()) >= 0.99 * mixed.from_distance.numel()
+    shift = (mixed.sigma.log10() - plain.sigma.log10()).abs().max()
+    assert float(shift) <= -np.log10(1 - DISTANCE_RTOL) + 1e-12
+    fig = plot_spectrum(M, name="U", pseudospectra=mixed)
+    note = _axes(fig, "ε-pseudospectra").get_legend().get_title().get_text()
+    assert "dist(z, Λ)" in note and "Weyl" in note and "Lanczos" in note
+    assert "Weyl's inequality certifies it to relative error ≤ 0.001" in figure_labels(fig)["sigma_min"]
+    np.testing.assert_array_equal(figure_data(fig)["from_distance"], mixed.from_distance.numpy())
+    control = plot_spectrum(M, name="U", pseudospectra=plain)
+    assert _axes(control, "ε-pseudospectra").get_legend().get_title().get_text() == ""
+    assert not figure_data(control)["from_distance"].any()
+    assert "inverse Lanczos on the Schur form at every point" in figure_labels(control)["sigma_min"]
+
+
+def test_the_spectrum_estimate_counts_the_certified_points_as_distance_evaluations():
+    """The estimate of a float32 orthogonal matrix's grid announces the certified path's work: the certified points
+    as distance evaluations and Lanczos only for the rest (here ≤ 1 % of the points), not Lanczos at every point."""
+    from rnnaudit.figures.spectrum import spectrum_cost
+
+    M = _float32_orthogonal()
+    parts = {name: count for name, count, _ in spectrum_cost({"U": M}).parts}
+    assert parts["distance points"] == 101 * 51
+    assert parts.get("Lanczos point-steps", 0) <= 0.01 * 101 * 51 * 200
+    plain = spectrum_cost({"W": torch.diag(torch.ones(31, dtype=F64), 1)})  # a Jordan block: no point certified
+    assert {name for name, _, _ in plain.parts} >= {"Lanczos point-steps"}
