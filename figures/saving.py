@@ -13,11 +13,10 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from rnnaudit.atomic import atomic_path
 from rnnaudit.figures.escaping import metadata_text
-from rnnaudit.figures.style import laid_out_when_saved, style_context
+from rnnaudit.figures.style import style_context
 from rnnaudit.provenance import figure_provenance
 
 __all__ = ["save_figure", "attach_data", "figure_data", "figure_labels", "read_labels", "data_path", "FIGURE_FORMATS",
@@ -180,10 +179,9 @@ def save_figure(fig, path: str | os.PathLike, *, provenance: dict | None = None)
     # leaves neither file, never a figure without its numbers
     with style_context(), atomic_path(path) as tmp_figure:
         dpi = min(float(matplotlib.rcParams["savefig.dpi"]), MAX_SIDE_PIXELS / max(fig.get_size_inches()))
-        # a constrained layout already fits every artist in the figure: a tight box would only draw it twice more
-        fitted = laid_out_when_saved() and isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
-        fig.savefig(tmp_figure, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi,
-                    **({"bbox_inches": None} if fitted else {}))
+        # the style's tight box (savefig.bbox) stays on even for a constrained layout: it trims the margins the
+        # layout leaves (bbox_inches=None would not skip it: matplotlib reads None as the rc value)
+        fig.savefig(tmp_figure, format=fmt, metadata=_metadata(fmt, fields), dpi=dpi)
         if data is not None:
             beside = data_path(path, data)
             with atomic_path(beside) as tmp:

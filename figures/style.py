@@ -82,11 +82,11 @@ _LAY_OUT_IN_ADVANCE = contextvars.ContextVar("rnnaudit_lay_out_in_advance", defa
 
 @contextmanager
 def drawn_when_saved():
-    """Within the block, a plot function's new figure is not laid out in advance (:func:`styled`), and
-    :func:`rnnaudit.figures.save_figure` keeps a constrained layout's own margins instead of measuring a tight
-    bounding box: for figures saved at once, as the report's are. Each is then drawn once, not three times (in advance
-    at 100 dpi, whose text layouts the 200 dpi save cannot reuse, then twice by a tight save); the saved figure has the
-    same layout, within a pixel (a tight box's rounding). Not for a figure that is shown or returned to a user."""
+    """Within the block, a plot function's new figure is not laid out in advance (:func:`styled`): for figures
+    saved at once, as the report's are, the save lays it out (the advance layout at 100 dpi has text layouts the
+    200 dpi save cannot reuse). The save still measures the style's tight bounding box, which trims the margins a
+    constrained layout leaves; the saved figure has the same layout within a pixel. Not for a figure that is shown
+    or returned to a user."""
     token = _LAY_OUT_IN_ADVANCE.set(False)
     try:
         yield
