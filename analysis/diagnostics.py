@@ -344,10 +344,7 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
             break
         medians.append(float(lows.median().exp()))
     times = all_times[all_times >= start]
-    P = J[:, times - 1].clone()
-    log_scale = torch.zeros(P.shape[:2], dtype=P.dtype, device=P.device)
-    for lag in range(2, start + 1):  # the products ∂h_t/∂h_{t−start} of the end times t ≥ start
-        P, log_scale = _times_step(P, log_scale, J[:, times - lag])
+    P, log_scale = _window_products(J, times, start)  # the products ∂h_t/∂h_{t−start} of the end times t ≥ start
     for tau in range(start, T + 1):
         if tau > start:  # ∂h_t/∂h_{t−τ} = ∂h_t/∂h_{t−τ+1} · J_{t−τ+1}, for the end times t ≥ τ (a suffix of times)
             keep = times >= tau
@@ -358,6 +355,50 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
         if below:
             return tau, medians
     return None, medians
+
+
+def _window_products(J: Tensor, times: Tensor, lag: int) -> tuple[Tensor, Tensor]:
+    """The products J_t ⋯ J_{t−lag+1} (B, len(times), S, S) of the end times t ∈ ``times`` (all ≥ lag), each as a
+    matrix of Frobenius norm 1 (or 0) and the log of its scale (B, len(times)), as :func:`_times_step` keeps them.
+
+    Why not one product at a time per end time (len(times)·(lag − 1) matrix products): neighbouring windows share
+    all but one factor. The steps are cut into blocks of ``lag``; a window ending at t in [c, c + lag) (c a multiple
+    of lag) is the prefix J_t ⋯ J_{c+1} of one block times the suffix J_c ⋯ J_{t−lag+1} of the block before, and
+    both run along their block once for every window that needs them: at most 3·T matrix products in all, never
+    more than the direct way. The factors are associated differently, so entries differ from the direct products
+    by rounding (a relative γ_{S·lag}, Higham, Accuracy and Stability, eq. 3.11, as for either order)."""
+    B, S = J.shape[0], J.shape[-1]
+    P = J.new_empty(B, times.shape[0], S, S)
+    log_scale = J.new_zeros(B, times.shape[0])
+    if lag == 1:
+        P.copy_(J[:, times - 1])
+        return P, log_scale
+    ends = times.tolist()
+    groups: dict[int, list[int]] = {}
+    for i, t in enumerate(ends):
+        groups.setdefault(t - t % lag, []).append(i)
+    for c, members in groups.items():
+        starts = {ends[i] - lag + 1: i for i in members}  # the window of end time t starts at t − lag + 1
+        suffixes = {}
+        R, ls = J[:, c - 1], J.new_zeros(B)
+        for a in range(c, min(starts) - 1, -1):  # R = J_c ⋯ J_a
+            if a < c:
+                R, ls = _times_step(R, ls, J[:, a - 1])
+            if a in starts:
+                suffixes[a] = (R, ls)
+        R, ls = None, J.new_zeros(B)
+        for t in range(c, max(ends[i] for i in members) + 1):  # R = J_t ⋯ J_{c+1} (None: the empty product)
+            if t > c:
+                R, ls = (J[:, t - 1], ls) if R is None else _times_step(J[:, t - 1], ls, R)
+            i = starts.get(t - lag + 1)
+            if i is None:
+                continue
+            right, right_ls = suffixes[t - lag + 1]
+            if R is None:  # the window is the block before c itself
+                P[:, i], log_scale[:, i] = right, right_ls
+            else:
+                P[:, i], log_scale[:, i] = _times_step(R, ls + right_ls, right)
+    return P, log_scale
 
 
 def _times_step(P: Tensor, log_scale: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:

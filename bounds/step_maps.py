@@ -18,13 +18,14 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps",
-           "release_maps", "SHARED_NUMBERS"]
+           "release_maps", "held_jacobians", "SHARED_NUMBERS"]
 
 #: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
 #: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
@@ -58,6 +59,14 @@ def release_maps() -> None:
     """Drop every map held now (the claims are done; a tensor read from a map stays alive while its reader holds
     it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians."""
     _MEMO.clear()
+
+
+def held_jacobians(case: ArchCase) -> Tensor | None:
+    """The step Jacobians J (T, S, S) of the case's map where one is held now (formed by a claim of this audit),
+    else None: what the audit's diagnostics read instead of forming them again."""
+    key = _case_key(case)
+    held = None if key is None else _MEMO.get(("map",) + key)
+    return held.J if isinstance(held, StepMap) else None
 
 
 def _budget() -> int:
@@ -163,6 +172,20 @@ class StepMap:
             return self._B
         return _arch.step_jacobians(self._case, state=False)[1]
 
+    def _input_rows(self, rows: list[int]) -> dict[int, Tensor]:
+        """{s: B[s]} for the rows s (0-based) alone: in the closed form each row is formed on its own (a handful of
+        start times, instead of T·S·n numbers of which the pair schedule reads only those rows); the pre-activation
+        GEMM of fewer rows may round differently in the last bit (rnnaudit.analysis.torch_rnn_jacobians)."""
+        if self._B is None and rows:
+            states = _arch.trajectory(self._case)
+            if _arch.closed_form(self._case, states):
+                idx = torch.tensor(rows, device=states.device)
+                _, B = step_jacobians_at(self._case.kind, self._case.weights, self._case.x[idx], states[:-1][idx],
+                                         states[1:][idx], state=False)
+                return dict(zip(rows, B.unbind(0)))
+        B = self.B
+        return {s: B[s] for s in rows}
+
     def _norms(self, M: Tensor):
         return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
 
@@ -232,12 +255,12 @@ class StepMap:
         if self._inputs is None:
             T = self.J.shape[0]
             mats, base, taus, scales = [], [], [], []
-            B = self.B
             schedule = pair_schedule(T - 1, MAX_STARTS)
+            B = self._input_rows(sorted(schedule))
             N = sum(len(ts) for ts in schedule.values())
             # one tensor, filled as formed (see products); ∂h_t/∂x_t itself is dropped on return where it was formed
             # for this question alone (StepMap.B)
-            out = None if self.exact or N == 0 else B.new_empty(N, B.shape[1], B.shape[2])
+            out = None if self.exact or N == 0 else next(iter(B.values())).new_empty(N, *next(iter(B.values())).shape)
             for s, ts in schedule.items():
                 P, b, e = B[s], spectral(B[s]), 0
                 for t in range(s + 1, max(ts) + 1):

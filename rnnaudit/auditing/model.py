@@ -364,16 +364,34 @@ def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks
     if len(parts) != L:
         return [None] * len(parts)
     layers = [layer_cases(c) if L > 1 else [c] for c in cases]
-    return [_Blocks([per[layer] for per in layers]) for layer in range(L)]
+    blocks = [_Blocks([per[layer] for per in layers]) for layer in range(L)]
+    from rnnaudit.bounds.step_maps import held_jacobians
+
+    # the Jacobians a claim's map holds now (the whole map of a one-layer model, a layer's own map) are read as they
+    # are instead of formed again, up to HELD_NUMBERS numbers kept past the release of the maps
+    kept = 0
+    for b in range(len(cases)):
+        for blk in blocks:
+            J = held_jacobians(blk.cases[b])
+            if J is not None and kept + J.numel() <= HELD_NUMBERS:
+                blk.held[b] = J
+                kept += J.numel()
+    return blocks
+
+
+#: numbers of step Jacobians that the claims' maps held and the diagnostics read as they are (2^26 float64: 512 MB)
+HELD_NUMBERS = 2 ** 26
 
 
 class _Blocks:
     """One layer's step Jacobians (T, S_l, S_l) of every sequence, formed one sequence at a time when read (``len``
     and ``[b]``; the last one read is kept): the diagnostics read every sequence without holding all of them, after
-    the claims' packed maps are released."""
+    the claims' packed maps are released. ``held``: sequence → the Jacobians a claim's map held (taken from a map
+    of the same case content, the same numbers), each let go once read."""
 
     def __init__(self, cases: list):
         self.cases = cases
+        self.held: dict[int, Tensor] = {}
         self._last: tuple[int, Tensor] | None = None
 
     def __len__(self) -> int:
@@ -384,7 +402,8 @@ class _Blocks:
 
         if self._last is None or self._last[0] != b:
             self._last = None  # dropped before the next is formed
-            self._last = (b, step_jacobians(self.cases[b], inputs=False)[0])
+            J = self.held.pop(b, None)
+            self._last = (b, step_jacobians(self.cases[b], inputs=False)[0] if J is None else J)
         return self._last[1]
 
 

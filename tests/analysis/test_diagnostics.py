@@ -46,3 +46,24 @@ def test_no_sequence_or_a_non_square_jacobian_is_refused():
         max_step_norm([])
     with pytest.raises(ValueError, match=r"\(T, S, S\)"):
         max_step_norm([torch.zeros(3, 2, 4, dtype=torch.float64)])
+
+
+@pytest.mark.parametrize("T, max_times", [(40, 128), (40, 7), (300, 20)])
+def test_the_horizon_window_products_are_the_products_formed_one_factor_at_a_time(T, max_times):
+    """J_t ⋯ J_{t−τ+1} from a block's prefix and the block before's suffix equals the product formed factor by
+    factor, for every lag and end time (subsampled ones too), with its log scale, to rounding."""
+    from rnnaudit.analysis.diagnostics import _times_step, _window_products
+
+    J = 0.6 * torch.randn(2, T, 4, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    every = torch.arange(1, T + 1) if T <= max_times else \
+        torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique()
+    for lag in [1, 2, 3, 7, 16, T // 2, T - 1, T]:
+        times = every[every >= lag]
+        P, log_scale = J[:, times - 1].clone(), torch.zeros(2, times.shape[0], dtype=torch.float64)
+        for k in range(2, lag + 1):
+            P, log_scale = _times_step(P, log_scale, J[:, times - k])
+        got, got_scale = _window_products(J, times, lag)
+        want = P * log_scale.exp()[..., None, None]
+        have = got * got_scale.exp()[..., None, None]
+        size = want.abs().amax((-2, -1), keepdim=True)
+        assert float(((have - want).abs() / size).max()) < 1e-12
