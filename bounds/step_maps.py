@@ -55,10 +55,24 @@ def shared_maps() -> Iterator[None]:
             _MEMO.clear()
 
 
-def release_maps() -> None:
+def release_maps(width: int | None = None) -> None:
     """Drop every map held now (the claims are done; a tensor read from a map stays alive while its reader holds
-    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians."""
-    _MEMO.clear()
+    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians. With ``width``,
+    only the maps of another state width: a stack's per-layer maps, which the audit drops after each claim (Note
+    [a layer's map beside the packed one])."""
+    if width is None:
+        _MEMO.clear()
+        return
+    for key in [k for k, v in _MEMO.items() if isinstance(v, StepMap) and v.J.shape[-1] != width]:
+        del _MEMO[key]
+
+
+# Note [a layer's map beside the packed one]
+# A stack's claims read two kinds of map: the packed state's (most claims) and each layer's own (the claims stated per
+# layer, nc_gru.theorem1_lstm among them). A layer's map is read only by the claim that formed it, and a later claim
+# forms it again if it needs it (its step Jacobians are the diagonal block of the packed map's); held on, the layers'
+# maps sat beside the packed map through every later claim (2 × 0.3 GB beside 1.4 GB for an LSTM(150) × 2 at
+# T = 400). So :func:`rnnaudit.auditing.model.audit_model` drops the maps of any other width after each claim.
 
 
 def held_jacobians(case: ArchCase) -> Tensor | None:

@@ -101,11 +101,15 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     from rnnaudit.progress import advance
 
     from rnnaudit.bounds.architectures import shared_maps
+    from rnnaudit.bounds.step_maps import release_maps
 
+    width = getattr(view.cell, "hidden_size", None)  # the packed state's (every layer's h, and c of an LSTM)
     claims = []
     with shared_maps():  # one step map per model sequence, read by every claim (rnnaudit.bounds.architectures)
         for c in all_claims():
             claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
+            if isinstance(width, int):  # Note [a layer's map beside the packed one]
+                release_maps(width=width)
             advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
     return claims + _model_constraints(view)
 
