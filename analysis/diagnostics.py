@@ -315,9 +315,11 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
         lag's products were formed (the horizon's lag, the last lag T, and every lag from the first one that
         certified lower bounds leave open), the median of upper bounds on the norms (:func:`norm_bounds`, exact
         norms where the bounds left the side open), an upper bound on the median itself; at a lag that lower bounds
-        ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, the median of those lower bounds
-        (≥ the threshold, ≤ the median). The products are formed only from the first lag the lower bounds do not
-        decide: a horizon beyond T costs 2·len(times)·T·S² instead of len(times)·T·S³.
+        ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, or once the products are formed
+        power-iteration lower bounds (:func:`_median_above`), the median of those lower bounds (≥ the threshold,
+        ≤ the median). The horizon's own lag and the last lag T always get the first kind. The products are formed
+        only from the first lag the lower bounds do not decide: a horizon beyond T costs 2·len(times)·T·S² instead of
+        len(times)·T·S³.
 
     Raises:
         ValueError: J not 4-D square, threshold not > 0, max_times < 1.
@@ -350,11 +352,34 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
             keep = times >= tau
             times, P, log_scale = times[keep], P[:, keep], log_scale[:, keep]
             P, log_scale = _times_step(P, log_scale, J[:, times - tau])
+        low = _median_above(P, log_scale, threshold) if tau < T else None  # the last lag's median is reported
+        if low is not None:  # certified not below by cheap lower bounds: no Gram products at this lag
+            medians.append(low)
+            continue
         value, below = _median_below(P, log_scale, threshold)
         medians.append(value)
         if below:
             return tau, medians
     return None, medians
+
+
+#: power-iteration steps of the lower bounds that may decide a lag of the memory horizon not below its threshold
+#: (each a matrix-vector product pair per matrix: S² against the S³ of the Gram products they may spare)
+HORIZON_POWER_STEPS = 8
+
+
+def _median_above(P: Tensor, log_scale: Tensor, threshold: float) -> float | None:
+    """The median of certified lower bounds on ‖P_i‖₂·e^{log_scale_i} (:func:`norm_bounds` and
+    :func:`rnnaudit.analysis.norms.power_lower_bounds`), where they prove the median of the norms not below
+    ``threshold`` (fewer than half of them below it); else None, and :func:`_median_below` decides."""
+    from rnnaudit.analysis.norms import power_lower_bounds
+
+    P, log_scale = P.reshape(-1, *P.shape[-2:]), log_scale.reshape(-1)
+    lower = torch.maximum(norm_bounds(P)[0], power_lower_bounds(P, HORIZON_POWER_STEPS)) * log_scale.exp()
+    need = (lower.numel() - 1) // 2 + 1  # as _median_below: below iff this many are below
+    if int((lower < threshold).sum()) >= need:
+        return None
+    return float(lower.median())
 
 
 def _window_products(J: Tensor, times: Tensor, lag: int) -> tuple[Tensor, Tensor]:

@@ -67,3 +67,17 @@ def test_the_horizon_window_products_are_the_products_formed_one_factor_at_a_tim
         have = got * got_scale.exp()[..., None, None]
         size = want.abs().amax((-2, -1), keepdim=True)
         assert float(((have - want).abs() / size).max()) < 1e-12
+
+
+def test_the_horizon_lower_bound_median_decides_only_a_median_above_the_threshold_and_never_exceeds_it():
+    """_median_above returns the median of certified lower bounds where fewer than half are below the threshold (a
+    value between the threshold and the true median), and None where the true median is below the threshold."""
+    from rnnaudit.analysis.diagnostics import _median_above
+
+    P = torch.randn(1, 9, 12, 12, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    log_scale = torch.zeros(1, 9, dtype=torch.float64)
+    true = float(torch.linalg.matrix_norm(P, 2).median())
+    low = _median_above(P, log_scale, 0.5 * true)
+    assert low is not None and 0.5 * true <= low <= true * (1 + 1e-12)
+    assert _median_above(P, log_scale, 1.01 * true) is None
+    assert _median_above(P, log_scale + 50.0, 1.01 * true) is not None  # the scale counts: e^50 times larger
