@@ -34,7 +34,7 @@ def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
 def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     """(P·2^−k, log2 + k) when P's largest entry is 2^k·f (f in [1/2, 1)) with |k| > :data:`RESCALE_BITS`, else as
     given; a zero or non-finite P is left alone."""
-    m = P.detach().abs().amax()
+    m = torch.linalg.vector_norm(P.detach(), float("inf"))  # max |entry|, exact, without |P|'s copy
     if not bool(torch.isfinite(m)) or float(m) == 0.0:
         return P, log2
     k = int(torch.frexp(m)[1])
