@@ -497,7 +497,10 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         h_start = h_all[:x.shape[0]]
         if given:
             x = x[:min(x.shape[0], given)]
-            J = torch.stack([step_jacobians[b] for b in range(x.shape[0])]).to(torch.float64)
+            held = [step_jacobians[b] for b in range(x.shape[0])]
+            # one sequence is read as it is (a view): its stacked copy was T·S² numbers more at the audit's peak
+            J = (held[0][None] if len(held) == 1 else torch.stack(held)).to(torch.float64)
+            del held
         else:
             J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
             J = J.to(torch.float64)

@@ -335,10 +335,12 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             from rnnaudit.bounds.step_maps import release_maps
 
             release_maps()  # the packed maps and their products (T·S² numbers a sequence): only the blocks stay
-            result["diagnostics"] = [{"part": p.label, "state": p.state,
-                                      **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
-                                                          step_jacobians=J).to_json()}
-                                     for p, J in zip(parts, blocks, strict=True)]
+            result["diagnostics"] = []
+            for i, p in enumerate(parts):
+                result["diagnostics"].append({"part": p.label, "state": p.state,
+                                              **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
+                                                                  step_jacobians=blocks[i]).to_json()})
+                blocks[i] = None  # its last sequence's Jacobians go before the next part's are formed
             del blocks
             advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
             result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
