@@ -310,6 +310,7 @@ class StepMap:
                 M[i], scales[i] = here[t]
                 taus[i] = t - k
             later = here
+        del here, later, P  # the held partial products go before the norms' bounds allocate
         return (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64, device=M.device)),
                 torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
 
