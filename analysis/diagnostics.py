@@ -319,9 +319,11 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
         lag's products were formed (the horizon's lag, the last lag T, and every lag from the first one that
         certified lower bounds leave open), the median of upper bounds on the norms (:func:`norm_bounds`, exact
         norms where the bounds left the side open), an upper bound on the median itself; at a lag that lower bounds
-        ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, the median of those lower bounds
-        (≥ the threshold, ≤ the median). The products are formed only from the first lag the lower bounds do not
-        decide: a horizon beyond T costs 2·len(times)·T·S² instead of len(times)·T·S³.
+        ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, or once the products are formed
+        power-iteration lower bounds (:func:`_median_above`), the median of those lower bounds (≥ the threshold,
+        ≤ the median). The horizon's own lag and the last lag T always get the first kind. The products are formed
+        only from the first lag the lower bounds do not decide: a horizon beyond T costs 2·len(times)·T·S² instead of
+        len(times)·T·S³.
 
     Raises:
         ValueError: J not 4-D square, threshold not > 0, max_times < 1.
@@ -348,20 +350,84 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
             break
         medians.append(float(lows.median().exp()))
     times = all_times[all_times >= start]
-    P = J[:, times - 1].clone()
-    log_scale = torch.zeros(P.shape[:2], dtype=P.dtype, device=P.device)
-    for lag in range(2, start + 1):  # the products ∂h_t/∂h_{t−start} of the end times t ≥ start
-        P, log_scale = _times_step(P, log_scale, J[:, times - lag])
+    P, log_scale = _window_products(J, times, start)  # the products ∂h_t/∂h_{t−start} of the end times t ≥ start
     for tau in range(start, T + 1):
         if tau > start:  # ∂h_t/∂h_{t−τ} = ∂h_t/∂h_{t−τ+1} · J_{t−τ+1}, for the end times t ≥ τ (a suffix of times)
             keep = times >= tau
             times, P, log_scale = times[keep], P[:, keep], log_scale[:, keep]
             P, log_scale = _times_step(P, log_scale, J[:, times - tau])
+        low = _median_above(P, log_scale, threshold) if tau < T else None  # the last lag's median is reported
+        if low is not None:  # certified not below by cheap lower bounds: no Gram products at this lag
+            medians.append(low)
+            continue
         value, below = _median_below(P, log_scale, threshold)
         medians.append(value)
         if below:
             return tau, medians
     return None, medians
+
+
+#: power-iteration steps of the lower bounds that may decide a lag of the memory horizon not below its threshold
+#: (each a matrix-vector product pair per matrix: S² against the S³ of the Gram products they may spare)
+HORIZON_POWER_STEPS = 8
+
+
+def _median_above(P: Tensor, log_scale: Tensor, threshold: float) -> float | None:
+    """The median of certified lower bounds on ‖P_i‖₂·e^{log_scale_i} (:func:`norm_bounds` and
+    :func:`rnnaudit.analysis.norms.power_lower_bounds`), where they prove the median of the norms not below
+    ``threshold`` (fewer than half of them below it); else None, and :func:`_median_below` decides."""
+    from rnnaudit.analysis.norms import power_lower_bounds
+
+    P, log_scale = P.reshape(-1, *P.shape[-2:]), log_scale.reshape(-1)
+    lower = torch.maximum(norm_bounds(P)[0], power_lower_bounds(P, HORIZON_POWER_STEPS)) * log_scale.exp()
+    need = (lower.numel() - 1) // 2 + 1  # as _median_below: below iff this many are below
+    if int((lower < threshold).sum()) >= need:
+        return None
+    return float(lower.median())
+
+
+def _window_products(J: Tensor, times: Tensor, lag: int) -> tuple[Tensor, Tensor]:
+    """The products J_t ⋯ J_{t−lag+1} (B, len(times), S, S) of the end times t ∈ ``times`` (all ≥ lag), each as a
+    matrix of Frobenius norm 1 (or 0) and the log of its scale (B, len(times)), as :func:`_times_step` keeps them.
+
+    Why not one product at a time per end time (len(times)·(lag − 1) matrix products): neighbouring windows share
+    all but one factor. The steps are cut into blocks of ``lag``; a window ending at t in [c, c + lag) (c a multiple
+    of lag) is the prefix J_t ⋯ J_{c+1} of one block times the suffix J_c ⋯ J_{t−lag+1} of the block before, and
+    both run along their block once for every window that needs them: at most 3·T matrix products in all, never
+    more than the direct way. The factors are associated differently, so entries differ from the direct products
+    by rounding (a relative γ_{S·lag}, Higham, Accuracy and Stability, eq. 3.11, as for either order)."""
+    B, S = J.shape[0], J.shape[-1]
+    P = J.new_empty(B, times.shape[0], S, S)
+    log_scale = J.new_zeros(B, times.shape[0])
+    if lag == 1:
+        P.copy_(J[:, times - 1])
+        return P, log_scale
+    ends = times.tolist()
+    groups: dict[int, list[int]] = {}
+    for i, t in enumerate(ends):
+        groups.setdefault(t - t % lag, []).append(i)
+    for c, members in groups.items():
+        starts = {ends[i] - lag + 1: i for i in members}  # the window of end time t starts at t − lag + 1
+        suffixes = {}
+        R, ls = J[:, c - 1], J.new_zeros(B)
+        for a in range(c, min(starts) - 1, -1):  # R = J_c ⋯ J_a
+            if a < c:
+                R, ls = _times_step(R, ls, J[:, a - 1])
+            if a in starts:
+                suffixes[a] = (R, ls)
+        R, ls = None, J.new_zeros(B)
+        for t in range(c, max(ends[i] for i in members) + 1):  # R = J_t ⋯ J_{c+1} (None: the empty product)
+            if t > c:
+                R, ls = (J[:, t - 1], ls) if R is None else _times_step(J[:, t - 1], ls, R)
+            i = starts.get(t - lag + 1)
+            if i is None:
+                continue
+            right, right_ls = suffixes[t - lag + 1]
+            if R is None:  # the window is the block before c itself
+                P[:, i], log_scale[:, i] = right, right_ls
+            else:
+                P[:, i], log_scale[:, i] = _times_step(R, ls + right_ls, right)
+    return P, log_scale
 
 
 def _times_step(P: Tensor, log_scale: Tensor, J: Tensor) -> tuple[Tensor, Tensor]:
@@ -435,7 +501,10 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         h_start = h_all[:x.shape[0]]
         if given:
             x = x[:min(x.shape[0], given)]
-            J = torch.stack([step_jacobians[b] for b in range(x.shape[0])]).to(torch.float64)
+            held = [step_jacobians[b] for b in range(x.shape[0])]
+            # one sequence is read as it is (a view): its stacked copy was T·S² numbers more at the audit's peak
+            J = (held[0][None] if len(held) == 1 else torch.stack(held)).to(torch.float64)
+            del held
         else:
             J, _, _ = _trajectory_jacobians(cell, x, h_start, inputs=False)
             J = J.to(torch.float64)

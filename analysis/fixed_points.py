@@ -269,14 +269,34 @@ def _newton(cell: RecurrentCell, xs: Tensor, H: Tensor, steps: int, xstar: Tenso
     return H
 
 
-def _unique(H: Tensor, speed: Tensor, radius: Tensor) -> tuple[list[int], list[int]]:
-    """Greedy clustering, slowest first: a point joins the first kept point within the sum of the two radii.
-    Returns the kept indices and, per kept point, how many points joined it (itself included)."""
+def _unique(H: Tensor, speed: Tensor, tol: Tensor, smin) -> tuple[list[int], list[int]]:
+    """Greedy clustering, slowest first: a point joins the first kept point within the sum of the two radii
+    ‖r‖/max(σ_min(J − I), √u) + tol. Returns the kept indices and, per kept point, how many points joined it (itself
+    included).
+
+    ``smin(i)`` gives point i's σ_min(J − I) (an SVD): asked only where the two radii's bounds tol ≤ radius ≤
+    ‖r‖/√u + tol leave the comparison open, so points within tol of each other (the usual case: every start in one
+    basin) cost no SVD, and each decision is the one the radii themselves give."""
+    floor = math.sqrt(torch.finfo(torch.float64).eps / 2)
+    known: dict[int, float] = {}
+
+    def radius(i: int) -> float:
+        if i not in known:
+            known[i] = float(speed[i] / max(float(smin(i)), floor) + tol[i])
+        return known[i]
+
     order = torch.argsort(speed, stable=True).tolist()
     kept, hits = [], []
     for i in order:
         for k, j in enumerate(kept):
-            if float((H[i] - H[j]).norm()) <= float(radius[i] + radius[j]):
+            dist = float((H[i] - H[j]).norm())
+            if dist <= float(tol[i]) + float(tol[j]):
+                near = True
+            elif dist > float(speed[i] / floor + tol[i]) + float(speed[j] / floor + tol[j]):
+                near = False
+            else:
+                near = dist <= radius(i) + radius(j)
+            if near:
                 hits[k] += 1
                 break
         else:
@@ -360,9 +380,7 @@ def find_fixed_points(cell, x: Tensor, input="zero", *, n_starts: int = 64, seed
     u = torch.finfo(torch.float64).eps / 2
     # location uncertainty: ‖h − h*‖ ≲ ‖r‖/σ_min(J − I) to first order (exact for an affine map), with σ_min
     # floored at √u, below which the point is numerically degenerate and its location no better known
-    smin = torch.linalg.svdvals(J - eye)[:, -1] if idx.numel() else speed
-    radius = speed / smin.clamp_min(math.sqrt(u)) + tol
-    kept, hits = _unique(H, speed, radius)
+    kept, hits = _unique(H, speed, tol, lambda i: torch.linalg.svdvals(J[i] - eye)[-1])
     fixed = speed[kept] <= tol[kept]
     order = sorted(range(len(kept)), key=lambda k: (not bool(fixed[k]), float(speed[kept[k]])))
     sel = torch.tensor([kept[k] for k in order], dtype=torch.long, device=x.device)

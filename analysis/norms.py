@@ -75,6 +75,8 @@ def one_thread():
 #: matrices factorised, multiplied or tested at once (a batch of this many S × S copies at most: 8 × 600² float64 is
 #: 23 MB), so that a question about hundreds of step Jacobians never copies them all
 CHUNK = 8
+#: numbers of one chunk of :class:`PairNorms`' cheap bounds (2^22 float64: 32 MB), at most 4·CHUNK matrices
+BOUNDS_NUMBERS = 2 ** 22
 #: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is
 #: factorised
 CERTIFY_GAP = 1e-6
@@ -198,8 +200,11 @@ class PairNorms:
             lo, hi = norm_bounds(part / scale.to(part.dtype))
             return lo * scale[:, 0, 0], hi * scale[:, 0, 0]
 
-        with one_thread():  # in chunks: norm_bounds holds |M| of what it is given (a copy of all of M at once)
-            pieces = [bounds(self.M[lo:lo + 4 * CHUNK]) for lo in range(0, self.M.shape[0], 4 * CHUNK)]
+        # in chunks: norm_bounds holds |M| of what it is given, and the scaling a copy (of all of M at once), so at most
+        # BOUNDS_NUMBERS numbers a chunk (11 matrices of 600 × 600: 2 × 32 MB beside a 1.2 GB map, not 2 × 92 MB)
+        step = min(4 * CHUNK, max(1, BOUNDS_NUMBERS // max(1, self.M.shape[-2] * self.M.shape[-1])))
+        with one_thread():
+            pieces = [bounds(self.M[lo:lo + step]) for lo in range(0, self.M.shape[0], step)]
             lower = torch.cat([p[0] for p in pieces]) if pieces else self.M.new_zeros(0).real
             upper = torch.cat([p[1] for p in pieces]) if pieces else self.M.new_zeros(0).real
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
@@ -320,8 +325,11 @@ def power_of_two_scale(x: Tensor, dim: int | tuple[int, ...] | None = None) -> T
         real tensor of x's real dtype: () for dim None, else x's shape with ``dim`` of size 1.
 
     Source: the scaling of LAPACK's dnrm2/dlassq (Blue 1978), by powers of two as in Higham (2002) Sec. 27.8."""
-    a = x.detach().abs()
-    big = (a.amax(dim=dim, keepdim=True) if dim is not None else a.amax()) if a.numel() else a.new_zeros(())
+    x = x.detach()
+    real = x.real if x.is_complex() else x
+    # max |entry| as the ∞-norm: exact, without the copy |x| would make of a large product
+    big = (torch.linalg.vector_norm(x, math.inf, dim=dim, keepdim=dim is not None) if x.numel()
+           else real.new_zeros(()))
     ok = (big > 0) & torch.isfinite(big)
     # frexp: big = f·2^e with f in [1/2, 1), so 2^(e−1) ≤ big < 2^e; e − 1 ≤ 1023 keeps 2^(e−1) finite
     e = torch.frexp(torch.where(ok, big, torch.ones_like(big)))[1] - 1

@@ -177,6 +177,13 @@ def trajectory(case: ArchCase) -> Tensor:
 JACOBIAN_CHUNK = 2 ** 22
 
 
+def closed_form(case: ArchCase, states: Tensor) -> bool:
+    """Whether :func:`step_jacobians` forms the case's Jacobians in closed form (torch's RNN/GRU/LSTM, nothing that
+    an ascent differentiates)."""
+    return case.kind in CLOSED_FORM_KINDS and not any(t.requires_grad for w in case.weights for t in w) and \
+        not case.x.requires_grad and not states.requires_grad
+
+
 def step_jacobians(case: ArchCase, states: Tensor | None = None, *, state: bool = True,
                    inputs: bool = True) -> tuple[Tensor | None, Tensor | None]:
     """∂h_t/∂h_{t−1} (T, S, S) and ∂h_t/∂x_t (T, S, n), t = 1..T: in closed form for torch's RNN/GRU/LSTM on a case no
@@ -185,8 +192,7 @@ def step_jacobians(case: ArchCase, states: Tensor | None = None, *, state: bool 
     is differentiated one step at a time). ``state=False`` or ``inputs=False`` skip the first or the second in the
     closed form (returned as None there; autograd forms both together, and returns both)."""
     states = trajectory(case) if states is None else states
-    if case.kind in CLOSED_FORM_KINDS and not any(t.requires_grad for w in case.weights for t in w) and \
-            not case.x.requires_grad and not states.requires_grad:
+    if closed_form(case, states):
         return stacked_step_jacobians(case.kind, case.weights, case.x, states, state=state, inputs=inputs)
     step = lambda x_t, h: arch_step(case, x_t, h)  # noqa: E731
     S, T = case.size()

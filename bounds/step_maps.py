@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -18,13 +19,14 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps",
-           "release_maps", "SHARED_NUMBERS"]
+           "release_maps", "held_jacobians", "SHARED_NUMBERS"]
 
 #: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
 #: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
@@ -52,12 +54,35 @@ def shared_maps() -> Iterator[None]:
         _SHARED.reset(token)
         if not _SHARED.get():
             _MEMO.clear()
+            _DIGESTS.clear()
 
 
-def release_maps() -> None:
+def release_maps(width: int | None = None) -> None:
     """Drop every map held now (the claims are done; a tensor read from a map stays alive while its reader holds
-    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians."""
-    _MEMO.clear()
+    it): what the audit calls before its diagnostics, which read only the per-layer step Jacobians. With ``width``,
+    only the maps of another state width: a stack's per-layer maps, which the audit drops after each claim (Note
+    [a layer's map beside the packed one])."""
+    if width is None:
+        _MEMO.clear()
+        return
+    for key in [k for k, v in _MEMO.items() if isinstance(v, StepMap) and v.J.shape[-1] != width]:
+        del _MEMO[key]
+
+
+# Note [a layer's map beside the packed one]
+# A stack's claims read two kinds of map: the packed state's (most claims) and each layer's own (the claims stated per
+# layer, nc_gru.theorem1_lstm among them). A layer's map is read only by the claim that formed it, and a later claim
+# forms it again if it needs it (its step Jacobians are the diagonal block of the packed map's); held on, the layers'
+# maps sat beside the packed map through every later claim (2 × 0.3 GB beside 1.4 GB for an LSTM(150) × 2 at
+# T = 400). So :func:`rnnaudit.auditing.model.audit_model` drops the maps of any other width after each claim.
+
+
+def held_jacobians(case: ArchCase) -> Tensor | None:
+    """The step Jacobians J (T, S, S) of the case's map where one is held now (formed by a claim of this audit),
+    else None: what the audit's diagnostics read instead of forming them again."""
+    key = _case_key(case)
+    held = None if key is None else _MEMO.get(("map",) + key)
+    return held.J if isinstance(held, StepMap) else None
 
 
 def _budget() -> int:
@@ -76,8 +101,29 @@ def _case_key(case: ArchCase) -> tuple | None:
     digest = hashlib.blake2b(digest_size=16)
     for t in tensors:
         digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
-        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        digest.update(_tensor_digest(t))
     return case.kind, digest.hexdigest()
+
+
+#: id(tensor) → (a weak reference to it, its version counter, the digest of its bytes), inside one audit
+#: (:func:`shared_maps`): an audit keys the same few weight and input tensors some 150 times (80 MB of hashing for a
+#: GRU(256), against 3 MB of distinct tensors)
+_DIGESTS: dict[int, tuple] = {}
+
+
+def _tensor_digest(t: Tensor) -> bytes:
+    """The blake2b digest of the tensor's bytes, remembered for the same live tensor object at the same version
+    (torch bumps the version counter, shared by every view of the storage, on each in-place write) within
+    :func:`shared_maps`; computed afresh outside it."""
+    if _SHARED.get():
+        held = _DIGESTS.get(id(t))
+        if held is not None and held[0]() is t and held[1] == t._version:
+            return held[2]
+    value = hashlib.blake2b(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes(),
+                            digest_size=16).digest()
+    if _SHARED.get():
+        _DIGESTS[id(t)] = (weakref.ref(t), t._version, value)
+    return value
 
 
 def _memo(name: str, case: ArchCase, compute) -> Any:
@@ -163,6 +209,20 @@ class StepMap:
             return self._B
         return _arch.step_jacobians(self._case, state=False)[1]
 
+    def _input_rows(self, rows: list[int]) -> dict[int, Tensor]:
+        """{s: B[s]} for the rows s (0-based) alone: in the closed form each row is formed on its own (a handful of
+        start times, instead of T·S·n numbers of which the pair schedule reads only those rows); the pre-activation
+        GEMM of fewer rows may round differently in the last bit (rnnaudit.analysis.torch_rnn_jacobians)."""
+        if self._B is None and rows:
+            states = _arch.trajectory(self._case)
+            if _arch.closed_form(self._case, states):
+                idx = torch.tensor(rows, device=states.device)
+                _, B = step_jacobians_at(self._case.kind, self._case.weights, self._case.x[idx], states[:-1][idx],
+                                         states[1:][idx], state=False)
+                return dict(zip(rows, B.unbind(0)))
+        B = self.B
+        return {s: B[s] for s in rows}
+
     def _norms(self, M: Tensor):
         return _ExactNorms(M) if self.exact or M.shape[0] == 0 else PairNorms(M)
 
@@ -192,6 +252,9 @@ class StepMap:
             schedule = pair_schedule(T, MAX_STARTS)
             # written into one tensor as they are formed (a list and its stack would hold them twice); a list where
             # autograd follows the products
+            if not self.exact and len(schedule) > 1:
+                self._pairs = self._composed_products(schedule)
+                return self._pairs
             M = [] if self.exact else self.J.new_empty(sum(len(ts) for ts in schedule.values()), S, S)
             taus, scales = [], []
             for k, ts in schedule.items():
@@ -210,6 +273,46 @@ class StepMap:
             self._pairs = (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64, device=M.device)),
                            torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._pairs
+
+    def _composed_products(self, schedule: dict) -> tuple:
+        """:meth:`products` with each step multiplied once: the starts k_0 < k_1 < … are taken last first; start k_j's
+        chain J_t ⋯ J_{k_j+1} runs only up to the next start k_{j+1}, and beyond it ∂h_t/∂h_{k_j} = ∂h_t/∂h_{k_{j+1}} ·
+        ∂h_{k_{j+1}}/∂h_{k_j}, the first factor held from the later start (at every end time an earlier start asks
+        for). About T + N GEMMs instead of Σ_j (T − k_j) (2T for the schedule's four starts); the factors are
+        associated differently, so the entries differ from the one-chain products by rounding (a relative γ_{S·τ},
+        Higham eq. 3.11, for either order)."""
+        T, S = self.J.shape[0], self.J.shape[1]
+        starts = list(schedule)
+        index, n = {}, 0
+        for k in starts:  # the order of products(): starts rising, end times rising
+            for t in sorted(schedule[k]):
+                index[(k, t)] = n
+                n += 1
+        M = self.J.new_empty(n, S, S)
+        taus, scales = [0] * n, [0] * n
+        later: dict[int, tuple[Tensor, int]] = {}  # t → (∂h_t/∂h_{k_{j+1}}, exponent), for the start after this one
+        for j in range(len(starts) - 1, -1, -1):
+            k = starts[j]
+            nxt = starts[j + 1] if j + 1 < len(starts) else T
+            need = {t for i in range(j + 1) for t in schedule[starts[i]] if t > k}
+            here: dict[int, tuple[Tensor, int]] = {}
+            P, e = None, 0
+            for t in range(k + 1, min(nxt, max(need)) + 1):
+                P, e = rescaled(self.J[t - 1] if P is None else self.J[t - 1] @ P, e)
+                if t in need:
+                    here[t] = (P, e)
+            for t in need:
+                if t > nxt:
+                    Q, f = later[t]
+                    here[t] = rescaled(Q @ P, f + e)  # P is ∂h_nxt/∂h_k here: the chain ran up to nxt
+            for t in schedule[k]:
+                i = index[(k, t)]
+                M[i], scales[i] = here[t]
+                taus[i] = t - k
+            later = here
+        del here, later, P  # the held partial products go before the norms' bounds allocate
+        return (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64, device=M.device)),
+                torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
 
     def end_to_end(self) -> Tensor:
         """‖∂h_T/∂h_0‖₂ (0-d), exact: the pair (0, T), which every schedule holds (the first start's last end time),
@@ -232,12 +335,12 @@ class StepMap:
         if self._inputs is None:
             T = self.J.shape[0]
             mats, base, taus, scales = [], [], [], []
-            B = self.B
             schedule = pair_schedule(T - 1, MAX_STARTS)
+            B = self._input_rows(sorted(schedule))
             N = sum(len(ts) for ts in schedule.values())
             # one tensor, filled as formed (see products); ∂h_t/∂x_t itself is dropped on return where it was formed
             # for this question alone (StepMap.B)
-            out = None if self.exact or N == 0 else B.new_empty(N, B.shape[1], B.shape[2])
+            out = None if self.exact or N == 0 else next(iter(B.values())).new_empty(N, *next(iter(B.values())).shape)
             for s, ts in schedule.items():
                 P, b, e = B[s], spectral(B[s]), 0
                 for t in range(s + 1, max(ts) + 1):

@@ -101,11 +101,15 @@ def audit_model(view: ModelView, *, measure_bounds: bool = True) -> list[dict]:
     from rnnaudit.progress import advance
 
     from rnnaudit.bounds.architectures import shared_maps
+    from rnnaudit.bounds.step_maps import release_maps
 
+    width = getattr(view.cell, "hidden_size", None)  # the packed state's (every layer's h, and c of an LSTM)
     claims = []
     with shared_maps():  # one step map per model sequence, read by every claim (rnnaudit.bounds.architectures)
         for c in all_claims():
             claims.append(assess(c, view, measure_bound=measure_bounds).to_json())
+            if isinstance(width, int):  # Note [a layer's map beside the packed one]
+                release_maps(width=width)
             advance(1)  # one claim done, for the bar of `rnnaudit audit` (rnnaudit.progress)
     return claims + _model_constraints(view)
 
@@ -327,14 +331,18 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             # every sequence, as the claims (state_diagnostics caps what it holds at once for the horizon and the
             # exponents; the step norms read every sequence), from the claims' own step maps where the part is a
             # block of them
-            blocks = _part_jacobians(cell, x, parts, bidirectional)
+            from rnnaudit.auditing.part_jacobians import part_jacobians
+
+            blocks = part_jacobians(cell, x, parts, bidirectional)
             from rnnaudit.bounds.step_maps import release_maps
 
             release_maps()  # the packed maps and their products (T·S² numbers a sequence): only the blocks stay
-            result["diagnostics"] = [{"part": p.label, "state": p.state,
-                                      **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
-                                                          step_jacobians=J).to_json()}
-                                     for p, J in zip(parts, blocks, strict=True)]
+            result["diagnostics"] = []
+            for i, p in enumerate(parts):
+                result["diagnostics"].append({"part": p.label, "state": p.state,
+                                              **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
+                                                                  step_jacobians=blocks[i]).to_json()})
+                blocks[i] = None  # its last sequence's Jacobians go before the next part's are formed
             del blocks
             advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
             result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
@@ -343,49 +351,6 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
     result["notes"] = assumption_notes(result)
     return result
-
-
-def _part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[_Blocks | None]:
-    """Per recurrence, its step Jacobians (T, S_l, S_l) of each of the m sequences (a :class:`_Blocks`, formed when
-    read): layer l's own step Jacobian, its input (the layer below's new h) held fixed, which is the diagonal block of
-    the packed state's rows and columns of l's h (and c), as :mod:`rnnaudit.analysis.diagnostics` states, and equal
-    to it entry for entry (the same closed form on the same states,
-    :func:`~rnnaudit.bounds.architectures.layer_cases`). None where the parts are not such blocks (a bidirectional
-    module, a user's step, an LSTM with proj_size): the diagnostics then form their own."""
-    from rnnaudit.bounds.architectures import arch_cases_from_model, layer_cases
-
-    if bidirectional:
-        return [None] * len(parts)
-    try:
-        cases = arch_cases_from_model(ModelView(cell, x), kinds=("rnn_tanh", "rnn_relu", "gru", "lstm"))
-    except NotApplicable:
-        return [None] * len(parts)
-    L = cases[0].layers
-    if len(parts) != L:
-        return [None] * len(parts)
-    layers = [layer_cases(c) if L > 1 else [c] for c in cases]
-    return [_Blocks([per[layer] for per in layers]) for layer in range(L)]
-
-
-class _Blocks:
-    """One layer's step Jacobians (T, S_l, S_l) of every sequence, formed one sequence at a time when read (``len``
-    and ``[b]``; the last one read is kept): the diagnostics read every sequence without holding all of them, after
-    the claims' packed maps are released."""
-
-    def __init__(self, cases: list):
-        self.cases = cases
-        self._last: tuple[int, Tensor] | None = None
-
-    def __len__(self) -> int:
-        return len(self.cases)
-
-    def __getitem__(self, b: int) -> Tensor:
-        from rnnaudit.bounds.architectures import step_jacobians
-
-        if self._last is None or self._last[0] != b:
-            self._last = None  # dropped before the next is formed
-            self._last = (b, step_jacobians(self.cases[b], inputs=False)[0])
-        return self._last[1]
 
 
 def _user_module(model):

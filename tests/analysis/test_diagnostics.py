@@ -62,3 +62,38 @@ def test_an_overflowing_median_or_step_norm_is_written_inf_and_only_an_unmeasure
     assert doc["median_norm_at_horizon"] == "inf" and doc["contractivity"] == "inf"
     assert doc["lyapunov_halfwidth"] == [None]
     assert dataclasses.replace(d, horizon_medians=[]).to_json()["median_norm_at_horizon"] is None
+
+
+@pytest.mark.parametrize("T, max_times", [(40, 128), (40, 7), (300, 20)])
+def test_the_horizon_window_products_are_the_products_formed_one_factor_at_a_time(T, max_times):
+    """J_t ⋯ J_{t−τ+1} from a block's prefix and the block before's suffix equals the product formed factor by
+    factor, for every lag and end time (subsampled ones too), with its log scale, to rounding."""
+    from rnnaudit.analysis.diagnostics import _times_step, _window_products
+
+    J = 0.6 * torch.randn(2, T, 4, 4, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    every = torch.arange(1, T + 1) if T <= max_times else \
+        torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique()
+    for lag in [1, 2, 3, 7, 16, T // 2, T - 1, T]:
+        times = every[every >= lag]
+        P, log_scale = J[:, times - 1].clone(), torch.zeros(2, times.shape[0], dtype=torch.float64)
+        for k in range(2, lag + 1):
+            P, log_scale = _times_step(P, log_scale, J[:, times - k])
+        got, got_scale = _window_products(J, times, lag)
+        want = P * log_scale.exp()[..., None, None]
+        have = got * got_scale.exp()[..., None, None]
+        size = want.abs().amax((-2, -1), keepdim=True)
+        assert float(((have - want).abs() / size).max()) < 1e-12
+
+
+def test_the_horizon_lower_bound_median_decides_only_a_median_above_the_threshold_and_never_exceeds_it():
+    """_median_above returns the median of certified lower bounds where fewer than half are below the threshold (a
+    value between the threshold and the true median), and None where the true median is below the threshold."""
+    from rnnaudit.analysis.diagnostics import _median_above
+
+    P = torch.randn(1, 9, 12, 12, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    log_scale = torch.zeros(1, 9, dtype=torch.float64)
+    true = float(torch.linalg.matrix_norm(P, 2).median())
+    low = _median_above(P, log_scale, 0.5 * true)
+    assert low is not None and 0.5 * true <= low <= true * (1 + 1e-12)
+    assert _median_above(P, log_scale, 1.01 * true) is None
+    assert _median_above(P, log_scale + 50.0, 1.01 * true) is not None  # the scale counts: e^50 times larger

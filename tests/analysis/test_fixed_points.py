@@ -313,3 +313,37 @@ def test_starts_whose_jacobians_do_not_fit_in_memory_are_refused_before_any_work
     with pytest.raises(ValueError, match="n_starts = 101: .* use fewer starts"):
         find_fixed_points(_scalar_rnn(0.5), _inputs(), n_starts=101)
     assert len(find_fixed_points(_scalar_rnn(0.5), _inputs(), n_starts=100)) == 1
+
+
+def test_the_clustering_asks_for_sigma_min_only_where_the_radii_bounds_leave_it_open_and_decides_as_the_radii_do():
+    """_unique with σ_min(J − I) asked lazily keeps the same points, with the same hits, as the greedy clustering on
+    the full radii ‖r‖/max(σ_min, √u) + tol; points within tol of each other need no SVD."""
+    from rnnaudit.analysis.fixed_points import _unique
+
+    gen = torch.Generator().manual_seed(7)
+    u = torch.finfo(torch.float64).eps / 2
+    for trial in range(20):
+        K, S = 12, 3
+        centres = torch.randn(3, S, generator=gen, dtype=torch.float64)
+        H = centres[torch.randint(3, (K,), generator=gen)] + 1e-9 * torch.randn(K, S, generator=gen,
+                                                                               dtype=torch.float64) * (trial % 3)
+        speed = torch.rand(K, generator=gen, dtype=torch.float64) * 10.0 ** -(trial % 12)
+        tol = torch.full((K,), 1e-10, dtype=torch.float64)
+        smin = torch.rand(K, generator=gen, dtype=torch.float64) * 10.0 ** -(trial % 9)
+        radius = speed / smin.clamp_min(math.sqrt(u)) + tol
+        order = torch.argsort(speed, stable=True).tolist()
+        kept, hits = [], []
+        for i in order:
+            for k, j in enumerate(kept):
+                if float((H[i] - H[j]).norm()) <= float(radius[i] + radius[j]):
+                    hits[k] += 1
+                    break
+            else:
+                kept.append(i)
+                hits.append(1)
+        asked = []
+        got = _unique(H, speed, tol, lambda i: asked.append(i) or smin[i])
+        assert got == (kept, hits)
+    same = _unique(torch.zeros(4, 2, dtype=torch.float64), torch.zeros(4, dtype=torch.float64),
+                   torch.full((4,), 1e-12, dtype=torch.float64), lambda i: pytest.fail("an SVD was asked for"))
+    assert same == ([0], [4])

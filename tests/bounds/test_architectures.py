@@ -67,3 +67,25 @@ def test_a_long_sequence_is_measured_on_a_schedule_of_pairs():
     long = pair_schedule(200, MAX_STARTS)
     assert sorted(long) == [0, 66, 133, 199] and all(200 in ts for ts in long.values())
     assert {1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 200} == long[0]
+
+
+def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_row():
+    """StepMap.inputs forms ∂h_s/∂x_s only at the pair schedule's start times in the closed form: the products and
+    their norms are those of the whole ∂h_t/∂x_t, to rounding (a 2-layer LSTM over 40 steps)."""
+    from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, sample_arch
+    from rnnaudit.bounds.step_maps import StepMap
+
+    case = sample_arch(torch.Generator().manual_seed(2), "lstm", 5, 40, layers=2)
+    shared = StepMap(case)
+    norms, base, taus = shared.inputs()
+    _, B = step_jacobians(case, state=False)
+    want, want_base = [], []
+    for s, ts in pair_schedule(39, MAX_STARTS).items():
+        P = B[s]
+        for t in range(s + 1, max(ts) + 1):
+            P = shared.J[t] @ P
+            if t in ts:
+                want.append(torch.linalg.matrix_norm(P, 2))
+                want_base.append(torch.linalg.matrix_norm(B[s], 2))
+    assert torch.allclose(norms.all(), torch.stack(want), rtol=1e-12, atol=0)
+    assert torch.allclose(base, torch.stack(want_base), rtol=1e-12, atol=0)
