@@ -69,3 +69,25 @@ def test_a_tie_with_the_leader_is_factorised_and_the_first_index_is_returned():
     J = torch.cat([J[:3], J[k:k + 1], J[3:]])  # the maximum twice: at 3 and at k + 1
     value, i = PairNorms(J).max()
     assert i == 3 and value == spectral(J[3])
+
+
+def test_a_nested_one_thread_block_keeps_the_pools_at_one_thread_and_the_outer_block_restores_them():
+    """The inner block sets nothing (the pools already run one thread); leaving the outer one restores the count the
+    process had, and an exception inside still unwinds both."""
+    from threadpoolctl import threadpool_info
+
+    from rnnaudit.analysis.norms import one_thread
+
+    before = [pool["num_threads"] for pool in threadpool_info()]
+    with one_thread():
+        with one_thread():
+            assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+    assert [pool["num_threads"] for pool in threadpool_info()] == before
+    with pytest.raises(RuntimeError):
+        with one_thread():
+            with one_thread():
+                raise RuntimeError("unwind")
+    assert [pool["num_threads"] for pool in threadpool_info()] == before
+    with one_thread():  # and a fresh block after the exception limits again
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
