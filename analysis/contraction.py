@@ -34,6 +34,7 @@ and Stability, eq. 3.11: |fl(Σ) − Σ| ≤ γ_k Σ|terms|, γ_k = ku/(1 − ku
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -41,6 +42,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis import intervals as iv
 from rnnaudit.analysis.norms import power_of_two_scale
 
 __all__ = ["Box", "ContractionCertificate", "affine_interval", "layer_image", "reachable_box", "data_box",
@@ -52,7 +54,7 @@ __all__ = ["Box", "ContractionCertificate", "affine_interval", "layer_image", "r
 KINDS = ("rnn_tanh", "rnn_relu", "indrnn", "gru", "lstm")
 
 #: tanh, sigmoid and exp are evaluated to a few ulps of their value by the math libraries; 4 has margin.
-ACTIVATION_ULPS = 4
+ACTIVATION_ULPS = iv.ACTIVATION_ULPS
 
 #: relative slack on a computed rate max_i (Mη)_i/η_i: the S-term sums have relative error ≤ γ_S
 #: (S ≤ 10⁴ here: ≤ 1.2e-12), the division one more u; 1e-10 leaves a 100× margin.
@@ -67,7 +69,7 @@ EIG_LIMIT = 64
 #: power steps on M + εE above EIG_LIMIT: the error in the direction of the second root falls as |λ₂/λ₁|^k
 POWER_STEPS = 300
 
-_U = 2.0 ** -53
+_U = iv.U
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,8 @@ class ContractionCertificate:
         weight: η (S,) > 0, max η = 1: the diagonal weight of the norm ‖v‖_{∞,η} = max_i |v_i|/η_i.
         rate: ‖M‖_{∞,η} (rounded up): F contracts in ‖·‖_{∞,η} at this rate on the box where < 1.
         perron: ρ(M) as computed (the least rate any diagonal weight can give; for information).
-        spectral: ‖M‖₂ (rounded up), an upper bound on ‖∂F/∂s‖₂ over the box.
+        spectral: ‖M‖₂ (rounded up, :func:`spectral_upper`), an upper bound on ‖∂F/∂s‖₂ over the box; computed on
+            first read (a search that reads only the rate never pays its power steps).
         states, inputs: the boxes.
     """
 
@@ -107,9 +110,12 @@ class ContractionCertificate:
     weight: Tensor
     rate: float
     perron: float
-    spectral: float
     states: Box
     inputs: Box
+
+    @functools.cached_property
+    def spectral(self) -> float:
+        return spectral_upper(self.M)
 
     @property
     def contracts(self) -> bool:
@@ -122,8 +128,17 @@ class ContractionCertificate:
 
 
 # ------------------------------------------------------------------------------------------ intervals
-def _gamma(k: int) -> float:
-    return k * _U / (1 - k * _U)
+_gamma = iv.gamma
+
+
+def _array(t: Tensor) -> np.ndarray:
+    return t.detach().to(torch.float64).cpu().numpy()
+
+
+def _tensor(a: np.ndarray, device) -> Tensor:
+    """A float64 tensor on ``device`` holding ``a``, in memory torch allocated (see :mod:`rnnaudit.analysis.intervals`
+    on MKL's alignment: the weight and the rates read it through products)."""
+    return torch.from_numpy(np.ascontiguousarray(a)).clone().to(device)
 
 
 def affine_interval(W: Tensor, b: Tensor, box: Box) -> Box:
@@ -136,67 +151,81 @@ def affine_interval(W: Tensor, b: Tensor, box: Box) -> Box:
         a Box (m,) containing W v + b for every v in ``box``: centre W c + b, radius |W| r, widened by
         γ_{d+2}(|W||c| + |W| r + |b|) for the rounding of both sums and of c and r.
     """
-    c = (box.lo + box.hi) / 2
-    r = torch.maximum(box.hi - c, c - box.lo)  # c is rounded: r covers both ends
-    mid = W @ c + b
-    rad = W.abs() @ r
-    rad = rad + _gamma(W.shape[-1] + 2) * (W.abs() @ c.abs() + rad + b.abs()) * 2
-    return Box(mid - rad, mid + rad)
+    lo, hi = iv.Affine(W, b).image(_array(box.lo), _array(box.hi))
+    return Box(_tensor(lo, W.device), _tensor(hi, W.device))
 
 
-def _outward(lo: Tensor, hi: Tensor) -> Box:
-    tiny = torch.finfo(torch.float64).tiny
-    return Box(lo - ACTIVATION_ULPS * _U * lo.abs() - tiny, hi + ACTIVATION_ULPS * _U * hi.abs() + tiny)
+def _blocks(a: np.ndarray, count: int) -> list[np.ndarray]:
+    """``a`` cut into ``count`` equal blocks along its first axis (views; torch's ``chunk`` of a gate stack)."""
+    k = a.shape[0] // count
+    return [a[j * k:(j + 1) * k] for j in range(count)]
 
 
-def _mono(f, box: Box) -> Box:
-    """f(box) for a nondecreasing f, outward-rounded."""
-    return _outward(f(box.lo), f(box.hi))
+class _Layer:
+    """One layer of ``kind`` and its inputs' box, prepared once for many interval images of state boxes: the gates'
+    affine maps with |W| formed, and a GRU's or IndRNN's input part W_ih X + b_ih, which no state changes.
+    Intervals are ``(lo, hi)`` numpy pairs (:mod:`rnnaudit.analysis.intervals`)."""
+
+    def __init__(self, kind: str, w: tuple, inputs: Box):
+        w_ih, w_hh, b_ih, b_hh = (t.detach() for t in w)
+        self.kind, self.device = kind, w_hh.device
+        x = (_array(inputs.lo), _array(inputs.hi))
+        if kind == "indrnn":
+            self.x_part = iv.Affine(w_ih, b_ih).image(*x)
+            self.u = _array(w_hh)
+            return
+        self.H = w_hh.shape[-1]
+        blocks = {"gru": 3, "lstm": 4}.get(kind, 1)
+        self.abs_hh = _blocks(np.abs(_array(w_hh)), blocks)  # torch's gate order: (r, z, n), (i, f, g, o)
+        if kind == "gru":
+            gi = iv.Affine(w_ih, b_ih).image(*x)
+            self.x_blocks = list(zip(_blocks(gi[0], 3), _blocks(gi[1], 3)))
+            self.recurrent = iv.Affine(w_hh, b_hh)
+        else:  # W_ih x + b_ih + W_hh h + b_hh summed as one affine map of (x, h)
+            self.x = x
+            self.joint = iv.Affine(torch.cat([w_ih, w_hh], dim=1), b_ih + b_hh)
+
+    def gates(self, s: tuple, count: int) -> list[tuple]:
+        """The pre-activation intervals of each gate block (torch's order) for the states ``s`` (tanh RNN, LSTM)."""
+        H = self.H
+        pre = self.joint.image(np.concatenate([self.x[0], s[0][:H]]), np.concatenate([self.x[1], s[1][:H]]))
+        return list(zip(_blocks(pre[0], count), _blocks(pre[1], count)))
+
+    def gru_blocks(self, h: tuple) -> list[tuple]:
+        """A GRU's W_hh h + b_hh intervals, per block (r, z, n)."""
+        gh = self.recurrent.image(*h)
+        return list(zip(_blocks(gh[0], 3), _blocks(gh[1], 3)))
 
 
-def _mul(a: Box, b: Box) -> Box:
-    """{xy : x ∈ a, y ∈ b}, outward-rounded."""
-    p1, p2, p3, p4 = a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi
-    lo = torch.minimum(torch.minimum(p1, p2), torch.minimum(p3, p4))
-    hi = torch.maximum(torch.maximum(p1, p2), torch.maximum(p3, p4))
-    return _outward(lo, hi)
+def _image(L: _Layer, s: tuple) -> tuple:
+    """:func:`layer_image` on prepared intervals."""
+    if L.kind in ("rnn_tanh", "rnn_relu"):
+        (a,) = L.gates(s, 1)
+        return iv.mono(torch.tanh if L.kind == "rnn_tanh" else torch.relu, *a)
+    if L.kind == "indrnn":
+        return iv.mono(torch.relu, *iv.add(L.x_part, iv.mul((L.u, L.u), s)))
+    if L.kind == "gru":
+        hb = (s[0][:L.H], s[1][:L.H])
+        xi, hh = L.x_blocks, L.gru_blocks(hb)
+        r = iv.mono(torch.sigmoid, *iv.add(xi[0], hh[0]))
+        z = iv.mono(torch.sigmoid, *iv.add(xi[1], hh[1]))
+        n = iv.mono(torch.tanh, *iv.add(xi[2], iv.mul(r, hh[2])))
+        one_minus_z = (1 - z[1], 1 - z[0])
+        return iv.add(iv.mul(one_minus_z, n), iv.mul(z, hb))
+    if L.kind == "lstm":
+        cb = (s[0][L.H:], s[1][L.H:])
+        a_i, a_f, a_g, a_o = L.gates(s, 4)
+        i, f, o = (iv.mono(torch.sigmoid, *v) for v in (a_i, a_f, a_o))
+        g = iv.mono(torch.tanh, *a_g)
+        c_new = iv.add(iv.mul(f, cb), iv.mul(i, g))
+        h_new = iv.mul(o, iv.mono(torch.tanh, *c_new))
+        return np.concatenate([h_new[0], c_new[0]]), np.concatenate([h_new[1], c_new[1]])
+    raise ValueError(f"kind must be one of {KINDS}, got {L.kind!r}")
 
 
-def _add(a: Box, b: Box) -> Box:
-    return _outward(a.lo + b.lo, a.hi + b.hi)
-
-
-def _nearest_zero(box: Box) -> Tensor:
-    """min |v| over the interval (0 where it contains 0)."""
-    return torch.where((box.lo <= 0) & (box.hi >= 0), torch.zeros_like(box.lo), torch.minimum(box.lo.abs(),
-                                                                                              box.hi.abs()))
-
-
-def _tanh_slope(box: Box) -> Tensor:
-    """max of tanh'(a) = 1 − tanh²(a) over the interval, rounded up (≤ 1)."""
-    t = torch.tanh(_nearest_zero(box))
-    return torch.clamp((1 - t * t) * (1 + 8 * _U) + 4 * _U, max=1.0)
-
-
-def _sigmoid_slope(box: Box) -> Tensor:
-    """max of σ'(a) = σ(a)(1 − σ(a)) over the interval, rounded up (≤ 1/4)."""
-    s = torch.sigmoid(_nearest_zero(box))
-    return torch.clamp(s * (1 - s) * (1 + 8 * _U) + 4 * _U, max=0.25)
-
-
-def _relu_slope(box: Box) -> Tensor:
-    return (box.hi > 0).to(box.hi.dtype)
-
-
-def _gates(w: tuple, states: Box, inputs: Box, gates: int) -> list[Box]:
-    """The pre-activation boxes of each gate block (torch's order), W_ih x + b_ih + W_hh h + b_hh summed as one
-    affine map of (x, h)."""
-    w_ih, w_hh, b_ih, b_hh = w
-    H = w_hh.shape[-1]
-    joint = Box(torch.cat([inputs.lo, states.lo[:H]]), torch.cat([inputs.hi, states.hi[:H]]))
-    W = torch.cat([w_ih, w_hh], dim=1)
-    pre = affine_interval(W, b_ih + b_hh, joint)
-    return [Box(lo, hi) for lo, hi in zip(pre.lo.chunk(gates), pre.hi.chunk(gates))]
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
 
 
 # ------------------------------------------------------------------------------------ images and boxes
@@ -210,39 +239,9 @@ def layer_image(kind: str, w: tuple, states: Box, inputs: Box) -> Box:
     Raises:
         ValueError: an unknown kind.
     """
-    w_ih, w_hh, b_ih, b_hh = w
-    if kind in ("rnn_tanh", "rnn_relu"):
-        (a,) = _gates(w, states, inputs, 1)
-        return _mono(torch.tanh, a) if kind == "rnn_tanh" else _mono(torch.relu, a)
-    if kind == "indrnn":
-        a = _add(affine_interval(w_ih, b_ih, inputs), _mul(Box(w_hh, w_hh), states))
-        return _mono(torch.relu, a)
-    if kind == "gru":
-        H = w_hh.shape[-1]
-        hb = Box(states.lo[:H], states.hi[:H])
-        gi = affine_interval(w_ih, b_ih, inputs)
-        gh = affine_interval(w_hh, b_hh, hb)
-        blocks = [(Box(a, b)) for a, b in zip(gi.lo.chunk(3), gi.hi.chunk(3))]
-        hblocks = [(Box(a, b)) for a, b in zip(gh.lo.chunk(3), gh.hi.chunk(3))]
-        r = _mono(torch.sigmoid, _add(blocks[0], hblocks[0]))
-        z = _mono(torch.sigmoid, _add(blocks[1], hblocks[1]))
-        n = _mono(torch.tanh, _add(blocks[2], _mul(r, hblocks[2])))
-        one_minus_z = Box(1 - z.hi, 1 - z.lo)
-        return _add(_mul(one_minus_z, n), _mul(z, hb))
-    if kind == "lstm":
-        H = w_hh.shape[-1]
-        cb = Box(states.lo[H:], states.hi[H:])
-        i, f, g, o = _gates(w, states, inputs, 4)
-        i, f, o = (_mono(torch.sigmoid, v) for v in (i, f, o))
-        g = _mono(torch.tanh, g)
-        c_new = _add(_mul(f, cb), _mul(i, g))
-        h_new = _mul(o, _mono(torch.tanh, c_new))
-        return Box(torch.cat([h_new.lo, c_new.lo]), torch.cat([h_new.hi, c_new.hi]))
-    raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-
-
-def _intersect(a: Box, b: Box) -> Box:
-    return Box(torch.maximum(a.lo, b.lo), torch.minimum(a.hi, b.hi))
+    _check_kind(kind)
+    lo, hi = _image(_Layer(kind, w, inputs), (_array(states.lo), _array(states.hi)))
+    return Box(_tensor(lo, w[1].device), _tensor(hi, w[1].device))
 
 
 def reachable_box(kind: str, w: tuple, inputs: Box, *, iterations: int = 20) -> Box | None:
@@ -253,7 +252,8 @@ def reachable_box(kind: str, w: tuple, inputs: Box, *, iterations: int = 20) -> 
     LSTM h ∈ [−1, 1]^H and |c_i| ≤ ī_i/(1 − f̄_i), ī_i, f̄_i the largest input and forget gates over
     h ∈ [−1, 1]^H, x ∈ X (|c'| ≤ f̄|c| + ī|g| ≤ f̄C + ī = C). Each B_{k+1} is invariant again: F(B_{k+1}) ⊂
     F(B_k) ⊂ hull F(B_k) and F(B_{k+1}) ⊂ B_{k+1}'s other factor B_k, and every trajectory from B₀ lies in B_k
-    after k steps.
+    after k steps. An image that leaves the box as it is (B_{k+1} = B_k bit for bit) ends the shrinking early: every
+    later image is the same computation.
 
     Returns:
         the box (H,) or (2H,); None for relu kinds (no bounded invariant box) and for an LSTM whose forget gate
@@ -261,22 +261,27 @@ def reachable_box(kind: str, w: tuple, inputs: Box, *, iterations: int = 20) -> 
     """
     w_ih, w_hh, b_ih, b_hh = w
     H = w_hh.shape[-1] if kind != "indrnn" else w_hh.shape[0]
-    one = torch.ones(H, dtype=torch.float64, device=w_hh.device)
     if kind in ("rnn_relu", "indrnn"):
         return None
-    box = Box(-one, one)
+    if kind not in ("rnn_tanh", "gru", "lstm"):
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    L = _Layer(kind, w, inputs)
+    one = np.ones(H)
+    box = (-one, one)
     if kind == "lstm":
-        i, f, _, _ = _gates(w, Box(torch.cat([-one, -one]), torch.cat([one, one])), inputs, 4)
-        f_hi = _mono(torch.sigmoid, f).hi
+        i, f, _, _ = L.gates(box, 4)
+        f_hi = iv.mono(torch.sigmoid, *f)[1]
         if bool((f_hi >= 1).any()):
             return None
-        C = _mono(torch.sigmoid, i).hi / (1 - f_hi) * (1 + 4 * _U)
-        box = Box(torch.cat([-one, -C]), torch.cat([one, C]))
-    elif kind not in ("rnn_tanh", "gru"):
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+        C = iv.mono(torch.sigmoid, *i)[1] / (1 - f_hi) * (1 + 4 * _U)
+        box = (np.concatenate([-one, -C]), np.concatenate([one, C]))
     for _ in range(iterations):
-        box = _intersect(box, layer_image(kind, w, box, inputs))
-    return box
+        image = _image(L, box)
+        shrunk = (np.maximum(box[0], image[0]), np.minimum(box[1], image[1]))
+        if np.array_equal(shrunk[0], box[0]) and np.array_equal(shrunk[1], box[1]):
+            break
+        box = shrunk
+    return Box(_tensor(box[0], L.device), _tensor(box[1], L.device))
 
 
 def data_box(states: Tensor, inputs: Tensor) -> tuple[Box, Box]:
@@ -287,26 +292,39 @@ def data_box(states: Tensor, inputs: Tensor) -> tuple[Box, Box]:
 
 
 # ---------------------------------------------------------------------------------- Jacobian bound
-def _gru_parts(w: tuple, states: Box, inputs: Box) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def _gru_parts(L: _Layer, s: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A GRU's ∂h'/∂h = D(z) + D(1 − z) K + L over the box, with |K| ≤ N and |L| ≤ Q entrywise and z ∈ [z_lo, z_hi]:
     K = D(n')[D(r) W_hn + D((W_hn h + b_hn) ⊙ r') W_hr], L = D((h − n) ⊙ z') W_hz (see :func:`jacobian_bound`)."""
-    w_ih, w_hh, b_ih, b_hh = w
-    H = w_hh.shape[-1]
-    hb = Box(states.lo[:H], states.hi[:H])
-    gi = affine_interval(w_ih, b_ih, inputs)
-    gh = affine_interval(w_hh, b_hh, hb)
-    xi = [Box(a, b) for a, b in zip(gi.lo.chunk(3), gi.hi.chunk(3))]
-    hh = [Box(a, b) for a, b in zip(gh.lo.chunk(3), gh.hi.chunk(3))]
-    a_r, a_z = _add(xi[0], hh[0]), _add(xi[1], hh[1])
-    r, z = _mono(torch.sigmoid, a_r), _mono(torch.sigmoid, a_z)
-    a_n = _add(xi[2], _mul(r, hh[2]))
-    n = _mono(torch.tanh, a_n)
-    W_hr, W_hz, W_hn = (m.abs() for m in w_hh.chunk(3))
-    h_minus_n = _add(hb, Box(-n.hi, -n.lo)).absmax()
-    inner = r.absmax()[:, None] * W_hn + (hh[2].absmax() * _sigmoid_slope(a_r))[:, None] * W_hr
-    N = _tanh_slope(a_n)[:, None] * inner * (1 + 8 * _U)
-    Q = (h_minus_n * _sigmoid_slope(a_z))[:, None] * W_hz * (1 + 8 * _U)
-    return torch.clamp(z.lo, min=0.0), torch.clamp(z.hi, max=1.0), N, Q
+    hb = (s[0][:L.H], s[1][:L.H])
+    xi, hh = L.x_blocks, L.gru_blocks(hb)
+    a_r, a_z = iv.add(xi[0], hh[0]), iv.add(xi[1], hh[1])
+    r, z = iv.mono(torch.sigmoid, *a_r), iv.mono(torch.sigmoid, *a_z)
+    a_n = iv.add(xi[2], iv.mul(r, hh[2]))
+    n = iv.mono(torch.tanh, *a_n)
+    W_hr, W_hz, W_hn = L.abs_hh
+    h_minus_n = iv.absmax(iv.add(hb, (-n[1], -n[0])))
+    inner = iv.absmax(r)[:, None] * W_hn + (iv.absmax(hh[2]) * iv.sigmoid_slope(a_r))[:, None] * W_hr
+    N = iv.tanh_slope(a_n)[:, None] * inner * (1 + 8 * _U)
+    Q = (h_minus_n * iv.sigmoid_slope(a_z))[:, None] * W_hz * (1 + 8 * _U)
+    return np.maximum(z[0], 0.0), np.minimum(z[1], 1.0), N, Q
+
+
+def _gru_bound(z_diag: np.ndarray, z_carry: np.ndarray, N: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """(D(z_diag) + D(1 − z_carry) N + Q), rounded up: the bound at one pair of update-gate values."""
+    return (np.diag(z_diag) + ((1 - z_carry) * (1 + 4 * _U))[:, None] * N + Q) * (1 + 8 * _U)
+
+
+def _bounds(kind: str, w: tuple, states: Box, inputs: Box) -> tuple[Tensor, list[Tensor]]:
+    """(:func:`jacobian_bound`, :func:`row_bounds`) from one pass over the gates."""
+    _check_kind(kind)
+    L = _Layer(kind, w, inputs)
+    s = (_array(states.lo), _array(states.hi))
+    if kind != "gru":
+        M = _tensor(_entrywise(L, s), L.device)
+        return M, [M]
+    z_lo, z_hi, N, Q = _gru_parts(L, s)
+    return (_tensor(_gru_bound(z_hi, z_lo, N, Q), L.device),
+            [_tensor(_gru_bound(z, z, N, Q), L.device) for z in (z_lo, z_hi)])
 
 
 def row_bounds(kind: str, w: tuple, states: Box, inputs: Box) -> list[Tensor]:
@@ -319,10 +337,7 @@ def row_bounds(kind: str, w: tuple, states: Box, inputs: Box) -> list[Tensor]:
     D(z) + D(1 − z)N + Q at z = z_lo and z = z_hi. The entrywise bound must take 1 − z_lo beside z_hi, which
     costs the most where the update gate's range is wide.
     """
-    if kind != "gru":
-        return [jacobian_bound(kind, w, states, inputs)]
-    z_lo, z_hi, N, Q = _gru_parts(w, states, inputs)
-    return [(torch.diag(z) + ((1 - z) * (1 + 4 * _U))[:, None] * N + Q) * (1 + 8 * _U) for z in (z_lo, z_hi)]
+    return _bounds(kind, w, states, inputs)[1]
 
 
 def jacobian_bound(kind: str, w: tuple, states: Box, inputs: Box) -> Tensor:
@@ -346,36 +361,34 @@ def jacobian_bound(kind: str, w: tuple, states: Box, inputs: Box) -> Tensor:
     Raises:
         ValueError: an unknown kind.
     """
-    w_ih, w_hh, b_ih, b_hh = w
-    if kind in ("rnn_tanh", "rnn_relu"):
-        (a,) = _gates(w, states, inputs, 1)
-        slope = _tanh_slope(a) if kind == "rnn_tanh" else _relu_slope(a)
-        return slope[:, None] * w_hh.abs()
-    if kind == "indrnn":
-        a = _add(affine_interval(w_ih, b_ih, inputs), _mul(Box(w_hh, w_hh), states))
-        return torch.diag(_relu_slope(a) * w_hh.abs())
-    if kind == "gru":
-        z_lo, z_hi, N, Q = _gru_parts(w, states, inputs)
-        return (torch.diag(z_hi) + ((1 - z_lo) * (1 + 4 * _U))[:, None] * N + Q) * (1 + 8 * _U)
-    if kind == "lstm":
-        H = w_hh.shape[-1]
-        cb = Box(states.lo[H:], states.hi[H:])
-        a_i, a_f, a_g, a_o = _gates(w, states, inputs, 4)
-        i, f, o = (_mono(torch.sigmoid, v) for v in (a_i, a_f, a_o))
-        g = _mono(torch.tanh, a_g)
-        c_new = _add(_mul(f, cb), _mul(i, g))
-        tc = _mono(torch.tanh, c_new)
-        W_hi, W_hf, W_hg, W_ho = (m.abs() for m in w_hh.chunk(4))
-        dc_dh = ((cb.absmax() * _sigmoid_slope(a_f))[:, None] * W_hf + (g.absmax() * _sigmoid_slope(a_i))[:, None]
-                 * W_hi + (i.absmax() * _tanh_slope(a_g))[:, None] * W_hg) * (1 + 8 * _U)
-        out = o.absmax() * _tanh_slope(c_new)
-        dh_dh = (tc.absmax() * _sigmoid_slope(a_o))[:, None] * W_ho + out[:, None] * dc_dh
-        dh_dc = torch.diag(out * f.absmax())
-        top = torch.cat([dh_dh, dh_dc], dim=1)
-        bottom = torch.cat([dc_dh, torch.diag(f.absmax())], dim=1)
-        return torch.cat([top, bottom]) * (1 + 8 * _U)
-    raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return _bounds(kind, w, states, inputs)[0]
 
+
+def _entrywise(L: _Layer, s: tuple) -> np.ndarray:
+    """:func:`jacobian_bound` of a kind other than GRU, on prepared intervals."""
+    if L.kind in ("rnn_tanh", "rnn_relu"):
+        (a,) = L.gates(s, 1)
+        slope = iv.tanh_slope(a) if L.kind == "rnn_tanh" else iv.relu_slope(a)
+        return slope[:, None] * L.abs_hh[0]
+    if L.kind == "indrnn":
+        a = iv.add(L.x_part, iv.mul((L.u, L.u), s))
+        return np.diag(iv.relu_slope(a) * np.abs(L.u))
+    H = L.H  # an LSTM
+    cb = (s[0][H:], s[1][H:])
+    a_i, a_f, a_g, a_o = L.gates(s, 4)
+    i, f, o = (iv.mono(torch.sigmoid, *v) for v in (a_i, a_f, a_o))
+    g = iv.mono(torch.tanh, *a_g)
+    c_new = iv.add(iv.mul(f, cb), iv.mul(i, g))
+    tc = iv.mono(torch.tanh, *c_new)
+    W_hi, W_hf, W_hg, W_ho = L.abs_hh
+    dc_dh = ((iv.absmax(cb) * iv.sigmoid_slope(a_f))[:, None] * W_hf + (iv.absmax(g) * iv.sigmoid_slope(a_i))[:, None]
+             * W_hi + (iv.absmax(i) * iv.tanh_slope(a_g))[:, None] * W_hg) * (1 + 8 * _U)
+    out = iv.absmax(o) * iv.tanh_slope(c_new)
+    dh_dh = (iv.absmax(tc) * iv.sigmoid_slope(a_o))[:, None] * W_ho + out[:, None] * dc_dh
+    dh_dc = np.diag(out * iv.absmax(f))
+    top = np.concatenate([dh_dh, dh_dc], axis=1)
+    bottom = np.concatenate([dc_dh, np.diag(iv.absmax(f))], axis=1)
+    return np.concatenate([top, bottom]) * (1 + 8 * _U)
 
 # ------------------------------------------------------------------------------------ the weight
 def weighted_inf_norm(A: Tensor, weight: Tensor) -> Tensor:
@@ -544,14 +557,14 @@ def _least_rate(kind: str, w: tuple, states: Box, inputs: Box) -> tuple[Tensor, 
     """(M, row bounds, η, rate, ρ(M)) of one layer over the boxes: the weight that makes the rate least among the
     Perron vectors of M and of each row bound (see :func:`certify`)."""
     w = tuple(t.detach().to(torch.float64) for t in w)
-    M = jacobian_bound(kind, w, states, inputs)
-    rows = row_bounds(kind, w, states, inputs)
+    M, rows = _bounds(kind, w, states, inputs)
     if not all(bool(torch.isfinite(A).all()) for A in [M] + rows):
         raise ValueError("the Jacobian bound is not finite on this box")
     best, rho = None, 0.0
     for A in ([M] + rows if len(rows) > 1 else rows):
         eta, _, rho_A = perron_weight(A)
-        rho = max(rho, rho_A) if A is not M else rho
+        # ρ as reported: M's where M is the only bound (rows == [M]), else the largest of the row bounds'
+        rho = max(rho, rho_A) if A is not M or len(rows) == 1 else rho
         rate = max(float(weighted_inf_norm(R, eta)) for R in rows) * (1 + RATE_SLACK)
         if best is None or rate < best[1]:
             best = (eta, rate)
@@ -576,4 +589,4 @@ def certify(kind: str, w: tuple, states: Box, inputs: Box) -> ContractionCertifi
         ValueError: an unknown kind; a bound that is not finite (a box too large for float64).
     """
     M, _, eta, rate, rho = _least_rate(kind, w, states, inputs)
-    return ContractionCertificate(M, eta, rate, rho, spectral_upper(M), states, inputs)
+    return ContractionCertificate(M, eta, rate, rho, states, inputs)

@@ -37,6 +37,9 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -56,20 +59,37 @@ def spectral(M: Tensor) -> Tensor:
 
 
 _CONTROLLER = []  # one threadpoolctl.ThreadpoolController, made on first use (after torch has loaded its pools)
+_INSIDE = threading.local()  # .depth: how many one_thread blocks this thread is inside
 
 
-def one_thread():
+@contextmanager
+def one_thread() -> Iterator[None]:
     """A context in which the BLAS/LAPACK and OpenMP pools run one thread (``threadpoolctl``'s limit of 1,
     restored on exit; see Note [one LAPACK thread] in the module docstring). CUDA work is unaffected.
 
     The pools are found once per process (a ``ThreadpoolController``) and reused: ``threadpool_limits`` scans every
     loaded library on each call, 1.2 ms (0.8 ms of it system time) against 0.03 ms for the controller's limit,
-    and the check computes some 10⁵ norms, so the scan alone cost about 2 minutes of system time."""
+    and the check computes some 10⁵ norms, so the scan alone cost about 2 minutes of system time. A block inside
+    another of the same thread sets nothing: the pools already run one thread (a claim's check holds one around all
+    its norms, and the limit's set and restore cost about as much as the norm of a small matrix)."""
+    depth = getattr(_INSIDE, "depth", 0)
+    if depth:
+        _INSIDE.depth = depth + 1
+        try:
+            yield
+        finally:
+            _INSIDE.depth = depth
+        return
     if not _CONTROLLER:
         from threadpoolctl import ThreadpoolController
 
         _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1)
+    with _CONTROLLER[0].limit(limits=1):
+        _INSIDE.depth = 1
+        try:
+            yield
+        finally:
+            _INSIDE.depth = 0
 
 
 #: matrices factorised, multiplied or tested at once (a batch of this many S × S copies at most: 8 × 600² float64 is

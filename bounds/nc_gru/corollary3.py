@@ -50,8 +50,9 @@ def _measure_corollary3_corrected(case: GRUCase) -> dict[str, tuple[Tensor, Tens
 
 
 def _defects(c: GRUCase) -> dict[str, float]:
-    U = c.cell.recurrent_matrices()
-    return {g: float(orthogonality_defect(U[f"U_{g}"].detach())) for g in ("r", "u", "c")}
+    with torch.no_grad():  # numbers for the assumptions: the same bits, without recording the Cayley maps' graphs
+        U = c.cell.recurrent_matrices()
+        return {g: float(orthogonality_defect(U[f"U_{g}"])) for g in ("r", "u", "c")}
 
 
 A_NCGRU = Assumption("NC-GRU of eq. 19 (Φ = modReLU)", lambda c: (type(c.cell) is NCGRU, type(c.cell).__name__))

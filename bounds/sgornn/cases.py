@@ -74,7 +74,8 @@ class GatedCase:
     @property
     def orthogonality_defect(self) -> float:
         """‖UᵀU − I‖₂ of U = φ(Θ)."""
-        return float(orthogonality_defect(self.recurrent().detach()))
+        with torch.no_grad():  # a number for the assumption: the same bits, without recording φ's graph
+            return float(orthogonality_defect(self.recurrent()))
 
     @classmethod
     def from_cell(cls, cell: SGORNN | FastRNN, v: Tensor, x: Tensor) -> "GatedCase":

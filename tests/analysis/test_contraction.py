@@ -131,3 +131,20 @@ def test_lp_weight_refuses_bad_input():
         lp_weight(-torch.eye(2, dtype=F64))
     with pytest.raises(ValueError, match="norm must be"):
         lp_weight(torch.eye(2, dtype=F64), norm="2")
+
+
+@pytest.mark.parametrize("kind,scale", [("gru", 0.0), ("gru", 0.5), ("rnn_tanh", 0.0), ("rnn_tanh", 2.0)])
+def test_the_invariant_box_is_the_twentieth_image_whether_or_not_its_shrinking_stops_early(kind, scale):
+    """With zero recurrent weights the image no longer depends on the state after one step, so the shrinking stops
+    early; the box must be the one that 20 images B_{k+1} = B_k ∩ hull F(B_k) give, bit for bit."""
+    from rnnaudit.analysis.contraction import layer_image
+
+    H, n = 4, 3
+    w = _layer(kind, H, n, scale, seed=2)
+    X = Box(-torch.ones(n, dtype=F64), 0.5 * torch.ones(n, dtype=F64))
+    B = Box(-torch.ones(H, dtype=F64), torch.ones(H, dtype=F64))
+    for _ in range(20):
+        image = layer_image(kind, w, B, X)
+        B = Box(torch.maximum(B.lo, image.lo), torch.minimum(B.hi, image.hi))
+    got = reachable_box(kind, w, X)
+    assert torch.equal(got.lo, B.lo) and torch.equal(got.hi, B.hi)

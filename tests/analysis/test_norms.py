@@ -97,3 +97,25 @@ def test_norms_of_matrices_with_entries_beyond_two_to_the_1023_read_inf_not_nan_
     B = torch.full((3, 3), 1.5e307, dtype=torch.float64)  # ‖B‖₂ = 4.5e307: finite, and the brackets hold it
     assert float(PairNorms(B[None]).lower[0]) <= 4.5e307 * (1 + 1e-14) and \
         float(PairNorms(B[None]).upper[0]) >= 4.5e307 * (1 - 1e-14)
+
+
+def test_a_nested_one_thread_block_keeps_the_pools_at_one_thread_and_the_outer_block_restores_them():
+    """The inner block sets nothing (the pools already run one thread); leaving the outer one restores the count the
+    process had, and an exception inside still unwinds both."""
+    from threadpoolctl import threadpool_info
+
+    from rnnaudit.analysis.norms import one_thread
+
+    before = [pool["num_threads"] for pool in threadpool_info()]
+    with one_thread():
+        with one_thread():
+            assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+    assert [pool["num_threads"] for pool in threadpool_info()] == before
+    with pytest.raises(RuntimeError):
+        with one_thread():
+            with one_thread():
+                raise RuntimeError("unwind")
+    assert [pool["num_threads"] for pool in threadpool_info()] == before
+    with one_thread():  # and a fresh block after the exception limits again
+        assert all(pool["num_threads"] == 1 for pool in threadpool_info())
