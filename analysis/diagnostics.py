@@ -58,7 +58,9 @@ class StateDiagnostics:
         contractive_fraction: share of the steps certified to have that norm < 1 (an upper bound of
             :func:`tight_bounds` below 1: a lower bound on the share, within the bounds' factor r^{1/16}).
         horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
-        horizon_medians: the median at τ = 1, 2, … up to the horizon (or T).
+        horizon_medians: the median at τ = 1, 2, … up to the horizon (or T), as :func:`memory_horizon` returns
+            them: the last exact (or an upper bound below the threshold), earlier ones possibly bounds that
+            decided their side of the threshold.
         threshold: of the horizon.
         lyapunov: the top k exponents, largest first, the mean over the sequences used
             (:func:`rnnaudit.analysis.lyapunov_estimate`). lyapunov_halfwidth: their stated errors (noise, finite-T
