@@ -180,6 +180,30 @@ def _colnorm(W: np.ndarray) -> np.ndarray:
     return np.sqrt(_colvdot_real(W, W))
 
 
+def _binary_unit(M: np.ndarray) -> float:
+    """2^k with max |M_ij| in [2^k, 2^(k+1)); 1 for a zero or non-finite M. Dividing by it is exact."""
+    big = float(np.abs(M).max()) if M.size else 0.0
+    if big == 0.0 or not math.isfinite(big):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(big)[1] - 1)
+
+
+def _fro(M: np.ndarray) -> float:
+    """‖M‖_F without under- or overflow of the squares (scaled by :func:`_binary_unit` first, as LAPACK's dlassq
+    scales): numpy's norm reads a matrix of entries below ~1e−162 as 0 and above ~1e154 as inf, which would pass a
+    non-normal A as normal (0 ≤ 0, inf ≤ inf) and certify every grid point with δ = 0."""
+    unit = _binary_unit(M)
+    return float(np.linalg.norm(M / unit)) * unit
+
+
+def _in_range_unit(A: Tensor) -> float:
+    """1 for an A whose largest entry lies in [2^−64, 2^64] (or is 0), else the power of two :func:`_binary_unit`
+    that brings it to [1, 2): inverse Lanczos squares 1/σ_min, so ‖A‖ ≳ 1e80 reads β = 0 (an invariant subspace) after
+    one step. σ_min(zI − A) = s·σ_min((z/s)I − A/s) exactly for a power of two s."""
+    unit = _binary_unit(A.detach().abs().amax().cpu().numpy().reshape(1)) if A.numel() else 1.0
+    return 1.0 if 2.0 ** -64 <= unit <= 2.0 ** 64 else unit
+
+
 class _ShiftedSchur:
     """σ_min(zI − A) for many z from one complex Schur form A = U T U^H (σ_min(zI − A) = σ_min(zI − T))."""
 
@@ -192,8 +216,8 @@ class _ShiftedSchur:
         self.T = np.ascontiguousarray(T)
         self.N = np.ascontiguousarray(np.triu(T, 1))  # strictly upper part N of T = D + N, shared by all shifts
         self.NH = np.ascontiguousarray(self.N.conj().T)  # N^H, the strictly lower part of (T − zI)^H
-        self.departure = float(np.linalg.norm(self.N))  # Henrici's ‖N‖_F, from the Schur factor
-        self.scale = float(np.linalg.norm(self.T))  # ‖A‖_F (unitary invariance)
+        self.departure = _fro(self.N)  # Henrici's ‖N‖_F, from the Schur factor
+        self.scale = _fro(self.T)  # ‖A‖_F (unitary invariance)
         # Row updates inside diagonal blocks: BLAS gemv is ~5× faster single-threaded, but for
         # small n the work is too little to pay for waking BLAS threads (on a loaded machine
         # multi-threaded OpenBLAS gemv was ~1000× slower here), so einsum's own loop is used.
@@ -273,8 +297,8 @@ class _ShiftedSchur:
             u_norm2 = (float(np.linalg.norm(U)) * grow) ** 2  # ‖U‖_F², bounding the products' rounding
             omega = (float(np.linalg.norm(U.conj().T @ U - np.eye(n))) * grow
                      + _gamma(n + 1) * (u_norm2 + math.sqrt(n)))
-            residual_hat = float(np.linalg.norm(self._A - (U @ T) @ U.conj().T)) * grow
-            a_norm = float(np.linalg.norm(self._A)) * grow
+            residual_hat = _fro(self._A - (U @ T) @ U.conj().T) * grow
+            a_norm = _fro(self._A) * grow
             residual = residual_hat + _gamma(2 * n + 1) * (a_norm + u_norm2 * t_norm)
             departure = self.departure * grow
             self._weyl_radius = (departure + residual + omega * (2 + omega) * t_norm) * (1 + 4 * _U)
@@ -519,8 +543,10 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int | None
     _check_normal_tol(normal_tol)
     A = as_square_matrix(A, copies=_SCHUR_COPIES)
     zz = _as_points(z)
-    sig, _ = _ShiftedSchur(A).sigma_min(zz.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol)
-    return torch.as_tensor(sig.reshape(zz.shape), dtype=_real_dtype(A), device=A.device)
+    unit = _in_range_unit(A)
+    sig, _ = _ShiftedSchur(A if unit == 1.0 else A / unit).sigma_min(zz.ravel() / unit, tol, maxiter, chunk, np.random.default_rng(seed),
+                                               normal_tol)
+    return torch.as_tensor(sig.reshape(zz.shape) * unit, dtype=_real_dtype(A), device=A.device)
 
 
 def sigma_min_dense(A, z) -> Tensor:
@@ -610,7 +636,8 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
         tol, maxiter, chunk, seed, normal_tol: see :func:`sigma_min`.
         distance_rtol: relative error in (0, 1) allowed at the points given by the distance formula, or None
             (default: inverse Lanczos at every point of a matrix that is not normal to within ``normal_tol``).
-            Optional. Default: None.
+            Not read for a matrix normal to within ``normal_tol``: there every point takes the formula, within
+            normal_tol·‖A‖_F absolutely (``method`` "normal"), not certified to a relative error.
         progress: optional callable, called with the number of grid points finished after each
             chunk (they sum to nx·ny), e.g. ``tqdm(total=nx * ny).update``.
 
@@ -655,10 +682,12 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
     rows, inverse = (np.unique(np.abs(ya), return_inverse=True) if not A.is_complex()
                      else (ya, np.arange(ya.size)))
     Z = xa[None, :] + 1j * rows[:, None]
-    solver = _ShiftedSchur(A)
+    unit = _in_range_unit(A)
+    solver = _ShiftedSchur(A if unit == 1.0 else A / unit)
     sig, steps, by_distance = solver.sigma_min_routed(
-        Z.ravel(), tol, maxiter, chunk, np.random.default_rng(seed), normal_tol, distance_rtol,
+        Z.ravel() / unit, tol, maxiter, chunk, np.random.default_rng(seed), normal_tol, distance_rtol,
         None if progress is None else _scaled(progress, Z.size, xa.size * ya.size))
+    sig = sig * unit
     shape = (ya.size, xa.size)
     sig, steps, by_distance = (a.reshape(Z.shape)[inverse.ravel()] for a in (sig, steps, by_distance))
     rd, dev = _real_dtype(A), A.device
@@ -667,12 +696,12 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
     return PseudospectrumGrid(
         x=torch.as_tensor(xa, dtype=rd, device=dev), y=torch.as_tensor(ya, dtype=rd, device=dev),
         sigma=torch.as_tensor(sig.reshape(shape), dtype=rd, device=dev),
-        eigenvalues=torch.as_tensor(solver.t, device=dev),
+        eigenvalues=torch.as_tensor(solver.t * unit, device=dev),
         lanczos_steps=torch.as_tensor(steps.reshape(shape), device=dev),
-        departure=solver.departure, method="normal" if normal else "mixed" if mixed else "lanczos",
+        departure=solver.departure * unit, method="normal" if normal else "mixed" if mixed else "lanczos",
         from_distance=torch.as_tensor(by_distance.reshape(shape), device=dev),
         distance_rtol=float(distance_rtol) if mixed else None,
-        weyl_radius=solver.weyl_radius() if mixed else math.nan)
+        weyl_radius=solver.weyl_radius() * unit if mixed else math.nan)
 
 
 @dataclass

@@ -165,3 +165,21 @@ def test_the_progress_of_a_mixed_grid_sums_to_the_grid_points():
     x, y = _grid_with_eigenvalue_closeups(A, points=11)
     pseudospectrum(A, x, y, distance_rtol=RTOL, progress=seen.append)
     assert sum(seen) == x.size * y.size and len(seen) >= 2
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-300, 1e100, 1e160])
+def test_a_non_normal_matrix_far_outside_the_unit_range_is_neither_passed_as_normal_nor_certified_wrongly(scale):
+    """numpy's Frobenius norm squares the entries: at ‖A‖ ≲ 1e−162 the departure and ‖A‖_F read 0 and at ≳ 1e154 inf,
+    which passed [[0, 1], [0, 0.5]]·scale as normal (0 ≤ 0, inf ≤ inf) and took the distance formula, off by 170 %
+    to 320 %; inverse Lanczos squared 1/σ and stopped after one step above ~1e80 (errors of 50 %). Both run on A
+    scaled by a power of two now, and every point matches a dense SVD."""
+    A = torch.tensor([[0.0, 1.0], [0.0, 0.5]], dtype=torch.float64) * scale
+    x = np.array([0.1, 0.25, 0.3, 0.9]) * scale
+    y = np.array([0.0, 0.2]) * scale
+    for kwargs in ({"distance_rtol": 1e-3}, {"distance_rtol": 1e-3, "normal_tol": 0.0}, {}):
+        grid = pseudospectrum(A, x, y, **kwargs)
+        assert grid.method != "normal" and grid.departure == pytest.approx(scale, rel=1e-14)
+        want = sigma_min_dense(A, x[None, :] + 1j * y[:, None])
+        assert float(((grid.sigma - want).abs() / want).max()) <= 1e-12
+        assert torch.allclose(grid.eigenvalues.abs().sort().values,
+                              torch.tensor([0.0, 0.5], dtype=torch.float64) * scale, rtol=1e-14, atol=0)
