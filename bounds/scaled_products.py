@@ -122,8 +122,8 @@ class ScaledNorms:
         scaled = torch.where(live, torch.exp2(d_max - d), torch.full_like(d, math.inf))
         k = self.norms.worst_index(scaled, safe_ratio)
         m = self.norms.solve(torch.tensor([k], device=d.device))[0]
-        log2_m = torch.log2(m.detach()) + self.log2[k]
-        if bool(torch.isfinite(log2_m)) and -1020 < float(log2_m) < 1020 and -1020 < float(beta[k]) < 1020:
+        log2_m = float(torch.log2(m.detach()) + self.log2[k].detach())
+        if math.isfinite(log2_m) and -1020 < log2_m < 1020 and -1020 < float(beta[k].detach()) < 1020:
             return m * torch.exp2(self.log2[k]), torch.exp2(beta[k])
         return m * torch.exp2(self.log2[k] - beta[k]), torch.ones_like(beta[k])
 
@@ -132,9 +132,9 @@ def log2_pair(log2_measured: Tensor, log2_bound: Tensor) -> tuple[Tensor, Tensor
     """A (measured, bound) pair from their log₂ values (0-d, differentiable): the numbers themselves where both lie in
     float64's normal range, else (ratio, 1), since only the quotient is read; a −∞ bound is a zero bound."""
     lm, lb = log2_measured, log2_bound
-    if bool(torch.isinf(lb)) and float(lb) < 0:
+    if bool(torch.isinf(lb)) and float(lb.detach()) < 0:
         return torch.exp2(lm), torch.zeros_like(lb)
-    if all(bool(torch.isfinite(v)) and -1020 < float(v) < 1020 for v in (lm, lb)):
+    if all(bool(torch.isfinite(v)) and -1020 < float(v.detach()) < 1020 for v in (lm, lb)):
         return torch.exp2(lm), torch.exp2(lb)
     return torch.exp2(lm - lb), torch.ones_like(lb)
 

@@ -179,3 +179,18 @@ def test_the_finite_time_exponent_of_steps_below_1e_154_is_finite():
 
     J = torch.stack([1e-165 * torch.eye(3, dtype=F64)] * 50)
     assert float(finite_time_exponent(J)) == pytest.approx(math.log(1e-165), rel=1e-12)
+
+
+def test_a_differentiable_comparison_warns_nothing_and_keeps_its_gradient():
+    """An ascent moves the bound and the products' exponents: reading them as numbers (which range to take) must not
+    convert a tensor that requires grad (torch warns, and the check printed the warning to the user's terminal)."""
+    import warnings
+
+    M = torch.diag(torch.tensor([1.0, 2.0], dtype=F64))[None].repeat(3, 1, 1)
+    log2 = torch.zeros(3, dtype=F64, requires_grad=True)
+    bound = torch.tensor([1.0, 2.0, 3.0], dtype=F64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m, b = ScaledNorms(PairNorms(M), log2).worst_log2(bound)
+        (m / b).backward()
+    assert float((m / b).detach()) == pytest.approx(1.0) and bound.grad is not None and float(bound.grad.abs().sum()) > 0
