@@ -47,6 +47,7 @@ def test_reproduce_reloads_a_counterexample(report_dir, capsys, monkeypatch):
     assert "measured/bound" in out and "the printed statement still fails on this case" in out
 
 
+@pytest.mark.slow  # a check of a family through the command line: 5 s
 def test_strict_exits_1_on_a_violation(tmp_path, monkeypatch):
     # a three-case search is enough to find sgornn.eq31's violation; no paper figures, to keep it fast
     monkeypatch.setitem(PROFILES, "quick", Profile("quick", n_random=3, restarts=0, ascent_steps=0))

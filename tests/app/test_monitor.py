@@ -60,6 +60,7 @@ def _gru(seed=0, h=6):
     return nn.GRU(2, h, batch_first=True), nn.Linear(h, 3)
 
 
+@pytest.mark.slow  # a training loop, an audit and a compare end to end: 7 s
 def test_a_20_step_loop_writes_a_run_that_audit_and_compare_read(tmp_path, capsys):
     rnn, head = _gru()
     _loop(rnn, head, tmp_path / "run")

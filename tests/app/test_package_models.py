@@ -51,7 +51,7 @@ def factory(tmp_path, monkeypatch):
 
 
 #: mingru-pytorch's modules also go through --model in tests/app/test_modern_cli.py; the full suite runs them here too
-SLOW_CASES = {"test_heatmap_spectrum_and_lyapunov_run_on_each_pip_module_through_model": {"mingru"}}
+SLOW_CASES = {"test_heatmap_spectrum_and_lyapunov_run_on_each_pip_module_through_model": {"mingru", "mamba"}}
 
 
 @pytest.mark.parametrize("name", sorted(PACKAGES))

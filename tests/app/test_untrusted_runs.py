@@ -203,6 +203,7 @@ KILL_MID_CHECKPOINT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow  # a training process killed mid-checkpoint, then resumed: 4 s
 def test_a_sigkill_during_a_checkpoint_leaves_no_temporary_for_good(tmp_path):
     run = tmp_path / "run"
     done = subprocess.run([sys.executable, "-c", KILL_MID_CHECKPOINT, str(run)], cwd=ROOT, timeout=120,
@@ -223,6 +224,7 @@ def test_a_sigkill_during_a_checkpoint_leaves_no_temporary_for_good(tmp_path):
     assert not stale.exists()
 
 
+@pytest.mark.slow  # three commands end to end: 7 s
 def test_no_lock_file_is_left_after_clean_runs(tmp_path, capsys):
     run = tmp_path / "run"
     train(TrainConfig(cell="fastrnn", T=4, hidden_size=3, batch=2, steps=2, record_every=1, checkpoint_every=1,

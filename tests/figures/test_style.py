@@ -119,6 +119,7 @@ def test_style_context_restores_the_callers_settings():
 #: Cases the full suite runs (python -m pytest --full); the fast suite keeps the family's other cases.
 SLOW_CASES = {
     "test_plot_functions_leave_the_global_rcparams_untouched": {"trajectory", "spectrum"},
+    "test_a_figure_made_to_be_saved_at_once_is_saved_with_the_styles_tick_sizes": {"trajectory", "spectrum"},
 }
 
 
