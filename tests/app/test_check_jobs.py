@@ -131,6 +131,12 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _default_sigint():
+    """In the child before exec: Ctrl-C as a terminal gives it. A shell starts a background job with SIGINT ignored,
+    and an ignored signal stays ignored across exec, so a suite started with ``&`` would test nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the process tree from Linux's /proc")
 def test_ctrl_c_ends_the_check_and_its_workers_and_keeps_the_previous_report(tmp_path):
@@ -139,7 +145,7 @@ def test_ctrl_c_ends_the_check_and_its_workers_and_keeps_the_previous_report(tmp
     before = (out / "results.json").read_bytes()
     proc = subprocess.Popen([sys.executable, "-m", "rnnaudit.cli", "check", "--paper", *PAPERS, "--jobs", "2",
                              "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_sigint)
     deadline = time.monotonic() + 300
     while len(_descendants(proc.pid)) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)  # the forkserver and two workers

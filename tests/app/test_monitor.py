@@ -465,7 +465,10 @@ def test_ctrl_c_in_a_real_process_keeps_the_records(tmp_path):
                 mon.record(step, loss)
                 step += 1
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    # SIGINT restored to its default in the child: a suite started in the background (``&``) has it ignored, and
+    # an ignored signal stays ignored across exec
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     trajectory = tmp_path / "run" / "trajectory.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and (not trajectory.exists() or trajectory.read_text().count("\n") < 3):
