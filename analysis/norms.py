@@ -45,7 +45,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "power_of_two_scale", "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
+__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "power_of_two_scale", "step_norm_name",
+           "cholesky_upper_bounds", "power_lower_bounds"]
+
 
 def spectral(M: Tensor) -> Tensor:
     """‖M‖₂ (largest singular value) of a matrix (p, q) → 0-d, or of each in a batch (..., p, q) → (...).
@@ -346,10 +348,9 @@ def power_of_two_scale(x: Tensor, dim: int | tuple[int, ...] | None = None) -> T
 
     Source: the scaling of LAPACK's dnrm2/dlassq (Blue 1978), by powers of two as in Higham (2002) Sec. 27.8."""
     x = x.detach()
-    real = x.real if x.is_complex() else x
     # max |entry| as the ∞-norm: exact, without the copy |x| would make of a large product
     big = (torch.linalg.vector_norm(x, math.inf, dim=dim, keepdim=dim is not None) if x.numel()
-           else real.new_zeros(()))
+           else x.abs().new_zeros(()))
     ok = (big > 0) & torch.isfinite(big)
     # frexp: big = f·2^e with f in [1/2, 1), so 2^(e−1) ≤ big < 2^e; e − 1 ≤ 1023 keeps 2^(e−1) finite
     e = torch.frexp(torch.where(ok, big, torch.ones_like(big)))[1] - 1

@@ -49,6 +49,7 @@ import scipy.linalg
 import torch
 from torch import Tensor
 
+from rnnaudit.analysis.norms import power_of_two_scale
 from rnnaudit.analysis.spectra import as_square_matrix
 from rnnaudit.limits import check_sizes
 
@@ -180,28 +181,24 @@ def _colnorm(W: np.ndarray) -> np.ndarray:
     return np.sqrt(_colvdot_real(W, W))
 
 
-def _binary_unit(M: np.ndarray) -> float:
-    """2^k with max |M_ij| in [2^k, 2^(k+1)); 1 for a zero or non-finite M. Dividing by it is exact."""
-    big = float(np.abs(M).max()) if M.size else 0.0
-    if big == 0.0 or not math.isfinite(big):
-        return 1.0
-    return math.ldexp(1.0, math.frexp(big)[1] - 1)
-
-
 def _fro(M: np.ndarray) -> float:
-    """‖M‖_F without under- or overflow of the squares (scaled by :func:`_binary_unit` first, as LAPACK's dlassq
-    scales): numpy's norm reads a matrix of entries below ~1e−162 as 0 and above ~1e154 as inf, which would pass a
-    non-normal A as normal (0 ≤ 0, inf ≤ inf) and certify every grid point with δ = 0."""
-    unit = _binary_unit(M)
+    """‖M‖_F without under- or overflow of the squares (scaled by a power of two first,
+    :func:`rnnaudit.analysis.norms.power_of_two_scale`, as LAPACK's dlassq scales): numpy's norm reads a matrix of
+    entries below ~1e−162 as 0 and above ~1e154 as inf, which would pass a non-normal A as normal (0 ≤ 0,
+    inf ≤ inf) and certify every grid point with δ = 0."""
+    unit = float(power_of_two_scale(torch.from_numpy(M)))
     return float(np.linalg.norm(M / unit)) * unit
 
 
-def _in_range_unit(A: Tensor) -> float:
-    """1 for an A whose largest entry lies in [2^−64, 2^64] (or is 0), else the power of two :func:`_binary_unit`
-    that brings it to [1, 2): inverse Lanczos squares 1/σ_min, so ‖A‖ ≳ 1e80 reads β = 0 (an invariant subspace) after
-    one step. σ_min(zI − A) = s·σ_min((z/s)I − A/s) exactly for a power of two s."""
-    unit = _binary_unit(A.detach().abs().amax().cpu().numpy().reshape(1)) if A.numel() else 1.0
-    return 1.0 if 2.0 ** -64 <= unit <= 2.0 ** 64 else unit
+def _solver_in_range(A: Tensor) -> tuple["_ShiftedSchur", float]:
+    """(the solver of A/s, s): s = 1 for an A whose largest entry lies in [2^−64, 2^64] (or is 0), else the power of
+    two that brings it to [1, 2) (:func:`rnnaudit.analysis.norms.power_of_two_scale`). Inverse Lanczos squares
+    1/σ_min, so ‖A‖ ≳ 1e80 read β = 0 (an invariant subspace) after one step; σ_min(zI − A) = s·σ_min((z/s)I − A/s)
+    exactly for a power of two s, so the caller divides its points by s and multiplies σ_min by s."""
+    unit = float(power_of_two_scale(A))
+    if 2.0 ** -64 <= unit <= 2.0 ** 64:
+        return _ShiftedSchur(A), 1.0
+    return _ShiftedSchur(A / unit), unit
 
 
 class _ShiftedSchur:
@@ -543,9 +540,8 @@ def sigma_min(A, z, *, tol: float = 1e-11, maxiter: int = 200, chunk: int | None
     _check_normal_tol(normal_tol)
     A = as_square_matrix(A, copies=_SCHUR_COPIES)
     zz = _as_points(z)
-    unit = _in_range_unit(A)
-    sig, _ = _ShiftedSchur(A if unit == 1.0 else A / unit).sigma_min(zz.ravel() / unit, tol, maxiter, chunk, np.random.default_rng(seed),
-                                               normal_tol)
+    solver, unit = _solver_in_range(A)
+    sig, _ = solver.sigma_min(zz.ravel() / unit, tol, maxiter, chunk, np.random.default_rng(seed), normal_tol)
     return torch.as_tensor(sig.reshape(zz.shape) * unit, dtype=_real_dtype(A), device=A.device)
 
 
@@ -682,8 +678,7 @@ def pseudospectrum(A, x, y, *, tol: float = 1e-11, maxiter: int = 200, chunk: in
     rows, inverse = (np.unique(np.abs(ya), return_inverse=True) if not A.is_complex()
                      else (ya, np.arange(ya.size)))
     Z = xa[None, :] + 1j * rows[:, None]
-    unit = _in_range_unit(A)
-    solver = _ShiftedSchur(A if unit == 1.0 else A / unit)
+    solver, unit = _solver_in_range(A)
     sig, steps, by_distance = solver.sigma_min_routed(
         Z.ravel() / unit, tol, maxiter, chunk, np.random.default_rng(seed), normal_tol, distance_rtol,
         None if progress is None else _scaled(progress, Z.size, xa.size * ya.size))
