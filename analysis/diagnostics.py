@@ -33,6 +33,7 @@ from torch import Tensor
 
 from rnnaudit.analysis.jacobian import _initial_states, _sequences, _trajectory_jacobians
 from rnnaudit.analysis.lyapunov import CONVERGENCE_TOL, lyapunov_estimate
+from rnnaudit.analysis.norms import PairNorms
 from rnnaudit.cells.adapters import wrap
 
 __all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "StepNormMax", "spectral_norms",
@@ -123,7 +124,9 @@ def norm_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
     row = torch.linalg.vector_norm(P, dim=-1)
     fro = torch.linalg.vector_norm(col, dim=-1)
     lower = torch.maximum(torch.maximum(col.amax(-1), row.amax(-1)), fro / math.sqrt(min(P.shape[-2:])))
-    one, inf = P.abs().sum(-2).amax(-1), P.abs().sum(-1).amax(-1)
+    # ℓ1 norms of columns and rows as reductions (no |P| copy of the batch)
+    one = torch.linalg.vector_norm(P, 1, dim=-2).amax(-1)
+    inf = torch.linalg.vector_norm(P, 1, dim=-1).amax(-1)
     return lower, torch.minimum(fro, (one * inf).sqrt())
 
 
@@ -141,29 +144,31 @@ def tight_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
     return upper / r ** (1 / 16), upper
 
 
-def _median_below(P: Tensor, log_scale: Tensor, threshold: float) -> tuple[float, bool]:
-    """Whether the (lower) median over i of ‖P_i‖₂·e^{log_scale_i} is below ``threshold``, counted exactly:
-    matrices whose bounds (:func:`norm_bounds`) decide their side are not solved, the rest by
-    :func:`spectral_norms`. Also returns the median of the upper bounds (exact where the bounds meet)."""
-    P, log_scale = P.reshape(-1, *P.shape[-2:]), log_scale.reshape(-1)
-    lower, upper = norm_bounds(P)
-    scale = log_scale.exp()
-    lower, upper = lower * scale, upper * scale
-    n = lower.numel()
-    need = (n - 1) // 2 + 1  # torch.median is the ((n − 1) // 2)-th smallest: below iff this many are below
-    below, open_ = upper < threshold, (lower < threshold) & (upper >= threshold)
-    if int(below.sum()) >= need or int(below.sum() + open_.sum()) < need:
-        return upper.median().item(), int(below.sum()) >= need
-    lo, hi = tight_bounds(P[open_])
-    lo, hi = lo * scale[open_], hi * scale[open_]
-    still = (lo < threshold) & (hi >= threshold)
-    if still.any():  # the few within the factor of the threshold: solved
-        idx = open_.nonzero().squeeze(-1)[still]
-        exact = spectral_norms(P[idx]) * scale[idx]
-        lo[still], hi[still] = exact, exact
-    upper = upper.clone()
-    upper[open_] = hi
-    return upper.median().item(), int(below.sum() + (hi < threshold).sum()) >= need
+def _median_below(norms, log_scale: Tensor, threshold: float) -> tuple[float, bool]:
+    """Whether the (lower) median over i of ‖P_i‖₂·e^{log_scale_i} is below ``threshold``, counted exactly, for the
+    matrices P of ``norms`` (a :class:`rnnaudit.analysis.norms.PairNorms`): their cheap bounds decide most sides; the
+    rest are tested below the threshold by Cholesky (:meth:`~rnnaudit.analysis.norms.PairNorms.below`), and those
+    it leaves open (norms within 10⁻⁶ of the threshold, or above it) are solved. Also returns the median of the upper
+    bounds (an upper bound on the median; exact where the bounds meet, and just below the threshold where the median
+    matrix was certified by the Cholesky test)."""
+    scale = log_scale.reshape(-1).exp()
+    need = (scale.numel() - 1) // 2 + 1  # torch.median is the ((n − 1) // 2)-th smallest: below iff this many are below
+
+    def counts():
+        lower, upper = norms.lower * scale, norms.upper * scale
+        below, open_ = upper < threshold, (lower < threshold) & (upper >= threshold)
+        decided = int(below.sum()) >= need or int(below.sum() + open_.sum()) < need
+        return upper, below, open_, decided
+
+    upper, below, open_, decided = counts()
+    if not decided:
+        level = torch.where(open_, threshold / scale, torch.zeros_like(scale))
+        norms.below(level, open_)
+        upper, below, open_, decided = counts()
+    if not decided:  # the few within the Cholesky test's gap of the threshold: solved
+        norms.solve(open_.nonzero().squeeze(-1))
+        upper, below, _, _ = counts()
+    return upper.median().item(), int(below.sum()) >= need
 
 
 #: end times t the horizon's median is taken over, at most: every t up to this T, evenly spaced ones
@@ -171,34 +176,18 @@ def _median_below(P: Tensor, log_scale: Tensor, threshold: float) -> tuple[float
 MAX_HORIZON_TIMES = 128
 
 
-def _step_norms(J: Tensor) -> tuple[Tensor, Tensor]:
-    """(lower, upper) bounds on every ‖J_i‖₂, exact (equal) for each step that may be the largest: the
-    maximum is exact, the rest only as close as :func:`tight_bounds` puts them."""
-    flat = J.reshape(-1, *J.shape[-2:])  # in chunks of steps: norm_bounds holds |J| of what it is given
-    pieces = [norm_bounds(flat[lo:lo + 32]) for lo in range(0, flat.shape[0], 32)]
-    lower = torch.cat([p[0] for p in pieces])
-    upper = torch.cat([p[1] for p in pieces])
-    lower, upper = lower.reshape(-1), upper.reshape(-1)
-    # the steps that can be the largest, 32 at a time (each pass holds a few S × S Grams per step it is given)
-    for idx in (upper >= lower.max()).nonzero().squeeze(-1).split(32):
-        lo, hi = tight_bounds(flat[idx])
-        lower[idx], upper[idx] = torch.maximum(lower[idx], lo), torch.minimum(upper[idx], hi)
-    for idx in (upper >= lower.max()).nonzero().squeeze(-1).split(32):
-        exact = spectral_norms(flat[idx])
-        lower[idx], upper[idx] = exact, exact
-    return lower.reshape(J.shape[:-2]), upper.reshape(J.shape[:-2])
-
-
 @dataclass(frozen=True)
 class StepNormMax:
     """Result of :func:`max_step_norm`.
 
     Attributes:
-        value: max over the sequences b and steps t of ‖J^{(b)}_t[I, I]‖₂, float64, exact to rounding (the largest
-            eigenvalue of the smaller Gram matrix, :func:`spectral_norms`: relative error of order 10 eps).
+        value: max over the sequences b and steps t of ‖J^{(b)}_t[I, I]‖₂, float64, exact (LAPACK's singular values,
+            :func:`rnnaudit.analysis.norms.spectral`: the same number the claims' step maps give).
         at: (b, t) where it is reached: b the 0-based sequence, t the 1-based step (J_t = ∂s_t/∂s_{t−1}).
-        fraction_below_one: share of all the steps whose certified upper bound on the norm is < 1 (a lower bound on
-            the share of steps with norm < 1, within the factor r^{1/16} of :func:`tight_bounds`).
+        fraction_below_one: share of all the steps certified to have norm < 1 (:meth:`PairNorms.below
+            <rnnaudit.analysis.norms.PairNorms.below>`: exact norms, cheap bounds, or a Cholesky test at
+            1 − :data:`~rnnaudit.analysis.norms.CERTIFY_GAP`): a lower bound on the share of steps with norm < 1
+            that misses only norms within 10⁻⁶ of 1.
         sequences: how many sequences the maximum is over.
     """
 
@@ -208,7 +197,7 @@ class StepNormMax:
     sequences: int
 
 
-def max_step_norm(jacobians, index=None) -> StepNormMax:
+def max_step_norm(jacobians, index=None, *, norms=None) -> StepNormMax:
     """The largest step-Jacobian norm of a block of the state, over every sequence and step: the one engine of the
     number every claim note, diagnostic, report and gallery page prints as "max ‖∂h_t/∂h_{t−1}‖₂" (labelled by
     :func:`rnnaudit.analysis.norms.step_norm_name`).
@@ -219,10 +208,14 @@ def max_step_norm(jacobians, index=None) -> StepNormMax:
         index: the coordinates of the block (its rows and columns of J_t: the rest of the state held fixed), a
             list of ints in [0, S), or None for the whole state. An LSTM's h block is ∂h_t/∂h_{t−1} at fixed
             c_{t−1}, as :func:`rnnaudit.analysis.grid_maps.state_block` selects it.
+        norms: {b: :class:`rnnaudit.analysis.norms.PairNorms`} of sequence b's whole-state step Jacobians (the same
+            tensor as ``jacobians[b]``), where a caller holds them already (the audit's step maps): their known norms
+            and bounds are reused. Read only where ``index`` is None.
 
     Returns:
-        :class:`StepNormMax`. Cost: per step two cheap bounds (:func:`norm_bounds`), and Gram-matrix products and
-        eigensolves only for the steps that may be the largest.
+        :class:`StepNormMax`. Cost: per step the cheap bounds of :class:`~rnnaudit.analysis.norms.PairNorms`, one
+        singular value decomposition for the largest and a Cholesky test (two thirds of a GEMM) for each step its
+        bounds leave open, below the largest and below 1.
 
     Source: the data-dependent stability max_t ‖∂s_t/∂s_{t−1}‖ of Miller & Hardt 2019 ("Stable recurrent models",
     ICLR; not among the seed papers), taken over every sequence; the block convention is rnnaudit's own, that of
@@ -247,11 +240,14 @@ def max_step_norm(jacobians, index=None) -> StepNormMax:
             else:
                 rows = torch.tensor(idx, device=J.device)
                 J = J.index_select(1, rows).index_select(2, rows)
-        lower, upper = _step_norms(J.to(torch.float64))
-        k = int(lower.argmax())
-        if float(lower[k]) > best:
-            best, at = float(lower[k]), (b, k + 1)
-        below += int((upper < 1).sum())
+        held = (norms or {}).get(b) if index is None else None
+        same = held is not None and held.M.dtype == J.dtype == torch.float64 and held.M.shape == J.shape and \
+            held.M.stride() == J.stride() and held.M.data_ptr() == J.data_ptr()  # the very tensor, not a copy
+        pn = held if same else PairNorms(J.to(torch.float64))
+        value, k = pn.max()
+        if float(value) > best:
+            best, at = float(value), (b, k + 1)
+        below += int(pn.below(1.0).sum())
         steps += J.shape[0]
         m += 1
     if m == 0:
@@ -319,8 +315,9 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
         (τ, medians): τ the smallest lag in 1..T with median over (b, t) of ‖J_t ⋯ J_{t−τ+1}‖₂ below
         ``threshold`` (None when none is), decided exactly; and per lag up to it a bound on that median: where the
         lag's products were formed (the horizon's lag, the last lag T, and every lag from the first one that
-        certified lower bounds leave open), the median of upper bounds on the norms (:func:`norm_bounds`, exact
-        norms where the bounds left the side open), an upper bound on the median itself; at a lag that lower bounds
+        certified lower bounds leave open), the median of upper bounds on the norms (:func:`norm_bounds`, a
+        Cholesky test just below the threshold where those leave the side open, exact norms where that does too:
+        :func:`_median_below`), an upper bound on the median itself; at a lag that lower bounds
         ‖wᵀP‖₂/‖w‖₂ (:func:`_row_lower_bounds`) certify not below the threshold, or once the products are formed
         power-iteration lower bounds (:func:`_median_above`), the median of those lower bounds (≥ the threshold,
         ≤ the median). The horizon's own lag and the last lag T always get the first kind. The products are formed
@@ -358,11 +355,12 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
             keep = times >= tau
             times, P, log_scale = times[keep], P[:, keep], log_scale[:, keep]
             P, log_scale = _times_step(P, log_scale, J[:, times - tau])
-        low = _median_above(P, log_scale, threshold) if tau < T else None  # the last lag's median is reported
+        norms = PairNorms(P.reshape(-1, *P.shape[-2:]))  # cheap bounds of this lag's products, shared by both tests
+        low = _median_above(norms, log_scale, threshold) if tau < T else None  # the last lag's median is reported
         if low is not None:  # certified not below by cheap lower bounds: no Gram products at this lag
             medians.append(low)
             continue
-        value, below = _median_below(P, log_scale, threshold)
+        value, below = _median_below(norms, log_scale, threshold)
         medians.append(value)
         if below:
             return tau, medians
@@ -374,15 +372,23 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
 HORIZON_POWER_STEPS = 8
 
 
-def _median_above(P: Tensor, log_scale: Tensor, threshold: float) -> float | None:
-    """The median of certified lower bounds on ‖P_i‖₂·e^{log_scale_i} (:func:`norm_bounds` and
-    :func:`rnnaudit.analysis.norms.power_lower_bounds`), where they prove the median of the norms not below
-    ``threshold`` (fewer than half of them below it); else None, and :func:`_median_below` decides."""
+def _median_above(norms, log_scale: Tensor, threshold: float) -> float | None:
+    """The median of certified lower bounds on ‖P_i‖₂·e^{log_scale_i} for the matrices P of ``norms`` (a
+    :class:`rnnaudit.analysis.norms.PairNorms`: its cheap bounds, raised by
+    :func:`rnnaudit.analysis.norms.power_lower_bounds` on the matrices whose cheap bound is below ``threshold``),
+    where they prove the median of the norms not below ``threshold`` (fewer than half of them below it); else None,
+    and :func:`_median_below` decides."""
     from rnnaudit.analysis.norms import power_lower_bounds
 
-    P, log_scale = P.reshape(-1, *P.shape[-2:]), log_scale.reshape(-1)
-    lower = torch.maximum(norm_bounds(P)[0], power_lower_bounds(P, HORIZON_POWER_STEPS)) * log_scale.exp()
+    scale = log_scale.reshape(-1).exp()
+    lower = norms.lower * scale
     need = (lower.numel() - 1) // 2 + 1  # as _median_below: below iff this many are below
+    low = lower < threshold
+    if int(low.sum()) >= need:  # the cheap bounds leave it open: power iteration on those below the threshold
+        idx = low.nonzero().squeeze(-1)
+        raised = torch.maximum(norms.lower[idx], power_lower_bounds(norms.M[idx], HORIZON_POWER_STEPS))
+        norms.lower[idx] = torch.minimum(raised, norms.upper[idx])  # a known norm stays as it is
+        lower = norms.lower * scale
     if int((lower < threshold).sum()) >= need:
         return None
     return float(lower.median())
@@ -459,7 +465,7 @@ def contractivity_name(d: dict) -> str:
 
 def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON_THRESHOLD,
                       max_sequences: int = 2, h0: Tensor | None = None, step_jacobians=None,
-                      block: str = "h") -> StateDiagnostics:
+                      block: str = "h", step_norms: dict | None = None) -> StateDiagnostics:
     """Contractivity, memory horizon and top-k Lyapunov exponents of ``cell`` on the inputs ``x``.
 
     Args:
@@ -477,6 +483,8 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
         block: the block of the state the contractivity is of (:func:`rnnaudit.analysis.grid_maps.state_block`):
             "h" (default: an LSTM's h rows and columns, c_{t−1} held fixed, as the CLI's heatmaps), "c", or
             "state" (the whole packed state).
+        step_norms: {b: :class:`rnnaudit.analysis.norms.PairNorms`} of given sequences' step Jacobians (the same
+            tensors as ``step_jacobians[b]``), whose known norms the contractivity reuses (:func:`max_step_norm`).
 
     Returns:
         :class:`StateDiagnostics`. Cost: the step Jacobians (m·T·S jvps), m·T symmetric eigensolves of S × S at
@@ -520,7 +528,7 @@ def state_diagnostics(cell, x: Tensor, *, k: int = 3, threshold: float = HORIZON
                 hi = min(lo + chunk, x_all.shape[0])
                 yield from _trajectory_jacobians(cell, x_all[lo:hi], h_all[lo:hi], inputs=False)[0].unbind(0)
 
-        steps = max_step_norm(every_sequence(), index)
+        steps = max_step_norm(every_sequence(), index, norms=step_norms)
         B, T, S = J.shape[0], J.shape[1], J.shape[2]
         horizon, medians = memory_horizon(J, threshold)
         # the exponents read the same step Jacobians (the QR recursion of the formed path), not formed again

@@ -211,10 +211,10 @@ def _minimise(cell: RecurrentCell, xs: Tensor, H0: Tensor, max_iter: int) -> Ten
                             tolerance_grad=u, tolerance_change=u * u)
 
     def closure():
-        opt.zero_grad()
         r = _residual(cell, xs, H)
         loss = 0.5 * r.square().sum()
-        loss.backward()
+        # the gradient in H alone: backward() would also accumulate the (unused) gradients of the cell's weights
+        (H.grad,) = torch.autograd.grad(loss, H)
         return loss
 
     with torch.enable_grad():
@@ -233,10 +233,13 @@ def _scales(cell, xs, H, J, xstar):
     return RESIDUAL_FACTOR * (S + n + 1) * u * size
 
 
-def _newton(cell: RecurrentCell, xs: Tensor, H: Tensor, steps: int, xstar: Tensor) -> Tensor:
+def _newton(cell: RecurrentCell, xs: Tensor, H: Tensor, steps: int, xstar: Tensor) -> tuple[Tensor, dict]:
     """Damped Newton on F(h) − h = 0, each row on its own: a step is taken only where it lowers q; a row stops
-    when its residual is at rounding level (:func:`_scales`) or no step along the Newton direction lowers q."""
+    when its residual is at rounding level (:func:`_scales`) or no step along the Newton direction lowers q.
+    Returns the end points (K, S) and {row: ∂F/∂h (S, S) at its end point} for the rows that stopped (they did not
+    move after their last Jacobian)."""
     H = H.clone()
+    at_end: dict[int, Tensor] = {}
     eye = torch.eye(H.shape[1], dtype=H.dtype, device=H.device)
     active = torch.ones(H.shape[0], dtype=torch.bool, device=H.device)
     for _ in range(steps):
@@ -265,8 +268,11 @@ def _newton(cell: RecurrentCell, xs: Tensor, H: Tensor, steps: int, xstar: Tenso
                 if bool((accepted | ~ok).all()):
                     break
         H[idx] = h
-        active[idx[~accepted]] = False
-    return H
+        stopped = ~accepted
+        active[idx[stopped]] = False
+        for k in stopped.nonzero().squeeze(1).tolist():  # h[k] is where J[k] was formed
+            at_end[int(idx[k])] = J[k]
+    return H, at_end
 
 
 def _unique(H: Tensor, speed: Tensor, tol: Tensor, smin) -> tuple[list[int], list[int]]:
@@ -365,11 +371,16 @@ def find_fixed_points(cell, x: Tensor, input="zero", *, n_starts: int = 64, seed
     spread = visited.std(0) if visited.shape[0] > 1 else torch.zeros(S, dtype=x.dtype, device=x.device)
     H0 = H0 + noise * spread * torch.randn(n_starts, S, generator=gen, dtype=x.dtype).to(x.device)
 
-    H = _newton(cell, xs, _minimise(cell, xs, H0, max_iter), newton_steps, xstar)
+    H, at_end = _newton(cell, xs, _minimise(cell, xs, H0, max_iter), newton_steps, xstar)
     with torch.no_grad():
         speed = _residual(cell, xs, H).norm(dim=1)
-    with torch.enable_grad():
-        J, _ = _jacobians_at(cell, xs, H, inputs=False)
+    missing = [i for i in range(n_starts) if i not in at_end]  # rows Newton moved after its last Jacobian
+    J = H.new_empty(n_starts, S, S)
+    if missing:
+        with torch.enable_grad():
+            J[missing] = _jacobians_at(cell, xs[:len(missing)], H[missing], inputs=False)[0]
+    for i, Ji in at_end.items():
+        J[i] = Ji
     tol = _scales(cell, xs, H, J, xstar)
     slow_tol = max(slow_fraction * data_speed, float(tol.max()))
     keep = torch.isfinite(speed) & (speed <= slow_tol)

@@ -165,7 +165,16 @@ def step_rounding(case: ArchCase, x_t: Tensor, h: Tensor) -> Tensor:
 
 
 def trajectory(case: ArchCase) -> Tensor:
-    """States h_0, …, h_T (T + 1, S)."""
+    """States h_0, …, h_T (T + 1, S). Inside one audit (:func:`~rnnaudit.bounds.step_maps.shared_maps`) computed
+    once per case content (:func:`~rnnaudit.bounds.step_maps.shared_trajectory`): the claims run the same model
+    sequence some thirty times (a Python loop of T steps each, 3.8 s of an LSTM(150) × 2 audit at T = 400); the
+    caller must not write into the tensor returned."""
+    from rnnaudit.bounds.step_maps import shared_trajectory
+
+    return shared_trajectory(case, _trajectory)
+
+
+def _trajectory(case: ArchCase) -> Tensor:
     states = [case.h0]
     for x_t in case.x:
         states.append(arch_step(case, x_t, states[-1]))

@@ -25,8 +25,8 @@ from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, s
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
 
-__all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps",
-           "release_maps", "held_jacobians", "SHARED_NUMBERS"]
+__all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "shared_trajectory",
+           "release_maps", "held_jacobians", "held_step_norms", "SHARED_NUMBERS"]
 
 #: what :func:`_memo` keeps: the audit measures the same sequence for several claims (η for three
 #: pascanu2013/miller_hardt2019/laurent2017 claims, the growth, the .general products, nc_gru.theorem1_lstm), the
@@ -55,6 +55,31 @@ def shared_maps() -> Iterator[None]:
         if not _SHARED.get():
             _MEMO.clear()
             _DIGESTS.clear()
+            _TRAJECTORIES.clear()
+
+
+#: the trajectories of the cases met inside :func:`shared_maps` (a few, T·S numbers each), by case content
+_TRAJECTORIES: OrderedDict[tuple, Tensor] = OrderedDict()
+#: at most this many trajectories held (the packed state's, each layer's, and the claims' second starts)
+TRAJECTORY_SLOTS = 16
+
+
+def shared_trajectory(case: ArchCase, compute) -> Tensor:
+    """``compute(case)`` (the states h_0 … h_T of :func:`rnnaudit.bounds.architectures.trajectory`), computed once
+    per case content inside :func:`shared_maps` and held until it ends (or until :data:`TRAJECTORY_SLOTS` newer ones
+    push it out); computed afresh outside it, and for a case with no key (:func:`_case_key`: a user's step, or
+    tensors an ascent differentiates)."""
+    key = _case_key(case) if _SHARED.get() else None
+    if key is None:
+        return compute(case)
+    held = _TRAJECTORIES.get(key)
+    if held is None:
+        held = _TRAJECTORIES[key] = compute(case)
+        while len(_TRAJECTORIES) > TRAJECTORY_SLOTS:
+            _TRAJECTORIES.popitem(last=False)
+    else:
+        _TRAJECTORIES.move_to_end(key)
+    return held
 
 
 def release_maps(width: int | None = None) -> None:
@@ -83,6 +108,15 @@ def held_jacobians(case: ArchCase) -> Tensor | None:
     key = _case_key(case)
     held = None if key is None else _MEMO.get(("map",) + key)
     return held.J if isinstance(held, StepMap) else None
+
+
+def held_step_norms(case: ArchCase):
+    """The :class:`rnnaudit.analysis.norms.PairNorms` of the step norms ‖J_t‖₂ of the case's map where one is held
+    and was asked for already (its known norms and bounds), else None."""
+    key = _case_key(case)
+    held = None if key is None else _MEMO.get(("map",) + key)
+    norms = held._steps if isinstance(held, StepMap) else None
+    return norms if isinstance(norms, PairNorms) else None
 
 
 def _budget() -> int:

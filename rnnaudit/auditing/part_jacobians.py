@@ -34,7 +34,7 @@ def part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[PartJaco
         return [None] * len(parts)
     layers = [layer_cases(c) if L > 1 else [c] for c in cases]
     blocks = [PartJacobians([per[layer] for per in layers]) for layer in range(L)]
-    from rnnaudit.bounds.step_maps import held_jacobians
+    from rnnaudit.bounds.step_maps import held_jacobians, held_step_norms
 
     # the Jacobians a claim's map holds now (the whole map of a one-layer model, a layer's own map) are read as they
     # are instead of formed again, up to HELD_NUMBERS numbers kept past the release of the maps
@@ -45,6 +45,9 @@ def part_jacobians(cell, x: Tensor, parts, bidirectional: bool) -> list[PartJaco
             if J is not None and kept + J.numel() <= HELD_NUMBERS:
                 blk.held[b] = J
                 kept += J.numel()
+                norms = held_step_norms(blk.cases[b])
+                if norms is not None and norms.M.data_ptr() == J.data_ptr() and norms.M.shape == J.shape:
+                    blk.norms[b] = norms
     return blocks
 
 
@@ -56,11 +59,14 @@ class PartJacobians:
     """One layer's step Jacobians (T, S_l, S_l) of every sequence, formed one sequence at a time when read (``len``
     and ``[b]``; the last one read is kept): the diagnostics read every sequence without holding all of them, after
     the claims' packed maps are released. ``held``: sequence → the Jacobians a claim's map held (taken from a map
-    of the same case content, the same numbers), each let go once read."""
+    of the same case content, the same numbers), each let go once read. ``norms``: sequence → that map's step norms
+    (:class:`rnnaudit.analysis.norms.PairNorms` of the same tensor), where a claim asked for them: what
+    :func:`rnnaudit.analysis.diagnostics.max_step_norm` reuses."""
 
     def __init__(self, cases: list):
         self.cases = cases
         self.held: dict[int, Tensor] = {}
+        self.norms: dict = {}
         self._last: tuple[int, Tensor] | None = None
 
     def __len__(self) -> int:

@@ -89,11 +89,30 @@ def test_the_horizon_lower_bound_median_decides_only_a_median_above_the_threshol
     """_median_above returns the median of certified lower bounds where fewer than half are below the threshold (a
     value between the threshold and the true median), and None where the true median is below the threshold."""
     from rnnaudit.analysis.diagnostics import _median_above
+    from rnnaudit.analysis.norms import PairNorms
 
     P = torch.randn(1, 9, 12, 12, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
     log_scale = torch.zeros(1, 9, dtype=torch.float64)
     true = float(torch.linalg.matrix_norm(P, 2).median())
-    low = _median_above(P, log_scale, 0.5 * true)
+    norms = lambda: PairNorms(P.reshape(-1, 12, 12))  # noqa: E731 - fresh bounds for each question
+    low = _median_above(norms(), log_scale, 0.5 * true)
     assert low is not None and 0.5 * true <= low <= true * (1 + 1e-12)
-    assert _median_above(P, log_scale, 1.01 * true) is None
-    assert _median_above(P, log_scale + 50.0, 1.01 * true) is not None  # the scale counts: e^50 times larger
+    assert _median_above(norms(), log_scale, 1.01 * true) is None
+    assert _median_above(norms(), log_scale + 50.0, 1.01 * true) is not None  # the scale counts: e^50 times larger
+
+
+@pytest.mark.parametrize("S", [12, 40], ids=["solved", "cholesky"])
+def test_the_horizon_median_below_the_threshold_is_decided_exactly_on_either_side(S):
+    """_median_below counts the matrices below the threshold exactly (cheap bounds, then a Cholesky test for S ≥ 32,
+    then exact norms): a threshold just above the true median says below, one just under it says not below, and the
+    value returned is an upper bound on the median."""
+    from rnnaudit.analysis.diagnostics import _median_below
+    from rnnaudit.analysis.norms import PairNorms
+
+    P = torch.randn(1, 9, S, S, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    log_scale = torch.full((1, 9), -3.0, dtype=torch.float64)
+    true = float((torch.linalg.matrix_norm(P, 2) * log_scale.exp()).median())
+    for factor, expected in ((1.001, True), (0.999, False)):
+        value, below = _median_below(PairNorms(P.reshape(-1, S, S)), log_scale, factor * true)
+        assert below is expected
+        assert value >= true * (1 - 1e-12)
