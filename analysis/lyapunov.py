@@ -282,7 +282,10 @@ def lyapunov_spectrum(cell: RecurrentCell, x: Tensor, k: int | None = None, h0: 
         else:
             J, _ = _jacobians_at(cell, x[0, lo:hi], hs[lo:hi], inputs=False)
             J = J.to(dtype)
-        bad = (~torch.isfinite(J)).flatten(1).any(1).nonzero()
+        # a non-finite entry makes the step's Frobenius norm non-finite (one reduction, no boolean copy of J); the
+        # few such steps are then checked entry by entry, since a finite J_t can overflow that norm
+        suspect = (~torch.isfinite(torch.linalg.vector_norm(J.flatten(1), dim=-1))).nonzero().squeeze(-1)
+        bad = suspect[(~torch.isfinite(J[suspect])).flatten(1).any(1)] if suspect.numel() else suspect
         if bad.numel():
             raise ValueError(f"the Jacobian J_t is not finite at step t = {lo + int(bad[0]) + 1} of T = {T} (the state "
                              f"or the cell's derivative overflowed); the Lyapunov exponents need finite Jacobians")

@@ -161,7 +161,9 @@ def cholesky_upper_bounds(M: Tensor, c: Tensor) -> Tensor:
     gamma_k, gamma_r = (k + 1) * u / (1 - (k + 1) * u), (r + 1) * u / (1 - (r + 1) * u)
     out = torch.full((N,), math.inf, dtype=M.dtype, device=M.device)
     c = c.to(M)
-    fro2 = M.flatten(1).square().sum(-1) * (1 + (p * q + 1) * u)
+    # ‖M‖_F² from torch's 2-norm reduction (no squared copy of M): the sum of squares carries γ_{pq}, the square root
+    # and the squaring 3u more, so (1 + (pq + 8)u) keeps it an upper bound
+    fro2 = torch.linalg.vector_norm(M.flatten(1), dim=-1).square() * (1 + (p * q + 8) * u)
     # a non-finite entry makes ‖M‖_F² inf or NaN; so does an overflowing one, whose bound would be inf anyway
     ok = torch.isfinite(c) & (c > 0) & torch.isfinite(fro2)
     if not bool(ok.any()):
@@ -186,7 +188,9 @@ def _cholesky_passes(M: Tensor, mu: Tensor, ok: Tensor, gram_of_columns: bool) -
         r = min(M.shape[1], M.shape[2])
         for i in ok.nonzero().squeeze(-1).tolist():
             # a = Mᵀ as a Fortran-ordered view of the row-major M: syrk's aaᵀ (trans 0) is MᵀM, aᵀa (trans 1) MMᵀ
-            C = syrk(-1.0, A[i].T, beta=1.0, c=np.asfortranarray(np.eye(r, dtype=A.dtype) * float(mu[i])),
+            C = np.zeros((r, r), dtype=A.dtype, order="F")
+            np.fill_diagonal(C, float(mu[i]))
+            C = syrk(-1.0, A[i].T, beta=1.0, c=C,
                      trans=0 if gram_of_columns else 1, lower=1, overwrite_c=1)
             _, info = potrf(C, lower=1, overwrite_a=1, clean=0)
             out[i] = info == 0

@@ -251,6 +251,9 @@ def layer_cases(case: ArchCase) -> list[ArchCase]:
         out.append(ArchCase(case.kind, (case.weights[k],), inp, h0))
         inp = states[:, start:start + H[k]]
         start += H[k]
+    from rnnaudit.bounds.step_maps import note_layers
+
+    note_layers(case, out)  # a layer's map then reads its block of the packed map, where that is held
     return out
 
 

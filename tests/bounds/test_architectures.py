@@ -89,3 +89,27 @@ def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_
                 want_base.append(torch.linalg.matrix_norm(B[s], 2))
     assert torch.allclose(norms.all(), torch.stack(want), rtol=1e-12, atol=0)
     assert torch.allclose(base, torch.stack(want_base), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("make", [lambda: nn.LSTM(3, 5, 3), lambda: nn.GRU(3, 5, 2), lambda: nn.RNN(3, 5, 2)],
+                         ids=["lstm3", "gru2", "rnn2"])
+def test_a_layers_map_inside_an_audit_is_the_packed_maps_block_and_equals_the_layers_own(make):
+    """Inside shared_maps a stack's layer map copies its diagonal block of the packed map (held by an earlier claim)
+    instead of forming it: the same numbers as the layer's own closed form, to rounding (2e-16 relative; the same
+    formulas on the same states)."""
+    from rnnaudit.bounds import step_maps
+
+    torch.manual_seed(3)
+    (case,) = arch_cases_from_model(view(make().double(), torch.randn(1, 40, 3)))
+    own = [step_jacobians(layer, inputs=False)[0] for layer in layer_cases(case)]
+    with step_maps.shared_maps():
+        step_maps.step_map(case)  # the packed map, as the claims before hold it
+        layers = layer_cases(case)
+        for layer, J in zip(layers, own):
+            block = step_maps._packed_block(step_maps._case_key(layer))
+            assert block is not None and block.shape == J.shape
+            shared = step_maps.step_map(layer).J
+            assert torch.allclose(shared, J, rtol=2e-16 * J.shape[-1], atol=1e-300)
+    assert not step_maps._LAYER_OF  # forgotten with the audit's maps
+    with step_maps.shared_maps():  # no packed map held: the layer forms its own
+        assert step_maps._packed_block(step_maps._case_key(layer_cases(case)[0])) is None
