@@ -39,8 +39,8 @@ def _rows(coef: Tensor, W: Tensor) -> Tensor:
     G, H = coef.shape[1], coef.shape[2]
     Wg = W.reshape(G, H, W.shape[-1])
     out = coef[:, 0, :, None] * Wg[0]
-    for g in range(1, G):
-        out = out + coef[:, g, :, None] * Wg[g]
+    for g in range(1, G):  # accumulated in place: no (T, H, m) temporary per gate
+        out.addcmul_(coef[:, g, :, None], Wg[g])
     return out
 
 

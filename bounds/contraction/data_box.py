@@ -29,7 +29,8 @@ from torch import Tensor
 from torch.func import jacrev, vmap
 
 from rnnaudit.analysis.norms import PairNorms
-from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, arch_step, trajectory
+from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
+from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, arch_step, closed_form, trajectory
 from rnnaudit.bounds.contraction.cases import DATA_KINDS, data_certificate, project_certified, sample_certified
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import per_layer, vanilla_free
@@ -92,13 +93,25 @@ def _spectral_norms(J: Tensor) -> Tensor:
     return J.new_tensor([float(scipy.linalg.svdvals(j)[0]) for j in J.detach().cpu().numpy()])
 
 
+def _jacobians(layer: ArchCase, s: Tensor, x: Tensor) -> Tensor:
+    """∂F/∂s (P, S, S) of the layer's step at the points (s_i, x_i): in closed form for a torch RNN/GRU/LSTM layer
+    that no ascent differentiates (equal to autograd to rounding; 0.01 s against jacrev's 0.12 s for 16 points of a
+    GRU(256)), by jacrev otherwise."""
+    step = lambda v, xt: arch_step(layer, xt, v)  # noqa: E731
+    if closed_form(layer, s):
+        with torch.no_grad():
+            new = vmap(step)(s, x)
+        return step_jacobians_at(layer.kind, layer.weights, x, s, new, inputs=False)[0]
+    return vmap(jacrev(step))(s, x)
+
+
 def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     gen = torch.Generator().manual_seed(0)
     inf_m, inf_b, two_m, two_b = [], [], [], []
     for layer in per_layer(case):
         cert = data_certificate(layer)
         s, x = box_points(layer, cert, gen)
-        J = vmap(jacrev(lambda v, xt: arch_step(layer, xt, v)))(s, x)
+        J = _jacobians(layer, s, x)
         eta = cert.weight.to(J.dtype)
         inf_m.append(((J.abs() @ eta) / eta).amax(-1))
         inf_b.append(J.new_full((J.shape[0],), cert.rate))

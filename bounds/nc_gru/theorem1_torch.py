@@ -28,7 +28,7 @@ import torch
 from torch import Tensor
 from torch.func import functional_call, jacrev, vmap
 
-from rnnaudit.bounds.architectures import _case_key, step_map
+from rnnaudit.bounds.architectures import _case_key, step_map, trajectory
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, safe_ratio, worst_pair
 from rnnaudit.bounds.nc_gru.cases import draw, log_uniform, spectral
 
@@ -71,16 +71,19 @@ def _measure(case: TorchGRUCase) -> dict[str, tuple[Tensor, Tensor]]:
     def step(x_t: Tensor, h: Tensor) -> Tensor:
         return functional_call(cell, p, (x_t[None], h[None]))[0]
 
-    hs, h = [], case.h0
-    for x_t in case.x:
-        h = step(x_t, h)
-        hs.append(h)
-    prev = torch.stack([case.h0] + hs[:-1])
     arch = _as_arch(case)
-    # a model's case (no gradient needed) reads the shared map of the same recurrence, formed once for every claim
-    # (rnnaudit.bounds.architectures' GRU step is torch's equations, checked against torch.nn.GRU by a test); a
-    # case the ascent moves differentiates torch's own cell
+    # a model's case (no gradient needed) reads the shared map of the same recurrence and its trajectory, formed once
+    # for every claim (rnnaudit.bounds.architectures' GRU step is torch's equations, checked against torch.nn.GRU by
+    # a test); a case the ascent moves differentiates torch's own cell along its own forward pass
     shared = None if _case_key(arch) is None else step_map(arch)
+    if shared is not None:
+        prev = trajectory(arch)[:-1]
+    else:
+        hs, h = [], case.h0
+        for x_t in case.x:
+            h = step(x_t, h)
+            hs.append(h)
+        prev = torch.stack([case.h0] + hs[:-1])
     J = shared.J if shared is not None else vmap(jacrev(step, argnums=1))(case.x, prev)  # ∂h_t/∂h_{t−1}
     W_r, W_z, W_n = case.weight_hh.split(H)
     gi = case.x @ case.weight_ih.mT + case.bias_ih

@@ -71,3 +71,27 @@ def test_a_custom_step_is_refused_with_the_reason_the_certificates_need_the_weig
 SLOW_CASES = {
     "test_contraction_certificates_hold_and_have_power": {"contraction.gated_box", "contraction.data_box"},
 }
+
+
+@pytest.mark.parametrize("kind", ["rnn_tanh", "gru", "lstm"])
+def test_the_data_box_points_jacobians_in_closed_form_equal_autograds(kind):
+    """contraction.data_box forms ∂F/∂s at its sampled points in closed form for a torch layer no ascent moves: the
+    same matrices as jacrev through the layer's step (float64; 1e-13 absolute covers rounding of O(10) terms)."""
+    import importlib
+
+    from torch.func import jacrev, vmap
+
+    from rnnaudit.bounds.architectures import arch_cases_from_model, arch_step
+
+    module = importlib.import_module("rnnaudit.bounds.contraction.data_box")
+    torch.manual_seed(4)
+    m = {"rnn_tanh": nn.RNN(3, 5), "gru": nn.GRU(3, 5), "lstm": nn.LSTM(3, 5)}[kind].double()
+    (case,) = arch_cases_from_model(view(m, torch.randn(1, 7, 3)))
+    S = case.h0.shape[0]
+    s, x = torch.randn(6, S, dtype=torch.float64), torch.randn(6, 3, dtype=torch.float64)
+    want = vmap(jacrev(lambda v, xt: arch_step(case, xt, v)))(s, x)
+    got = module._jacobians(case, s, x)
+    assert torch.allclose(got, want, rtol=0, atol=1e-13)
+    w = case.weights[0][1].clone().requires_grad_(True)  # an ascent's case: autograd, differentiable
+    moved = type(case)(case.kind, ((case.weights[0][0], w, *case.weights[0][2:]),), case.x, case.h0)
+    assert module._jacobians(moved, s, x).requires_grad
