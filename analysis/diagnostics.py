@@ -36,8 +36,8 @@ from rnnaudit.analysis.lyapunov import CONVERGENCE_TOL, lyapunov_estimate
 from rnnaudit.analysis.norms import PairNorms
 from rnnaudit.cells.adapters import wrap
 
-__all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "StepNormMax", "spectral_norms",
-           "norm_bounds", "tight_bounds", "max_step_norm", "contractivity_name", "state_diagnostics", "memory_horizon",
+__all__ = ["HORIZON_THRESHOLD", "MAX_HORIZON_TIMES", "StateDiagnostics", "StepNormMax",
+           "norm_bounds", "max_step_norm", "contractivity_name", "state_diagnostics", "memory_horizon",
            "initial_state_gradient"]
 
 #: ‖∂h_t/∂h_{t−τ}‖₂ below which a lag counts as forgotten: a unit perturbation of the state at t − τ
@@ -56,8 +56,8 @@ class StateDiagnostics:
             (:func:`max_step_norm`; the h block by default). contractivity_at: (sequence, t) of it, 0-based sequence.
         contractivity_block: the block, as :func:`rnnaudit.analysis.grid_maps.state_block` labels it ("h block",
             "state h", "(h, c) state", …). contractivity_sequences: how many sequences the maximum is over (all).
-        contractive_fraction: share of the steps certified to have that norm < 1 (an upper bound of
-            :func:`tight_bounds` below 1: a lower bound on the share, within the bounds' factor r^{1/16}).
+        contractive_fraction: share of the steps certified to have that norm < 1 (:func:`max_step_norm`: a lower
+            bound on the share that misses only norms within 10⁻⁶ of 1).
         horizon: smallest τ with median_t ‖∂h_t/∂h_{t−τ}‖₂ < ``threshold`` (:func:`memory_horizon`); None = beyond T.
         horizon_medians: the median at τ = 1, 2, … up to the horizon (or T), as :func:`memory_horizon` returns
             them: the last exact (or an upper bound below the threshold), earlier ones possibly bounds that
@@ -108,14 +108,6 @@ class StateDiagnostics:
                 "lyapunov_method": self.lyapunov_method}
 
 
-def spectral_norms(P: Tensor) -> Tensor:
-    """‖P_i‖₂ of a batch (..., p, q), as √λ_max of the smaller Gram matrix: a batched symmetric eigensolve,
-    an order of magnitude faster than torch's batched SVD at these sizes, and accurate to rounding
-    relative to ‖P_i‖₂ (λ_max of a Gram matrix carries an absolute error of order eps·‖P_i‖₂²)."""
-    G = P @ P.mT if P.shape[-2] <= P.shape[-1] else P.mT @ P
-    return torch.linalg.eigvalsh(G)[..., -1].clamp_min(0).sqrt()
-
-
 def norm_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
     """Cheap two-sided bounds on ‖P_i‖₂ of a batch (..., p, q): lower max(‖P‖_F/√r, largest column and
     row 2-norms), upper min(‖P‖_F, √(‖P‖₁‖P‖_∞)) (r = min(p, q); Golub & Van Loan, Matrix Computations,
@@ -128,20 +120,6 @@ def norm_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
     one = torch.linalg.vector_norm(P, 1, dim=-2).amax(-1)
     inf = torch.linalg.vector_norm(P, 1, dim=-1).amax(-1)
     return lower, torch.minimum(fro, (one * inf).sqrt())
-
-
-def tight_bounds(P: Tensor) -> tuple[Tensor, Tensor]:
-    """Bounds on ‖P_i‖₂ within a factor r^{1/16} of each other (1.35 at r = 128) by two matrix products:
-    with G = PᵀP (or PPᵀ, r × r, r the smaller side) scaled to ‖G‖_F = 1, the Schatten-8 norm
-    tr(G⁸)^{1/8} = ‖G²·G²‖_F^{1/4} lies in [λ_max(G), r^{1/8} λ_max(G)]."""
-    G = P @ P.mT if P.shape[-2] <= P.shape[-1] else P.mT @ P
-    r = G.shape[-1]
-    f = torch.linalg.matrix_norm(G, "fro")
-    G = G / torch.where(f == 0, torch.ones_like(f), f)[..., None, None]
-    G2 = G @ G
-    s8 = torch.linalg.matrix_norm(G2 @ G2, "fro").sqrt().sqrt()  # tr(G⁸)^{1/8} ≥ λ_max(G) ≥ tr(G⁸)^{1/8} / r^{1/8}
-    upper = (f * s8).sqrt()
-    return upper / r ** (1 / 16), upper
 
 
 def _median_below(norms, log_scale: Tensor, threshold: float) -> tuple[float, bool]:

@@ -166,10 +166,10 @@ def step_rounding(case: ArchCase, x_t: Tensor, h: Tensor) -> Tensor:
 
 def trajectory(case: ArchCase) -> Tensor:
     """States h_0, …, h_T (T + 1, S). Inside one audit (:func:`~rnnaudit.bounds.step_maps.shared_maps`) computed
-    once per case content (:func:`~rnnaudit.bounds.step_maps.shared_trajectory`): the claims run the same model
+    once per case content (:func:`~rnnaudit.bounds.case_keys.shared_trajectory`): the claims run the same model
     sequence some thirty times (a Python loop of T steps each, 3.8 s of an LSTM(150) × 2 audit at T = 400); the
     caller must not write into the tensor returned."""
-    from rnnaudit.bounds.step_maps import shared_trajectory
+    from rnnaudit.bounds.case_keys import shared_trajectory
 
     return shared_trajectory(case, _trajectory)
 
@@ -251,7 +251,7 @@ def layer_cases(case: ArchCase) -> list[ArchCase]:
         out.append(ArchCase(case.kind, (case.weights[k],), inp, h0))
         inp = states[:, start:start + H[k]]
         start += H[k]
-    from rnnaudit.bounds.step_maps import note_layers
+    from rnnaudit.bounds.case_keys import note_layers
 
     note_layers(case, out)  # a layer's map then reads its block of the packed map, where that is held
     return out

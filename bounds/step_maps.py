@@ -8,11 +8,8 @@ audit. Split from :mod:`rnnaudit.bounds.architectures`, which re-exports these n
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import Any
 
 import torch
@@ -22,6 +19,18 @@ from rnnaudit.analysis.norms import PairNorms
 from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
+from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' keys and per-case memos
+    _DIGESTS,
+    _LAYER_OF,
+    _SHARED,
+    _TRAJECTORIES,
+    TRAJECTORY_SLOTS,
+    _case_key,
+    _tensor_digest,
+    forget_cases,
+    note_layers,
+    shared_trajectory,
+)
 from rnnaudit.bounds.core import safe_ratio, worst_pair
 from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
 
@@ -38,7 +47,6 @@ __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", 
 #: a long sequence's map is formed once for every claim, and drops them all when the audit ends
 SHARED_NUMBERS = 2 ** 28
 _MEMO: OrderedDict[tuple, Any] = OrderedDict()
-_SHARED: ContextVar[bool] = ContextVar("rnnaudit_shared_maps", default=False)
 
 
 @contextlib.contextmanager
@@ -54,38 +62,7 @@ def shared_maps() -> Iterator[None]:
         _SHARED.reset(token)
         if not _SHARED.get():
             _MEMO.clear()
-            _DIGESTS.clear()
-            _TRAJECTORIES.clear()
-            _LAYER_OF.clear()
-
-
-#: the trajectories of the cases met inside :func:`shared_maps` (a few, T·S numbers each), by case content
-_TRAJECTORIES: OrderedDict[tuple, Tensor] = OrderedDict()
-#: at most this many trajectories held (the packed state's, each layer's, and the claims' second starts)
-TRAJECTORY_SLOTS = 16
-
-
-#: a stack's layer case (its key) → (the packed case's key, the packed state's coordinate ranges of that layer), noted
-#: by :func:`rnnaudit.bounds.architectures.layer_cases` inside :func:`shared_maps`
-_LAYER_OF: dict[tuple, tuple[tuple, list[tuple[int, int]]]] = {}
-
-
-def note_layers(case: ArchCase, layers: list[ArchCase]) -> None:
-    """Inside :func:`shared_maps`, remember which block of ``case``'s packed state each of its ``layers`` is (layer
-    l: its h rows and columns, then its c ones for an LSTM), so that a layer's map reads its step Jacobians from the
-    packed map where that is held (:func:`_packed_block`)."""
-    if not _SHARED.get() or case.kind not in ("rnn_tanh", "rnn_relu", "gru", "lstm") or len(layers) < 2:
-        return
-    packed = _case_key(case)
-    if packed is None:
-        return
-    H = [case.units(k) for k in range(case.layers)]
-    for k, layer in enumerate(layers):
-        key = _case_key(layer)
-        if key is not None:
-            h = sum(H[:k])
-            ranges = [(h, h + H[k])] + ([(sum(H) + h, sum(H) + h + H[k])] if case.kind == "lstm" else [])
-            _LAYER_OF[key] = (packed, ranges)
+            forget_cases()
 
 
 def _packed_block(key: tuple | None) -> Tensor | None:
@@ -105,24 +82,6 @@ def _packed_block(key: tuple | None) -> Tensor | None:
         for j, (b0, b1) in enumerate(ranges):
             J[:, sum(widths[:i]):sum(widths[:i + 1]), sum(widths[:j]):sum(widths[:j + 1])] = held.J[:, a0:a1, b0:b1]
     return J
-
-
-def shared_trajectory(case: ArchCase, compute) -> Tensor:
-    """``compute(case)`` (the states h_0 … h_T of :func:`rnnaudit.bounds.architectures.trajectory`), computed once
-    per case content inside :func:`shared_maps` and held until it ends (or until :data:`TRAJECTORY_SLOTS` newer ones
-    push it out); computed afresh outside it, and for a case with no key (:func:`_case_key`: a user's step, or
-    tensors an ascent differentiates)."""
-    key = _case_key(case) if _SHARED.get() else None
-    if key is None:
-        return compute(case)
-    held = _TRAJECTORIES.get(key)
-    if held is None:
-        held = _TRAJECTORIES[key] = compute(case)
-        while len(_TRAJECTORIES) > TRAJECTORY_SLOTS:
-            _TRAJECTORIES.popitem(last=False)
-    else:
-        _TRAJECTORIES.move_to_end(key)
-    return held
 
 
 def release_maps(width: int | None = None) -> None:
@@ -164,43 +123,6 @@ def held_step_norms(case: ArchCase):
 
 def _budget() -> int:
     return SHARED_NUMBERS if _SHARED.get() else _arch.MEMO_NUMBERS
-
-
-def _case_key(case: ArchCase) -> tuple | None:
-    """A key that changes whenever anything the step Jacobians depend on changes: the kind and every weight, input
-    and initial-state tensor (dtype, device, shape, bytes). None for a ``step`` case (its cell's forward is code,
-    not data) and for a case whose tensors require a gradient (an ascent differentiates through the result)."""
-    if case.cell is not None:
-        return None
-    tensors = [case.x, case.h0] + [t for w in case.weights for t in w]
-    if any(t.requires_grad for t in tensors):
-        return None
-    digest = hashlib.blake2b(digest_size=16)
-    for t in tensors:
-        digest.update(f"{t.dtype}|{t.device}|{tuple(t.shape)};".encode())
-        digest.update(_tensor_digest(t))
-    return case.kind, digest.hexdigest()
-
-
-#: id(tensor) → (a weak reference to it, its version counter, the digest of its bytes), inside one audit
-#: (:func:`shared_maps`): an audit keys the same few weight and input tensors some 150 times (80 MB of hashing for a
-#: GRU(256), against 3 MB of distinct tensors)
-_DIGESTS: dict[int, tuple] = {}
-
-
-def _tensor_digest(t: Tensor) -> bytes:
-    """The blake2b digest of the tensor's bytes, remembered for the same live tensor object at the same version
-    (torch bumps the version counter, shared by every view of the storage, on each in-place write) within
-    :func:`shared_maps`; computed afresh outside it."""
-    if _SHARED.get():
-        held = _DIGESTS.get(id(t))
-        if held is not None and held[0]() is t and held[1] == t._version:
-            return held[2]
-    value = hashlib.blake2b(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes(),
-                            digest_size=16).digest()
-    if _SHARED.get():
-        _DIGESTS[id(t)] = (weakref.ref(t), t._version, value)
-    return value
 
 
 def _memo(name: str, case: ArchCase, compute) -> Any:

@@ -61,17 +61,15 @@ def test_diagnostics_of_a_permutation_never_forget():
 
 
 def test_norm_bounds_enclose_the_spectral_norm():
-    """Both bound pairs enclose ‖P‖₂ (from eigvalsh); the Schatten pair within r^{1/16} of each other."""
-    from rnnaudit.analysis.diagnostics import norm_bounds, spectral_norms, tight_bounds
+    """The cheap bound pair encloses ‖P‖₂ (an SVD each) on matrices of widely spread column scales."""
+    from rnnaudit.analysis.diagnostics import norm_bounds
 
     torch.manual_seed(5)
     P = torch.randn(20, 32, 24, dtype=torch.float64) * torch.logspace(0, -5, 24, dtype=torch.float64)
     exact = torch.linalg.matrix_norm(P, 2)
-    assert spectral_norms(P) == pytest.approx(exact, rel=1e-12)
-    for lo, hi in (norm_bounds(P), tight_bounds(P)):
-        assert bool((lo <= exact * (1 + 1e-12)).all() and (hi >= exact * (1 - 1e-12)).all())
-    lo, hi = tight_bounds(P)
-    assert float((hi / lo).max()) == pytest.approx(24 ** (1 / 16), rel=1e-12)
+    lo, hi = norm_bounds(P)
+    assert bool((lo <= exact * (1 + 1e-12)).all() and (hi >= exact * (1 - 1e-12)).all())
+    assert bool((hi > lo * 1.01).any())  # not the exact value: bounds that a wrong formula could break
 
 
 def test_memory_horizon_handles_underflow_and_zero_products():
