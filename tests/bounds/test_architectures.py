@@ -89,3 +89,26 @@ def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_
                 want_base.append(torch.linalg.matrix_norm(B[s], 2))
     assert torch.allclose(norms.all(), torch.stack(want), rtol=1e-12, atol=0)
     assert torch.allclose(base, torch.stack(want_base), rtol=1e-12, atol=0)
+
+
+def test_a_maps_products_on_four_starts_are_each_pairs_own_chain_product():
+    """StepMap.products on a long sequence (the pair schedule's four starts, each start's chain stopped at the next
+    start and carried on by the later start's held products): every pair (k, t) holds J_t ⋯ J_{k+1} (scaled by its
+    power of two), to rounding, in the schedule's order (a 2-layer LSTM over 90 steps)."""
+    from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, sample_arch
+    from rnnaudit.bounds.step_maps import StepMap
+
+    case = sample_arch(torch.Generator().manual_seed(4), "lstm", 5, 90, layers=2)
+    shared = StepMap(case)
+    norms, taus = shared.products()
+    M, log2 = norms.norms.M, norms.log2
+    i = 0
+    for k, ts in pair_schedule(90, MAX_STARTS).items():
+        P = torch.eye(shared.J.shape[-1], dtype=F64)
+        for t in range(k + 1, max(ts) + 1):
+            P = shared.J[t - 1] @ P
+            if t in ts:
+                assert float(taus[i]) == t - k
+                assert torch.allclose(M[i] * 2.0 ** float(log2[i]), P, rtol=1e-10, atol=1e-14 * float(P.abs().max()))
+                i += 1
+    assert i == M.shape[0] and len(pair_schedule(90, MAX_STARTS)) == 4
