@@ -97,8 +97,9 @@ def one_thread() -> Iterator[None]:
 #: matrices factorised, multiplied or tested at once (a batch of this many S × S copies at most: 8 × 600² float64 is
 #: 23 MB), so that a question about hundreds of step Jacobians never copies them all
 CHUNK = 8
-#: numbers of one chunk of :class:`PairNorms`' cheap bounds (2^22 float64: 32 MB), at most 4·CHUNK matrices
-BOUNDS_NUMBERS = 2 ** 22
+#: numbers of one chunk of :class:`PairNorms`' cheap bounds (2^20 float64: 8 MB, two 600 × 600 matrices; the copies of
+#: a chunk sit beside the whole map), at most 4·CHUNK matrices
+BOUNDS_NUMBERS = 2 ** 20
 #: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is
 #: factorised
 CERTIFY_GAP = 1e-6
@@ -223,7 +224,7 @@ class PairNorms:
             return lo * scale[:, 0, 0], hi * scale[:, 0, 0]
 
         # in chunks: norm_bounds holds |M| of what it is given, and the scaling a copy (of all of M at once), so at most
-        # BOUNDS_NUMBERS numbers a chunk (11 matrices of 600 × 600: 2 × 32 MB beside a 1.2 GB map, not 2 × 92 MB)
+        # BOUNDS_NUMBERS numbers a chunk (two matrices of 600 × 600: 2 × 6 MB beside a 1.2 GB map, not 2 × 92 MB)
         step = min(4 * CHUNK, max(1, BOUNDS_NUMBERS // max(1, self.M.shape[-2] * self.M.shape[-1])))
         # written into tensors allocated before the first chunk: a chunk's result kept past its chunk (a list to
         # concatenate) is a small block that glibc carves from the chunk's freed 32 MB copies, so the next chunk's
