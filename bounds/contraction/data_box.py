@@ -43,9 +43,6 @@ N_TRAJECTORY = 16
 #: above this many states, half the trajectory's points and a third of the random ones (each is an S × S Jacobian
 #: and its SVD: a 2-layer LSTM(150) took 157 s for 40 points at load 17)
 LARGE = 64
-#: numbers of one chunk of the vectorised backward passes that form ∂F/∂s at the box points (2^19: a few MB of
-#: intermediates; a layer of S ≤ 64 states at the claim's point counts is formed in one pass)
-JACREV_NUMBERS = 2 ** 19
 
 
 def _rate(layer: ArchCase) -> float:
@@ -101,10 +98,7 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     for layer in per_layer(case):
         cert = data_certificate(layer)
         s, x = box_points(layer, cert, gen)
-        # the backward passes in chunks of rows of ∂F/∂s: one pass over every row held (rows, points, G·H) numbers at
-        # once (77 MB for an LSTM(150) layer), on top of the step map the audit holds; small layers in one pass
-        rows = max(1, JACREV_NUMBERS // (s.shape[0] * s.shape[1]))
-        J = vmap(jacrev(lambda v, xt: arch_step(layer, xt, v), chunk_size=rows if rows < s.shape[1] else None))(s, x)
+        J = vmap(jacrev(lambda v, xt: arch_step(layer, xt, v)))(s, x)
         eta = cert.weight.to(J.dtype)
         inf_m.append(((J.abs() @ eta) / eta).amax(-1))
         inf_b.append(J.new_full((J.shape[0],), cert.rate))

@@ -71,24 +71,3 @@ def test_a_custom_step_is_refused_with_the_reason_the_certificates_need_the_weig
 SLOW_CASES = {
     "test_contraction_certificates_hold_and_have_power": {"contraction.gated_box", "contraction.data_box"},
 }
-
-
-def test_data_box_measures_the_same_ratios_with_its_backward_passes_in_chunks(monkeypatch):
-    """∂F/∂s at the box points is formed in chunks of rows above JACREV_NUMBERS (the vectorised backward pass of every
-    row at once held 77 MB for an LSTM(150) layer beside the audit's step map): on a GRU(80) layer, in chunks of 3
-    rows, each measured side is the one-pass value to rounding."""
-    import importlib
-
-    from rnnaudit.bounds.architectures import arch_cases_from_model
-
-    box = importlib.import_module("rnnaudit.bounds.contraction.data_box")  # the package exports the claim by that name
-
-    torch.manual_seed(3)
-    (case,) = arch_cases_from_model(view(nn.GRU(4, 80), torch.randn(1, 30, 4)))
-    whole = box._measure(case)
-    monkeypatch.setattr(box, "JACREV_NUMBERS", 3 * 16 * 80)  # 3 rows a chunk at the 16 points of a layer above LARGE
-    chunked = box._measure(case)
-    assert whole.keys() == chunked.keys()
-    for name in whole:
-        for a, b in zip(whole[name], chunked[name]):
-            assert float(a) == pytest.approx(float(b), rel=1e-13, abs=0)
