@@ -97,8 +97,9 @@ def one_thread() -> Iterator[None]:
 #: matrices factorised, multiplied or tested at once (a batch of this many S × S copies at most: 8 × 600² float64 is
 #: 23 MB), so that a question about hundreds of step Jacobians never copies them all
 CHUNK = 8
-#: numbers of one chunk of :class:`PairNorms`' cheap bounds (2^22 float64: 32 MB), at most 4·CHUNK matrices
-BOUNDS_NUMBERS = 2 ** 22
+#: numbers of one chunk of :class:`PairNorms`' cheap bounds (2^20 float64: 8 MB, two 600 × 600 matrices; the copies of
+#: a chunk sit beside the whole map), at most 4·CHUNK matrices
+BOUNDS_NUMBERS = 2 ** 20
 #: a candidate is tested below the leader's level times (1 − this): a norm closer to the leader's than that is
 #: factorised
 CERTIFY_GAP = 1e-6
@@ -237,12 +238,16 @@ class PairNorms:
             return lo, hi
 
         # in chunks: norm_bounds holds |M| of what it is given, and the scaling a copy (of all of M at once), so at most
-        # BOUNDS_NUMBERS numbers a chunk (11 matrices of 600 × 600: 2 × 32 MB beside a 1.2 GB map, not 2 × 92 MB)
+        # BOUNDS_NUMBERS numbers a chunk (two matrices of 600 × 600: 2 × 6 MB beside a 1.2 GB map, not 2 × 92 MB)
         step = min(4 * CHUNK, max(1, BOUNDS_NUMBERS // max(1, self.M.shape[-2] * self.M.shape[-1])))
+        # written into tensors allocated before the first chunk: a chunk's result kept past its chunk (a list to
+        # concatenate) is a small block that glibc carves from the chunk's freed 32 MB copies, so the next chunk's
+        # copies no longer fit there and the heap grows instead (+0.64 GB resident over 400 matrices of 600 × 600)
+        lower = self.M.new_empty(self.M.shape[0], dtype=self.M.real.dtype)
+        upper = torch.empty_like(lower)
         with one_thread():
-            pieces = [bounds(self.M[lo:lo + step]) for lo in range(0, self.M.shape[0], step)]
-            lower = torch.cat([p[0] for p in pieces]) if pieces else self.M.new_zeros(0).real
-            upper = torch.cat([p[1] for p in pieces]) if pieces else self.M.new_zeros(0).real
+            for lo in range(0, self.M.shape[0], step):
+                lower[lo:lo + step], upper[lo:lo + step] = bounds(self.M[lo:lo + step])
         # the bounds are computed in floating point: widen them by a few ulps of the Frobenius sum (r·n terms)
         # so that the exact value, itself within O(eps)‖M‖₂, is never cut off
         slack = 4 * (M.shape[-1] * M.shape[-2] + 1) * torch.finfo(M.dtype).eps

@@ -96,6 +96,14 @@ def release_maps(width: int | None = None) -> None:
         del _MEMO[key]
 
 
+# Note [partial products held once]
+# StepMap._composed_products holds, for the start after the current one, ∂h_t/∂h_{k_{j+1}} at every end time an earlier
+# start reads. Held as separate tensors beside M (and beside the current start's own), they were up to ~38 matrices
+# S × S (110 MB at S = 600) on top of J and M at the audit's peak, and, as heap blocks freed in the middle of the heap,
+# they left holes that the norms' bounds could not reuse. Each pair of a start is written into M when formed and held
+# as a view of it; only end times that this start does not report are held apart (3 of them for T = 400), and an entry
+# of the later start's goes as soon as it is read.
+
 # Note [a layer's map beside the packed one]
 # A stack's claims read two kinds of map: the packed state's (most claims) and each layer's own (the claims stated per
 # layer, nc_gru.theorem1_lstm among them). A layer's map is read only by the claim that formed it, and a later claim
@@ -292,6 +300,16 @@ class StepMap:
         M = self.J.new_empty(n, S, S)
         taus, scales = [0] * n, [0] * n
         later: dict[int, tuple[Tensor, int]] = {}  # t → (∂h_t/∂h_{k_{j+1}}, exponent), for the start after this one
+
+        def keep(k: int, t: int, P: Tensor, e: int) -> tuple[Tensor, int]:
+            # a pair of this start is written into M at once and held on as a view of it (the same bits): only the
+            # end times that no later pair of this start writes are held apart (Note [partial products held once])
+            if t not in schedule[k]:
+                return P, e
+            i = index[(k, t)]
+            M[i], scales[i], taus[i] = P, e, t - k
+            return M[i], e
+
         for j in range(len(starts) - 1, -1, -1):
             k = starts[j]
             nxt = starts[j + 1] if j + 1 < len(starts) else T
@@ -301,15 +319,11 @@ class StepMap:
             for t in range(k + 1, min(nxt, max(need)) + 1):
                 P, e = rescaled(self.J[t - 1] if P is None else self.J[t - 1] @ P, e)
                 if t in need:
-                    here[t] = (P, e)
-            for t in need:
+                    here[t] = keep(k, t, P, e)
+            for t in sorted(need):
                 if t > nxt:
-                    Q, f = later[t]
-                    here[t] = rescaled(Q @ P, f + e)  # P is ∂h_nxt/∂h_k here: the chain ran up to nxt
-            for t in schedule[k]:
-                i = index[(k, t)]
-                M[i], scales[i] = here[t]
-                taus[i] = t - k
+                    Q, f = later.pop(t)  # read once: it goes as soon as it is used
+                    here[t] = keep(k, t, *rescaled(Q @ P, f + e))  # P is ∂h_nxt/∂h_k here: the chain ran up to nxt
             later = here
         del here, later, P  # the held partial products go before the norms' bounds allocate
         return (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64, device=M.device)),

@@ -27,16 +27,23 @@ layer, each timed now (a tanh of a 6-wide linear map). At small widths this is n
 sequences took 12.8 s of CPU at T = 300 and 36.4 s at T = 3000 (2.19 ms per sequence-step, one small operation
 10.5 µs, measured together at load 7), while its linear algebra is well under a second.
 
-Memory: what the audit holds at once (8 bytes a number): J (T·S²) per sequence and the schedule's products, the
-per-layer maps, ∂h_t/∂x_t of one sequence while its input products are formed, the diagnostics' copies of more than
-one sequence's blocks (one sequence's are views of the maps), the horizon's products, and the vectorised Jacobian
-chunks' intermediates; not the interpreter and torch themselves (about 0.4 GB of resident memory).
+Memory: what the audit holds at once (8 bytes a number), the largest of three phases, which do not overlap: the
+claims on the packed state (J, T·S², per sequence, the schedule's products ∂h_t/∂h_k, pairs·S², and the input
+products ∂h_t/∂x_s, pairs·S·n; ∂h_t/∂x_t of a sequence too, T·S·n, where the closed form does not apply), the claims
+stated per layer (each layer's J and products, for every sequence; the audit drops them after each claim, Note [a
+layer's map beside the packed one] in :mod:`rnnaudit.bounds.step_maps`) and the diagnostics (one layer's J of one
+sequence at a time, or of two where they are compared, and the horizon's products, 3·min(T, 128)·S_l²); beside the
+largest, the chunks' transients (:data:`_TRANSIENT_BYTES`). Not the interpreter, torch and the imported claims
+themselves (about 0.4 GB of resident memory after a first audit).
 
 Measured against the estimate (``benchmarks/bench_audit_real_sizes.py``, one thread, load average 5–6 on 2 cores):
 the audit's CPU time was 1.08× the estimate's seconds (before the per-step term above was counted) for GRU(256)
-at T = 46 (5.43 s against 5.03 s) and 1.15× for LSTM(150) × 2 at T = 400 (83.9 s against 73.1 s); its wall time on that loaded machine 2.4–2.9×. The estimated peak
-of the maps, 2.68 GB for the LSTM, was above the measured peak resident memory less the interpreter's (2.78 − 0.4 GB).
-:meth:`AuditCost.describe` therefore calls the time a lower bound and says by how much it has been off.
+at T = 46 (5.43 s against 5.03 s) and 1.15× for LSTM(150) × 2 at T = 400 (83.9 s against 73.1 s); its wall time on
+that loaded machine 2.4–2.9×. The peak memory, recalibrated when the chunks' glibc heap growth was removed: for the
+LSTM 1.37 GiB (1.47 GB) of maps estimated against a measured peak resident memory of 1.86 GB, 1.46 GB above the
+interpreter's 0.41 GB (the packed map's J 1.15 GB, its products 0.15 GB and input products 0.04 GB, 0.12 GB of
+transients and heap); for the GRU 0.23 GB against 0.20 GB above the interpreter's. (Summing the phases, as before, gave
+2.5 GiB for the LSTM.) :meth:`AuditCost.describe` calls the time a lower bound and says by how much it has been off.
 """
 
 from __future__ import annotations
@@ -57,6 +64,13 @@ MEASURED_OVER_ESTIMATE = 1.2
 _SVD_UNITS = 4.0
 #: small torch operations per step of each sequence and layer (see the module docstring): 2.19 ms / 10.5 µs ≈ 209
 _STEP_OPS = 200
+#: bytes of transients beside the held maps (the norms' and Jacobians' chunk copies, autograd's intermediates, the heap
+#: they leave): 128 MiB, measured 0.12 GB at the LSTM(150) × 2 audit's peak (module docstring); or the vectorised
+#: Jacobian chunks' intermediates of a cell without the closed form (4·JACOBIAN_CHUNK numbers) where that is more
+_TRANSIENT_BYTES = 2 ** 27
+#: resident bytes of the interpreter, torch and the imported claims after a first audit (0.405 GB measured), which the
+#: line adds to the maps so that it compares with a measured peak resident memory (ru_maxrss)
+_INTERPRETER_BYTES = 405 * 10 ** 6
 
 
 @dataclass(frozen=True)
@@ -66,7 +80,8 @@ class AuditCost:
     Attributes:
         claims: claims put to the model. sequences, T, S: the inputs' count and length, the packed state width.
         gemms: predicted work in GEMM units. seconds: gemms × seconds_per_gemm (measured now) plus step_seconds.
-        peak_bytes: predicted peak memory of the maps. memory_limit: bytes it is checked against.
+        peak_bytes: predicted peak memory of the maps and the transients beside them (not the interpreter's).
+        memory_limit: bytes it is checked against.
         step_seconds: the per-step Python work (sequences · T · layers · :data:`_STEP_OPS` small operations).
     """
 
@@ -91,8 +106,9 @@ class AuditCost:
                 f"about {self.seconds:.3g} s ({self.seconds - self.step_seconds:.3g} s of linear algebra, "
                 f"{self.step_seconds:.3g} s of per-step work; a lower bound: measured audits took up to "
                 f"{MEASURED_OVER_ESTIMATE:g}× the linear algebra in CPU time, more on a loaded machine, and the claims' "
-                f"fixed start-up, about 10 s, is not counted), peak memory {_gib(self.peak_bytes)} of maps "
-                f"(limit {_gib(self.memory_limit)})")
+                f"fixed start-up, about 10 s, is not counted), peak memory {_gib(self.peak_bytes)} of maps and "
+                f"transients, about {_gib(self.peak_bytes + _INTERPRETER_BYTES)} resident with the interpreter "
+                f"(limit {_gib(self.memory_limit)} on the maps)")
 
 
 def _gib(n: int) -> str:
@@ -129,10 +145,10 @@ def audit_cost(cell, T: int, sequences: int, *, claims: int, memory_limit: int |
     rows = 2 * min(T, 128) * T / max(S_l, 1)
     diagnostics = L * (S_l / S) ** 3 * (3 * T + rows + 2 * _HORIZON_LAGS * min(T, 128))
     gemms = sequences * (per_sequence + layers) + min(sequences, 2) * diagnostics
-    numbers = sequences * (T * S * S + pairs * (S * S + S * n)) + T * S * n
-    numbers += 0 if L == 1 else sequences * L * (T * S_l * S_l + pairs * S_l * S_l)
-    numbers += (0 if sequences == 1 else min(sequences, 2) * L * T * S_l * S_l) + 3 * min(T, 128) * S_l * S_l
-    peak = int(8 * numbers + 8 * 4 * JACOBIAN_CHUNK)
+    packed = sequences * (T * S * S + pairs * (S * S + S * n)) + (0 if closed else T * S * n)
+    per_layer = 0 if L == 1 else sequences * L * (T * S_l * S_l + pairs * S_l * S_l)
+    diagnosed = min(sequences, 2) * T * S_l * S_l + 3 * min(T, 128) * S_l * S_l
+    peak = int(8 * max(packed, per_layer, diagnosed) + max(_TRANSIENT_BYTES, 8 * 4 * JACOBIAN_CHUNK))
     rate = seconds_per_gemm if seconds_per_gemm is not None else gemm_seconds(S, S, repeats=2)
     limit = default_memory_limit() if memory_limit is None else int(memory_limit)
     op = seconds_per_op if seconds_per_op is not None else small_op_seconds()

@@ -119,3 +119,23 @@ def test_a_nested_one_thread_block_keeps_the_pools_at_one_thread_and_the_outer_b
     assert [pool["num_threads"] for pool in threadpool_info()] == before
     with one_thread():  # and a fresh block after the exception limits again
         assert all(pool["num_threads"] == 1 for pool in threadpool_info())
+
+
+def test_pair_norms_bounds_written_chunk_by_chunk_are_each_matrix_own_bounds_in_its_own_place(monkeypatch):
+    """PairNorms writes each chunk's bounds into its place (a last chunk shorter than the others included): every
+    matrix's bracket is that of norm_bounds on the matrix alone, widened by the slack, and holds its exact norm (the
+    matrices are scaled by 2^i, so a bound written one place off is off by a factor 2)."""
+    import rnnaudit.analysis.norms as norms
+    from rnnaudit.analysis.diagnostics import norm_bounds
+
+    monkeypatch.setattr(norms, "BOUNDS_NUMBERS", 4 * 7 * 7)  # 4 matrices a chunk: three chunks of 4, one of 1
+    gen = torch.Generator().manual_seed(5)
+    M = torch.randn(13, 7, 7, dtype=torch.float64, generator=gen) * 2.0 ** torch.arange(13, dtype=torch.float64)[
+        :, None, None]
+    pn = PairNorms(M)
+    slack = 4 * (7 * 7 + 1) * torch.finfo(torch.float64).eps
+    lo, hi = zip(*(norm_bounds(M[i:i + 1]) for i in range(13)))
+    assert torch.allclose(pn.lower, torch.cat(lo) * (1 - slack), rtol=1e-15, atol=0)
+    assert torch.allclose(pn.upper, torch.cat(hi) * (1 + slack), rtol=1e-15, atol=0)
+    exact = spectral(M)
+    assert bool((pn.lower <= exact).all() and (exact <= pn.upper).all())

@@ -69,6 +69,29 @@ def test_a_long_sequence_is_measured_on_a_schedule_of_pairs():
     assert {1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 200} == long[0]
 
 
+def test_a_maps_products_on_four_starts_are_each_pairs_own_chain_product():
+    """StepMap.products on a long sequence (the pair schedule's four starts, each start's chain stopped at the next
+    start and carried on by the later start's held products): every pair (k, t) holds J_t ⋯ J_{k+1} (scaled by its
+    power of two), to rounding, in the schedule's order (a 2-layer LSTM over 90 steps)."""
+    from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, sample_arch
+    from rnnaudit.bounds.step_maps import StepMap
+
+    case = sample_arch(torch.Generator().manual_seed(4), "lstm", 5, 90, layers=2)
+    shared = StepMap(case)
+    norms, taus = shared.products()
+    M, log2 = norms.norms.M, norms.log2
+    i = 0
+    for k, ts in pair_schedule(90, MAX_STARTS).items():
+        P = torch.eye(shared.J.shape[-1], dtype=F64)
+        for t in range(k + 1, max(ts) + 1):
+            P = shared.J[t - 1] @ P
+            if t in ts:
+                assert float(taus[i]) == t - k
+                assert torch.allclose(M[i] * 2.0 ** float(log2[i]), P, rtol=1e-10, atol=1e-14 * float(P.abs().max()))
+                i += 1
+    assert i == M.shape[0] and len(pair_schedule(90, MAX_STARTS)) == 4
+
+
 def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_row():
     """StepMap.inputs forms ∂h_s/∂x_s only at the pair schedule's start times in the closed form: the products and
     their norms are those of the whole ∂h_t/∂x_t, to rounding (a 2-layer LSTM over 40 steps)."""
