@@ -14,10 +14,11 @@ The model of the work, in GEMM units (one unit: an S × S by S × S float64 prod
   every step, and the same test for every pair of the schedule whose worst ratio a claim asks;
 * the products ∂h_t/∂h_k of the pair schedule (:data:`rnnaudit.bounds.architectures.MAX_STARTS` starts spread over
   [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s;
-* each layer of a stack again for the per-layer claims, at (S_l/S)³ of the cost; the diagnostics per layer: the step
-  norms' Schatten bounds (3 products a step), the memory horizon's certified lower bounds carried back from each of
-  min(T, 128) end times (2 rows through every step, 2·min(T, 128)·T/S_l units of the layer), and min(T, 128)
-  products per lag, each with its norm bounds, over the lags those leave open (counted as :data:`_HORIZON_LAGS`; a
+* each layer of a stack again for the per-layer claims, at (S_l/S)³ of the cost (its step Jacobians are copied from
+  the packed map's block, not formed again); the diagnostics per layer: the step norms (a Cholesky test a step,
+  0.7 unit, where the claims' map has not certified them), the memory horizon's certified lower bounds carried back
+  from each of min(T, 128) end times (2 rows through every step, 2·min(T, 128)·T/S_l units of the layer), and
+  min(T, 128) products per lag, each with its norm bounds, over the lags those leave open (counted as :data:`_HORIZON_LAGS`; a
   default-initialised LSTM(150) stack needs 17–18, a longer memory costs more). The Lyapunov exponents read the same
   step Jacobians (a QR of S × 3 per step: not counted); the fixed-point search is not counted.
 
@@ -141,9 +142,9 @@ def audit_cost(cell, T: int, sequences: int, *, claims: int, memory_limit: int |
     jacobians = (0.25 if closed else 2.0) * T
     norms = _CERTIFY_UNITS * (T + pairs) + _SVD_UNITS * _LEADERS
     per_sequence = jacobians + norms + 2 * T + (n / S) * (2 * T + _CERTIFY_UNITS * pairs)
-    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (jacobians + norms + 2 * T)
+    layers = 0.0 if L == 1 else L * (S_l / S) ** 3 * (norms + 2 * T)  # the Jacobians: the packed map's blocks
     rows = 2 * min(T, 128) * T / max(S_l, 1)
-    diagnostics = L * (S_l / S) ** 3 * (3 * T + rows + 2 * _HORIZON_LAGS * min(T, 128))
+    diagnostics = L * (S_l / S) ** 3 * (0.7 * T + rows + 2 * _HORIZON_LAGS * min(T, 128))
     gemms = sequences * (per_sequence + layers) + min(sequences, 2) * diagnostics
     packed = sequences * (T * S * S + pairs * (S * S + S * n)) + (0 if closed else T * S * n)
     per_layer = 0 if L == 1 else sequences * L * (T * S_l * S_l + pairs * S_l * S_l)
