@@ -150,27 +150,56 @@ def cholesky_upper_bounds(M: Tensor, c: Tensor) -> Tensor:
     square root is taken up by 8u. Source: the verification of positive definiteness of Rump (BIT 46, 2006), applied
     to c²I − MᵀM.
 
+    Range: the analysis above assumes no underflow. A matrix whose ‖M‖_F² lies outside [2^−800, 2^800] (entries
+    whose squares are subnormal or overflow; a saturated gate's Jacobian) is divided, with its level, by the power of
+    two that brings its largest entry to [1, 2) (:func:`power_of_two_scale`, exact) and tested there, its bound
+    multiplied back; within the range, the products that still underflow carry an absolute error of at most 2^−1075
+    each (Higham eq. 2.8), which δ takes up as (k + r + 2)·r·2^−1073.
+
     Args:
         M: (N, p, q), finite (a non-finite matrix gets +inf). c: (N,) levels > 0 (a level ≤ 0 gets +inf).
 
     Returns:
         (N,) in M's dtype: the bound where the test passes, +inf elsewhere.
     """
+    c = c.to(M)
+    fro2 = _frobenius_squared(M)
+    usable = torch.isfinite(c) & (c > 0)
+    in_range = (fro2 >= 2.0 ** -800) & (fro2 <= 2.0 ** 800)  # False for NaN and inf
+    out = _cholesky_bounds(M, c, fro2, usable & in_range)
+    odd = usable & ~in_range
+    if bool(odd.any()):
+        idx = odd.nonzero().squeeze(-1)
+        scale = power_of_two_scale(M[idx], dim=(-2, -1))
+        sub = M[idx] / scale
+        s = scale[:, 0, 0]
+        f2 = _frobenius_squared(sub)
+        fine = (f2 >= 2.0 ** -800) & (f2 <= 2.0 ** 800)  # not a zero or non-finite matrix
+        out[idx] = _cholesky_bounds(sub, c[idx] / s, f2, fine & torch.isfinite(c[idx] / s)) * s
+    return out
+
+
+def _frobenius_squared(M: Tensor) -> Tensor:
+    """An upper bound on ‖M_i‖_F² (N,) from torch's 2-norm reduction (no squared copy of M): the sum of squares
+    carries γ_{pq}, the square root and the squaring 3u more, so (1 + (pq + 8)u) keeps it an upper bound (without
+    underflow); inf or NaN where an entry is not finite or the sum overflows."""
+    p, q = M.shape[-2:]
+    u = torch.finfo(M.dtype).eps / 2
+    return torch.linalg.vector_norm(M.flatten(1), dim=-1).square() * (1 + (p * q + 8) * u)
+
+
+def _cholesky_bounds(M: Tensor, c: Tensor, fro2: Tensor, ok: Tensor) -> Tensor:
+    """:func:`cholesky_upper_bounds` on the matrices ``ok`` (their ‖M‖_F² bound ``fro2`` in range), +inf elsewhere."""
     N, p, q = M.shape
     r, k = min(p, q), max(p, q)
     u = torch.finfo(M.dtype).eps / 2
     gamma_k, gamma_r = (k + 1) * u / (1 - (k + 1) * u), (r + 1) * u / (1 - (r + 1) * u)
     out = torch.full((N,), math.inf, dtype=M.dtype, device=M.device)
-    c = c.to(M)
-    # ‖M‖_F² from torch's 2-norm reduction (no squared copy of M): the sum of squares carries γ_{pq}, the square root
-    # and the squaring 3u more, so (1 + (pq + 8)u) keeps it an upper bound
-    fro2 = torch.linalg.vector_norm(M.flatten(1), dim=-1).square() * (1 + (p * q + 8) * u)
-    # a non-finite entry makes ‖M‖_F² inf or NaN; so does an overflowing one, whose bound would be inf anyway
-    ok = torch.isfinite(c) & (c > 0) & torch.isfinite(fro2)
     if not bool(ok.any()):
         return out
     mu = c * c
-    delta = gamma_k * (mu + fro2) + gamma_r / (1 - gamma_r) * r * mu * (1 + gamma_k)
+    tiny = (k + r + 2) * r * 2.0 ** -1073  # the underflowing products' absolute errors, in both phases
+    delta = gamma_k * (mu + fro2) + gamma_r / (1 - gamma_r) * r * mu * (1 + gamma_k) + tiny
     bound = ((mu + 2 * delta) * (1 + 8 * u)).sqrt()
     passed = _cholesky_passes(M, mu, ok, q <= p)
     return torch.where(passed & ok, bound, out)
@@ -298,7 +327,8 @@ class PairNorms:
     def below(self, level: float | Tensor, where: Tensor | None = None) -> Tensor:
         """Which norms are certified below ``level`` (N,) bool: an upper bound (exact value, cheap bound, or a
         Cholesky test at level·(1 − :data:`CERTIFY_GAP`), each taken only where the cheaper ones leave it open)
-        below it. A norm within the gap of the level stays uncertified unless known exactly.
+        below it. A norm within the gap of the level stays uncertified, and an exact one within 16·max(p, q) ulps
+        of it (LAPACK's accuracy) too.
 
         Args:
             level: > 0, in the units of the norms: one number, or one per matrix (N,) (a level that is not finite
@@ -316,7 +346,10 @@ class PairNorms:
                     for part in _chunks(idx):
                         c = level[part] * (1 - CERTIFY_GAP)
                         self.upper[part] = torch.minimum(self.upper[part], cholesky_upper_bounds(self.M[part], c))
-        return self.upper < level
+        # an exact value is LAPACK's, accurate to a few ulps of ‖M‖ times the size: within that of the level it
+        # does not certify a side
+        slack = 1 + 16 * max(self.M.shape[-2:]) * torch.finfo(self.upper.dtype).eps
+        return torch.where(self.known, self.upper * slack, self.upper) < level
 
     def all(self) -> Tensor:
         """Every norm, exact (N,)."""
@@ -363,12 +396,18 @@ class PairNorms:
                              torch.full_like(bound, math.inf))
         if not self.M.is_complex() and bool(positive.any()):
             self._refine(torch.where(positive, weight, torch.ones_like(weight)), positive & torch.isfinite(weight))
-        lo, hi = self.lower * weight, self.upper * weight
-        lo = torch.where(torch.isnan(lo), torch.full_like(lo, -math.inf), lo)
+        # a bound so small that 1/b overflows (below ~5.6e−309) has no finite weight: such pairs are kept in as
+        # candidates (their ratio is computed exactly below) and left out of the level the others must reach
+        finite = positive & torch.isfinite(weight)
+
+        def level() -> Tensor:
+            lo = torch.where(finite, self.lower * weight, torch.full_like(weight, -math.inf))
+            return torch.where(torch.isnan(lo), torch.full_like(lo, -math.inf), lo).max()
+
+        hi = torch.where(finite, self.upper * weight, torch.full_like(weight, -math.inf))
         self.solve(torch.argsort(hi, descending=True)[:1])
-        lo, hi = self.lower * weight, self.upper * weight
-        lo = torch.where(torch.isnan(lo), torch.full_like(lo, -math.inf), lo)
-        idx = ((hi >= lo.max()) | ~positive | torch.isnan(hi)).nonzero().squeeze(-1)
+        hi = self.upper * weight
+        idx = ((finite & (hi >= level())) | ~finite | torch.isnan(hi)).nonzero().squeeze(-1)
         values = self.solve(idx)
         r = ratio(values, bound[idx])
         return int(idx[int(r.argmax())])

@@ -139,3 +139,38 @@ def test_pair_norms_bounds_written_chunk_by_chunk_are_each_matrix_own_bounds_in_
     assert torch.allclose(pn.upper, torch.cat(hi) * (1 + slack), rtol=1e-15, atol=0)
     exact = spectral(M)
     assert bool((pn.lower <= exact).all() and (exact <= pn.upper).all())
+
+
+@pytest.mark.parametrize("entry", [9.9e-163, 1e-300, 3e160], ids=["squares-underflow", "subnormal-scale", "overflow"])
+def test_the_cholesky_test_of_a_matrix_outside_the_squares_range_is_taken_at_its_scale(entry):
+    """A 64 × 64 matrix of equal entries m has ‖M‖₂ = 64m; where m² under- or overflows, the test runs on M and c
+    divided by a power of two: it certifies nothing below 64m and certifies 65m (before, m = 9.9e−163 was
+    "certified" below 20m: its Gram matrix had rounded to 0)."""
+    from rnnaudit.analysis.norms import cholesky_upper_bounds
+
+    M = torch.full((1, 64, 64), entry, dtype=torch.float64)
+    for k in (20, 63.9):
+        assert cholesky_upper_bounds(M, torch.tensor([k * entry], dtype=torch.float64)).isinf().all()
+    bound = cholesky_upper_bounds(M, torch.tensor([65 * entry], dtype=torch.float64))
+    assert 64 * entry < float(bound[0]) < 65 * entry * (1 + 1e-9)
+    norms = PairNorms(torch.cat([M, 20 * entry * torch.eye(64, dtype=torch.float64)[None]]))
+    assert norms.max()[1] == 0 and not bool(norms.below(63.9 * entry)[0])
+
+
+def test_the_worst_pair_is_found_where_a_bound_is_too_small_to_invert():
+    """A bound below ~5.6e−309 has no finite weight 1/b: its pair is still a candidate, and a finite-weight pair is
+    not hidden by it (before, the worst pair of ratio 2 was dropped for one of ratio 1.01)."""
+    torch.manual_seed(0)
+    M = torch.stack([torch.eye(40, dtype=torch.float64) * v for v in (1.0, 2.0, 1e-311, 3.0)])
+    bound = torch.tensor([1.0, 1.0, 1e-310, 3.0], dtype=torch.float64)
+    i = PairNorms(M).worst_index(bound, lambda m, b: m / b)
+    assert i == 1  # ratios 1, 2, 0.1, 1
+
+
+def test_an_exact_norm_within_rounding_of_the_level_certifies_no_side():
+    """below(level) reads an exact (LAPACK) norm equal to the level up to rounding as not certified below it: a
+    computed 1 − 2^−52 may be a true norm of 1 (before, it counted as below 1)."""
+    D = torch.diag(torch.linspace(0.5, 1 - 2.0 ** -52, 40, dtype=torch.float64))
+    norms = PairNorms(D[None])
+    norms.solve(torch.tensor([0]))
+    assert not bool(norms.below(1.0)[0]) and bool(norms.below(1.0 + 1e-9)[0])
