@@ -342,7 +342,8 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
                 result["diagnostics"].append({"part": p.label, "state": p.state,
                                               **state_diagnostics(p.cell, p.inputs, max_sequences=p.inputs.shape[0],
                                                                   step_jacobians=blocks[i],
-                                                                  step_norms=blocks[i] and blocks[i].norms).to_json()})
+                                                                  step_norms=None if blocks[i] is None else
+                                                                  blocks[i].norms).to_json()})
                 blocks[i] = None  # its last sequence's Jacobians go before the next part's are formed
             del blocks
             advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
