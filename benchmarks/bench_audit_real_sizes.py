@@ -3,6 +3,7 @@ same-run time of forming the T one-step Jacobians ∂s_t/∂s_{t−1} of every s
 (vectorised over t with ``vmap``, in chunks), and the audit's peak memory.
 
     python benchmarks/bench_audit_real_sizes.py [--models lstm,gru] [--lstm-T 400] [--gru-T 46] [--sequences 1]
+        [--repeat 1]
 
 The models are those of the targets: ``nn.LSTM(150, 150, num_layers=2)`` at T = 400 (a beat tracker's, 8 s of
 audio at 50 fps) and ``nn.GRU(256, 256)`` at T = 46 (a grapheme-to-phoneme encoder's), with torch's default
@@ -19,6 +20,7 @@ import json
 import multiprocessing as mp
 import os
 import resource
+import statistics
 import sys
 import time
 
@@ -88,6 +90,10 @@ def main() -> None:
     parser.add_argument("--lstm-T", type=int, default=400)
     parser.add_argument("--gru-T", type=int, default=46)
     parser.add_argument("--sequences", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="child processes per model (each audit and baseline in a fresh one); with more than one, "
+                             "every run is printed and then the median ratio (this machine's speed moves by about a "
+                             "quarter from one process to the next)")
     parser.add_argument("--json", action="store_true", help="also print one JSON line per model")
     args = parser.parse_args()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load average {os.getloadavg()[0]:.1f}")
@@ -95,19 +101,25 @@ def main() -> None:
     ctx = mp.get_context("spawn")
     for name in args.models.split(","):
         T = args.lstm_T if name == "lstm" else args.gru_T
-        queue = ctx.Queue()
-        proc = ctx.Process(target=_child, args=(name, T, args.sequences, queue))
-        proc.start()
-        proc.join()
-        if proc.exitcode != 0:
-            print(f"{name}: the child process failed (exit {proc.exitcode})", file=sys.stderr)
-            continue
-        r = queue.get()
         label = "nn.LSTM(150, 150, num_layers=2)" if name == "lstm" else "nn.GRU(256, 256)"
-        print(f"{label:<34} {T:>4} {r['audit_s']:9.2f} {r['baseline_s']:9.2f} {r['audit_s'] / r['baseline_s']:6.2f} "
-              f"{r['peak_bytes'] / 1e9:8.2f} {r['audit_cpu_s'] / r['baseline_cpu_s']:10.2f}")
-        if args.json:
-            print(json.dumps(r))
+        ratios = []
+        for _ in range(max(1, args.repeat)):
+            queue = ctx.Queue()
+            proc = ctx.Process(target=_child, args=(name, T, args.sequences, queue))
+            proc.start()
+            proc.join()
+            if proc.exitcode != 0:
+                print(f"{name}: the child process failed (exit {proc.exitcode})", file=sys.stderr)
+                continue
+            r = queue.get()
+            ratios.append(r["audit_s"] / r["baseline_s"])
+            print(f"{label:<34} {T:>4} {r['audit_s']:9.2f} {r['baseline_s']:9.2f} {ratios[-1]:6.2f} "
+                  f"{r['peak_bytes'] / 1e9:8.2f} {r['audit_cpu_s'] / r['baseline_cpu_s']:10.2f}")
+            if args.json:
+                print(json.dumps(r))
+        if len(ratios) > 1:
+            print(f"{label}: median ratio {statistics.median(ratios):.2f} over {len(ratios)} processes "
+                  f"(from {min(ratios):.2f} to {max(ratios):.2f})")
 
 
 if __name__ == "__main__":
