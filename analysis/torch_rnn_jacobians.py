@@ -50,17 +50,19 @@ def _pre(w: tuple, u: Tensor, h: Tensor) -> tuple[Tensor, Tensor]:
     return u @ w_ih.mT + b_ih, h @ w_hh.mT + b_hh
 
 
-def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None, pre: tuple | None = None):
+def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None, pre: tuple | None = None,
+           need_u: bool = True):
     """One layer's derivatives at every step: inputs u (T, m), previous h (T, H) and c (T, H) or None, and the
     pre-activations (:func:`_pre`) when the caller formed them. Returns
     (dh/dh (T, H, H), dh/dc diagonal (T, H) or None, dc/dh (T, H, H) or None, dc/dc diagonal or None,
-    dh/du (T, H, m), dc/du (T, H, m) or None)."""
+    dh/du (T, H, m), dc/du (T, H, m) or None); dh/du and dc/du are None without ``need_u`` (the first layer's, when
+    ∂s'/∂x is not asked for: half of a GRU's products)."""
     w_ih, w_hh, b_ih, b_hh = w
     gi, gh = _pre(w, u, h) if pre is None else pre
     if kind in ("rnn_tanh", "rnn_relu"):
         a = gi + gh
         d = (1 - torch.tanh(a) ** 2) if kind == "rnn_tanh" else (a > 0).to(a.dtype)
-        return d[..., None] * w_hh, None, None, None, d[..., None] * w_ih, None
+        return d[..., None] * w_hh, None, None, None, d[..., None] * w_ih if need_u else None, None
     H = h.shape[-1]
     if kind == "gru":
         i_r, i_z, i_n = gi.split(H, -1)
@@ -71,7 +73,7 @@ def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None, pre: tup
         k_r, k_z = dn * h_n * r * (1 - r), (h - n) * z * (1 - z)
         dh = _rows(torch.stack([k_r, k_z, dn * r], 1), w_hh)
         dh.diagonal(dim1=-2, dim2=-1).add_(z)
-        return dh, None, None, None, _rows(torch.stack([k_r, k_z, dn], 1), w_ih), None
+        return dh, None, None, None, _rows(torch.stack([k_r, k_z, dn], 1), w_ih) if need_u else None, None
     a_i, a_f, a_g, a_o = (gi + gh).split(H, -1)
     i, f, g, o = torch.sigmoid(a_i), torch.sigmoid(a_f), torch.tanh(a_g), torch.sigmoid(a_o)
     c_new = f * c + i * g
@@ -81,6 +83,8 @@ def _layer(kind: str, w: tuple, u: Tensor, h: Tensor, c: Tensor | None, pre: tup
     oc = o * (1 - tc * tc)
     dh_da = dc_da * oc[:, None]
     dh_da[:, 3] = tc * o * (1 - o)
+    if not need_u:
+        return _rows(dh_da, w_hh), oc * f, _rows(dc_da, w_hh), f, None, None
     return (_rows(dh_da, w_hh), oc * f, _rows(dc_da, w_hh), f, _rows(dh_da, w_ih), _rows(dc_da, w_ih))
 
 
@@ -176,7 +180,9 @@ def step_jacobians_at(kind: str, weights: tuple, x: Tensor, prev: Tensor, new: T
         hs, cs = slice(start, start + Hl), slice(c_start, c_start + Hl)
         h = prev[:, hs]
         c = prev[:, cs] if lstm else None
-        dhh, dhc, dch, dcc, dhu, dcu = _layer(kind, w, u, h, c, None if _pres is None else _pres[layer])
+        # ∂/∂u feeds J only above the first layer (u is then the layer below's new h), and B always
+        dhh, dhc, dch, dcc, dhu, dcu = _layer(kind, w, u, h, c, None if _pres is None else _pres[layer],
+                                              need_u=B is not None or below is not None)
         rows = [(hs, dhh, dhc, dhu)] + ([(cs, dch, dcc, dcu)] if lstm else [])
         for r, d_h, d_c, d_u in rows:
             if J is not None:
