@@ -356,16 +356,12 @@ def _median_above(norms, log_scale: Tensor, threshold: float) -> float | None:
     :func:`rnnaudit.analysis.norms.power_lower_bounds` on the matrices whose cheap bound is below ``threshold``),
     where they prove the median of the norms not below ``threshold`` (fewer than half of them below it); else None,
     and :func:`_median_below` decides."""
-    from rnnaudit.analysis.norms import power_lower_bounds
-
     scale = log_scale.reshape(-1).exp()
     lower = norms.lower * scale
     need = (lower.numel() - 1) // 2 + 1  # as _median_below: below iff this many are below
     low = lower < threshold
     if int(low.sum()) >= need:  # the cheap bounds leave it open: power iteration on those below the threshold
-        idx = low.nonzero().squeeze(-1)
-        raised = torch.maximum(norms.lower[idx], power_lower_bounds(norms.M[idx], HORIZON_POWER_STEPS))
-        norms.lower[idx] = torch.minimum(raised, norms.upper[idx])  # a known norm stays as it is
+        norms.raise_lower(low.nonzero().squeeze(-1), HORIZON_POWER_STEPS)
         lower = norms.lower * scale
     if int((lower < threshold).sum()) >= need:
         return None

@@ -170,13 +170,18 @@ def cholesky_upper_bounds(M: Tensor, c: Tensor) -> Tensor:
     odd = usable & ~in_range
     if bool(odd.any()):
         idx = odd.nonzero().squeeze(-1)
-        scale = power_of_two_scale(M[idx], dim=(-2, -1))
-        sub = M[idx] / scale
-        s = scale[:, 0, 0]
+        sub, s = _at_own_scale(M[idx])
         f2 = _frobenius_squared(sub)
         fine = (f2 >= 2.0 ** -800) & (f2 <= 2.0 ** 800)  # not a zero or non-finite matrix
         out[idx] = _cholesky_bounds(sub, c[idx] / s, f2, fine & torch.isfinite(c[idx] / s)) * s
     return out
+
+
+def _at_own_scale(M: Tensor) -> tuple[Tensor, Tensor]:
+    """(M_i / 2^k_i, 2^k_i (N,)) of a batch (N, p, q): each matrix divided, exactly, by the power of two that brings
+    its largest entry to [1, 2) (:func:`power_of_two_scale`), for a computation that squares the entries."""
+    scale = power_of_two_scale(M, dim=(-2, -1))
+    return M / scale.to(M.dtype), scale[:, 0, 0]
 
 
 def _frobenius_squared(M: Tensor) -> Tensor:
@@ -259,11 +264,9 @@ class PairNorms:
             lo, hi = norm_bounds(part)
             redo = ~((hi >= 2.0 ** -400) & (hi <= 2.0 ** 400))
             if bool(redo.any()):
-                sub = part[redo]
-                scale = power_of_two_scale(sub, dim=(-2, -1))
-                slo, shi = norm_bounds(sub / scale.to(sub.dtype))
-                lo, hi = lo.clone(), hi.clone()
-                lo[redo], hi[redo] = slo * scale[:, 0, 0], shi * scale[:, 0, 0]
+                sub, scale = _at_own_scale(part[redo])
+                slo, shi = norm_bounds(sub)
+                lo[redo], hi[redo] = slo * scale, shi * scale
             return lo, hi
 
         # in chunks: norm_bounds holds |M| of what it is given, and the scaling a copy (of all of M at once), so at most
@@ -308,9 +311,7 @@ class PairNorms:
         if int(open_.sum()) <= 1:
             return
         if POWER_STEPS:
-            with one_thread():
-                for part in _chunks(open_.nonzero().squeeze(-1)):
-                    self.lower[part] = torch.maximum(self.lower[part], power_lower_bounds(self.M[part]))
+            self.raise_lower(open_.nonzero().squeeze(-1), POWER_STEPS)
         lo = torch.where(usable, self.lower * weight, torch.full_like(lo, -math.inf))
         self.solve(lo.argmax().reshape(1))
         lo, hi = self.lower * weight, self.upper * weight
@@ -319,10 +320,23 @@ class PairNorms:
         if not bool(torch.isfinite(level)) or level <= 0:
             return
         open_ = usable & (hi >= level) & ~self.known
+        self._test_below(open_.nonzero().squeeze(-1), level / weight)
+
+    def _test_below(self, idx: Tensor, level: Tensor) -> None:
+        """The Cholesky tier: ‖M_i‖₂ < level_i·(1 − :data:`CERTIFY_GAP`) tested for the matrices ``idx`` (level:
+        (N,), one per matrix), a chunk at a time; where it passes, the certified bound lowers ``upper``."""
         with one_thread():
-            for part in _chunks(open_.nonzero().squeeze(-1)):
-                c = level * (1 - CERTIFY_GAP) / weight[part]
+            for part in _chunks(idx):
+                c = level[part] * (1 - CERTIFY_GAP)
                 self.upper[part] = torch.minimum(self.upper[part], cholesky_upper_bounds(self.M[part], c))
+
+    def raise_lower(self, idx: Tensor, steps: int) -> None:
+        """Raise the lower bounds of the matrices ``idx`` by ``steps`` power-iteration steps
+        (:func:`power_lower_bounds`, one batch: its random starts are drawn for the batch as given); never above the
+        upper bound (a known norm stays as it is)."""
+        with one_thread():
+            raised = torch.maximum(self.lower[idx], power_lower_bounds(self.M[idx], steps))
+            self.lower[idx] = torch.minimum(raised, self.upper[idx])
 
     def below(self, level: float | Tensor, where: Tensor | None = None) -> Tensor:
         """Which norms are certified below ``level`` (N,) bool: an upper bound (exact value, cheap bound, or a
@@ -342,10 +356,7 @@ class PairNorms:
             if min(self.M.shape[-2:]) < CERTIFY_MIN_SIZE or self.M.is_complex():
                 self.solve(idx)
             else:
-                with one_thread():
-                    for part in _chunks(idx):
-                        c = level[part] * (1 - CERTIFY_GAP)
-                        self.upper[part] = torch.minimum(self.upper[part], cholesky_upper_bounds(self.M[part], c))
+                self._test_below(idx, level)
         # an exact value is LAPACK's, accurate to a few ulps of ‖M‖ times the size: within that of the level it
         # does not certify a side
         slack = 1 + 16 * max(self.M.shape[-2:]) * torch.finfo(self.upper.dtype).eps

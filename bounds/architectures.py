@@ -241,19 +241,21 @@ def layer_cases(case: ArchCase) -> list[ArchCase]:
         return [case]
     H = [case.units(k) for k in range(case.layers)]
     states = trajectory(case)[1:]
-    out, inp, start = [], case.x, 0
+    out, ranges, inp, start = [], [], case.x, 0
     c_start = sum(H)
     for k in range(case.layers):
         h0 = case.h0[start:start + H[k]]
+        ranges.append([(start, start + H[k])])  # layer k's coordinates in the packed state: its h, then its c
         if case.kind == "lstm":
             h0 = torch.cat([h0, case.h0[c_start:c_start + H[k]]])
+            ranges[-1].append((c_start, c_start + H[k]))
             c_start += H[k]
         out.append(ArchCase(case.kind, (case.weights[k],), inp, h0))
         inp = states[:, start:start + H[k]]
         start += H[k]
     from rnnaudit.bounds.case_keys import note_layers
 
-    note_layers(case, out)  # a layer's map then reads its block of the packed map, where that is held
+    note_layers(case, out, ranges)  # a layer's map then reads its block of the packed map, where that is held
     return out
 
 

@@ -73,22 +73,20 @@ TRAJECTORY_SLOTS = 16
 _LAYER_OF: dict[tuple, tuple[tuple, list[tuple[int, int]]]] = {}
 
 
-def note_layers(case: ArchCase, layers: list[ArchCase]) -> None:
+def note_layers(case: ArchCase, layers: list[ArchCase], ranges: list[list[tuple[int, int]]]) -> None:
     """Inside :func:`~rnnaudit.bounds.step_maps.shared_maps`, remember which block of ``case``'s packed state each
-    of its ``layers`` is (layer l: its h rows and columns, then its c ones for an LSTM), so that a layer's map reads
-    its step Jacobians from the packed map where that is held (:func:`rnnaudit.bounds.step_maps._packed_block`)."""
+    of its ``layers`` is (``ranges[l]``: layer l's coordinate ranges, its h, then its c for an LSTM, as
+    :func:`rnnaudit.bounds.architectures.layer_cases` slices them), so that a layer's map reads its step Jacobians
+    from the packed map where that is held (:func:`rnnaudit.bounds.step_maps._packed_block`)."""
     if not _SHARED.get() or case.kind not in ("rnn_tanh", "rnn_relu", "gru", "lstm") or len(layers) < 2:
         return
     packed = _case_key(case)
     if packed is None:
         return
-    H = [case.units(k) for k in range(case.layers)]
-    for k, layer in enumerate(layers):
+    for layer, coords in zip(layers, ranges, strict=True):
         key = _case_key(layer)
         if key is not None:
-            h = sum(H[:k])
-            ranges = [(h, h + H[k])] + ([(sum(H) + h, sum(H) + h + H[k])] if case.kind == "lstm" else [])
-            _LAYER_OF[key] = (packed, ranges)
+            _LAYER_OF[key] = (packed, coords)
 
 
 def shared_trajectory(case: ArchCase, compute) -> Tensor:
