@@ -73,8 +73,8 @@ def _packed_block(key: tuple | None) -> Tensor | None:
     test pins 2e−16·S relative); copying the block moves T·S_l² numbers, forming it costs a few GEMMs per step
     (1.25 s against 0.34 s for a layer of an LSTM(150) × 2 at T = 400)."""
     entry = None if key is None else _LAYER_OF.get(key)
-    held = None if entry is None else _MEMO.get(("map",) + entry[0])
-    if not isinstance(held, StepMap):
+    held = None if entry is None else _held_map(entry[0])
+    if held is None:
         return None
     ranges = entry[1]
     widths = [b - a for a, b in ranges]
@@ -113,21 +113,24 @@ def release_maps(width: int | None = None) -> None:
 # T = 400). So :func:`rnnaudit.auditing.model.audit_model` drops the maps of any other width after each claim.
 
 
+def _held_map(key: tuple | None) -> StepMap | None:
+    """The map held now under a case key (formed by a claim of this audit), else None."""
+    held = None if key is None else _MEMO.get(("map",) + key)
+    return held if isinstance(held, StepMap) else None
+
+
 def held_jacobians(case: ArchCase) -> Tensor | None:
     """The step Jacobians J (T, S, S) of the case's map where one is held now (formed by a claim of this audit),
     else None: what the audit's diagnostics read instead of forming them again."""
-    key = _case_key(case)
-    held = None if key is None else _MEMO.get(("map",) + key)
-    return held.J if isinstance(held, StepMap) else None
+    held = _held_map(_case_key(case))
+    return None if held is None else held.J
 
 
 def held_step_norms(case: ArchCase):
     """The :class:`rnnaudit.analysis.norms.PairNorms` of the step norms ‖J_t‖₂ of the case's map where one is held
     and was asked for already (its known norms and bounds), else None."""
-    key = _case_key(case)
-    held = None if key is None else _MEMO.get(("map",) + key)
-    norms = held._steps if isinstance(held, StepMap) else None
-    return norms if isinstance(norms, PairNorms) else None
+    held = _held_map(_case_key(case))
+    return held._steps if held is not None and isinstance(held._steps, PairNorms) else None
 
 
 def _budget() -> int:
