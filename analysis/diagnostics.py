@@ -201,7 +201,11 @@ def max_step_norm(jacobians, index=None, *, norms=None) -> StepNormMax:
 
     Raises:
         ValueError: no sequence, a Jacobian not (T, S, S) with S × S square, or an index outside [0, S) or repeated.
+        TypeError: ``norms`` not a dict of :class:`~rnnaudit.analysis.norms.PairNorms`.
     """
+    if norms is not None and (not isinstance(norms, dict) or
+                              not all(isinstance(v, PairNorms) for v in norms.values())):
+        raise TypeError(f"norms must be a dict {{sequence: PairNorms}} or None, got {type(norms).__name__}")
     seqs = jacobians.unbind(0) if isinstance(jacobians, Tensor) else jacobians
     best, at, below, steps, m = -math.inf, (0, 0), 0, 0, 0
     for b, J in enumerate(seqs):

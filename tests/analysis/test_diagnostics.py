@@ -116,3 +116,21 @@ def test_the_horizon_median_below_the_threshold_is_decided_exactly_on_either_sid
         value, below = _median_below(PairNorms(P.reshape(-1, S, S)), log_scale, factor * true)
         assert below is expected
         assert value >= true * (1 - 1e-12)
+
+
+def test_the_held_norms_are_reused_only_for_the_very_tensor_and_a_wrong_kind_is_refused():
+    """max_step_norm(norms={b: PairNorms}) reads the given norms where they are of the same tensor as sequence b (the
+    audit's step map): the same value as computing afresh; norms of another tensor are ignored; anything else is
+    refused by name."""
+    from rnnaudit.analysis.norms import PairNorms
+
+    J = _jacobians(m=1, T=5, S=40)
+    held = PairNorms(J[0])
+    assert max_step_norm(J, norms={0: held}).value == max_step_norm(J).value
+    assert bool(held.known.any())  # the held object did the work
+    other = PairNorms(J[0].clone())
+    max_step_norm(J, norms={0: other})
+    assert not bool(other.known.any())  # a copy is not the tensor: not read
+    for bad in ({0: "x"}, [1]):
+        with pytest.raises(TypeError, match="norms must be"):
+            max_step_norm(J, norms=bad)
