@@ -7,7 +7,6 @@ inside :func:`rnnaudit.bounds.step_maps.shared_maps`, which clears them (:func:`
 from __future__ import annotations
 
 import hashlib
-import weakref
 from collections import OrderedDict
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
@@ -40,24 +39,28 @@ def _case_key(case: ArchCase) -> tuple | None:
     return case.kind, digest.hexdigest()
 
 
-#: id(tensor) → (a weak reference to it, its version counter, the digest of its bytes), inside one audit
-#: (:func:`~rnnaudit.bounds.step_maps.shared_maps`): an audit keys the same few weight and input tensors some 150
-#: times (80 MB of hashing for a GRU(256), against 3 MB of distinct tensors)
-_DIGESTS: dict[int, tuple] = {}
+#: (data pointer, dtype, device, shape, strides) → (the tensor, its version counter, the digest of its bytes), inside
+#: one audit (:func:`~rnnaudit.bounds.step_maps.shared_maps`): an audit keys the same few weight and input tensors some
+#: 200 times, each claim through its own ``detach()`` alias or view of them (80 MB of hashing for a GRU(256), against
+#: 3 MB of distinct tensors). The tensor is held, so its memory cannot be freed and reused by another tensor under the
+#: same pointer while the entry lives; an alias made by ``detach()`` or a view shares its version counter, which torch
+#: bumps on every in-place write.
+_DIGESTS: dict[tuple, tuple] = {}
 
 
 def _tensor_digest(t: Tensor) -> bytes:
-    """The blake2b digest of the tensor's bytes, remembered for the same live tensor object at the same version
-    (torch bumps the version counter, shared by every view of the storage, on each in-place write) within
-    :func:`~rnnaudit.bounds.step_maps.shared_maps`; computed afresh outside it."""
-    if _SHARED.get():
-        held = _DIGESTS.get(id(t))
-        if held is not None and held[0]() is t and held[1] == t._version:
+    """The blake2b digest of the tensor's bytes, remembered within :func:`~rnnaudit.bounds.step_maps.shared_maps`
+    for every alias of the same memory (pointer, dtype, device, shape, strides) at the same version; computed afresh
+    outside it."""
+    where = (t.data_ptr(), t.dtype, str(t.device), tuple(t.shape), t.stride()) if t.numel() else None
+    if _SHARED.get() and where is not None:
+        held = _DIGESTS.get(where)
+        if held is not None and held[1] == t._version and held[0]._version == t._version:
             return held[2]
-    value = hashlib.blake2b(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes(),
-                            digest_size=16).digest()
-    if _SHARED.get():
-        _DIGESTS[id(t)] = (weakref.ref(t), t._version, value)
+    data = t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
+    value = hashlib.blake2b(data, digest_size=16).digest()
+    if _SHARED.get() and where is not None:
+        _DIGESTS[where] = (t.detach(), t._version, value)
     return value
 
 

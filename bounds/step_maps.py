@@ -8,6 +8,7 @@ audit. Split from :mod:`rnnaudit.bounds.architectures`, which re-exports these n
 from __future__ import annotations
 
 import contextlib
+import math
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
@@ -47,6 +48,9 @@ __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", 
 #: a long sequence's map is formed once for every claim, and drops them all when the audit ends
 SHARED_NUMBERS = 2 ** 28
 _MEMO: OrderedDict[tuple, Any] = OrderedDict()
+#: power-iteration steps that raise the lower bound of each kept pair's norm in :meth:`StepMap.inputs` with a rate
+#: (a matrix-vector product pair each, against the matrix product a chain step costs)
+PRUNE_POWER_STEPS = 4
 
 
 @contextlib.contextmanager
@@ -214,6 +218,7 @@ class StepMap:
         self._case = case
         self.exact = key is None
         self._steps = self._pairs = self._inputs = None
+        self._pruned = None  # (λ, inputs(rate=λ)'s result)
 
     @property
     def B(self) -> Tensor:
@@ -348,9 +353,19 @@ class StepMap:
             raise RuntimeError(f"the pair schedule's first start does not end at T = {T}")
         return torch.log2(norms.norms.solve(torch.tensor([i], device=self.J.device))[0]) + norms.log2[i]
 
-    def inputs(self) -> tuple:
+    def inputs(self, rate: Tensor | None = None) -> tuple:
         """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
-        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t)."""
+        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t).
+
+        With ``rate`` (0-d, λ = :meth:`eta`: no step norm ‖J_t‖₂ above it), only the pairs that can attain the
+        largest ratio ‖∂h_t/∂x_s‖₂ / (λ^(t−s)‖∂h_s/∂x_s‖₂), in the same order (:meth:`_inputs_against`); every pair
+        left out is certified below that ratio, so the worst pair and its value are those of all the pairs. The whole
+        set where it is held already.
+
+        Raises:
+            ValueError: ``rate`` below η (or NaN)."""
+        if rate is not None and self._inputs is None and not self.exact:
+            return self._inputs_against(rate)
         if self._inputs is None:
             T = self.J.shape[0]
             mats, base, taus, scales = [], [], [], []
@@ -380,6 +395,79 @@ class StepMap:
                                                                          device=M.device)),
                                 torch.stack(base), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
         return self._inputs
+
+    def _inputs_against(self, rate: Tensor) -> tuple:
+        """:meth:`inputs` with ``rate``: each start's chain ∂h_t/∂x_s = J_t ⋯ J_(s+1) B_s stops at the first pair
+        whose ratio r(s, t) = ‖∂h_t/∂x_s‖₂ / (λ^(t−s)‖B_s‖₂) is certified below a certified lower bound ℓ of the
+        largest ratio found (each start's first pair is formed first, so ℓ is set before any chain runs on).
+
+        Why a chain can stop: ‖J_t′ ⋯ J_(t+1) P‖₂ ≤ Π‖J_j‖₂ ‖P‖₂ ≤ λ^(t′−t) ‖P‖₂, so r(s, t′) ≤ r(s, t) for every
+        later t′ of the chain. In floating point each further product adds a relative (1 + S·γ_S) to the norm
+        (|fl(JP) − JP| ≤ γ_S|J||P|, Higham eq. 3.11, and ‖|J||P|‖_F ≤ S‖J‖₂‖P‖₂), the step norms are LAPACK's (a
+        relative S·u from the true ones), and so is the value the worst pair is later read with: the test carries
+        these as a factor (1 + 4(S + 2)²u)^(T + 1) on the chain's bound. The upper bound on r(s, t) is the cheap one
+        of :class:`~rnnaudit.analysis.norms.PairNorms` or, where that leaves it open, its Cholesky test below ℓ.
+        Where λ or ‖B_s‖₂ is not finite and positive, nothing is left out of that chain. The kept pairs are the same
+        matrices, formed in the same order, as :meth:`inputs` forms them (the same bits)."""
+        key = float(rate)
+        if not key >= float(self.eta()):  # a rate below a step norm would leave out pairs that can be the worst
+            raise ValueError(f"rate must be at least every step norm (η = {float(self.eta()):.17g}), got {key!r}")
+        if self._pruned is not None and self._pruned[0] == key:
+            return self._pruned[1]
+        T, S = self.J.shape[0], self.J.shape[1]
+        schedule = {s: ts for s, ts in pair_schedule(T - 1, MAX_STARTS).items() if ts}
+        if not schedule:
+            self._pruned = (key, (None, None, None))
+            return self._pruned[1]
+        B = self._input_rows(sorted(schedule))
+        u = torch.finfo(torch.float64).eps / 2
+        margin = (T + 1) * math.log2(1 + 4 * (S + 2) ** 2 * u) + 2.0 ** -30  # log₂ of the docstring's factor
+        log2_rate = float(torch.log2(rate.detach()))
+        chains: dict[int, tuple[Tensor, int, int]] = {s: (B[s], 0, s) for s in schedule}  # (∂h_t/∂x_s, exponent, t)
+        bases = {s: spectral(B[s]) for s in schedule}
+        log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf else math.nan for s, b in bases.items()}
+        kept: dict[tuple[int, int], tuple[Tensor, int]] = {}
+        best = -math.inf  # log₂ of a certified lower bound on the largest ratio
+
+        def log2_ratio(norm: float, e: int, s: int, t: int) -> float:
+            return math.log2(norm) + e - (t - s) * log2_rate - log2_base[s] if norm > 0 else -math.inf
+
+        def advance(s: int) -> bool:
+            # start s's chain run to its next end time, that pair kept unless certified below ℓ (the chain then ends)
+            nonlocal best
+            P, e, t = chains[s]
+            nxt = min((x for x in schedule[s] if x > t), default=None)
+            if nxt is None:
+                return False
+            for j in range(t + 1, nxt + 1):
+                P, e = rescaled(self.J[j] @ P, e)
+            chains[s] = (P, e, nxt)
+            if not (math.isfinite(log2_rate) and math.isfinite(log2_base[s])):
+                kept[(s, nxt)] = (P, e)
+                return True
+            pn = PairNorms(P[None])
+            if best > -math.inf:
+                if log2_ratio(float(pn.upper[0]), e, s, nxt) + margin < best:
+                    return False
+                level = 2.0 ** (best - margin - e + (nxt - s) * log2_rate + log2_base[s])
+                if 0 < level < math.inf and bool(pn.below(level)[0]):
+                    return False
+            kept[(s, nxt)] = (P, e)
+            pn.raise_lower(torch.zeros(1, dtype=torch.long, device=P.device), PRUNE_POWER_STEPS)
+            best = max(best, log2_ratio(float(pn.lower[0]), e, s, nxt))
+            return True
+
+        live = [s for s in schedule if advance(s)]  # every start's first pair before any chain runs on: ℓ is set
+        while live:
+            live = [s for s in live if advance(s)]
+        order = [(s, t) for s, ts in schedule.items() for t in sorted(ts) if (s, t) in kept]
+        M = torch.stack([kept[p][0] for p in order])
+        result = (ScaledNorms(PairNorms(M), torch.tensor([kept[p][1] for p in order], dtype=torch.float64,
+                                                          device=M.device)),
+                  torch.stack([bases[s] for s, _ in order]),
+                  torch.tensor([t - s for s, t in order], dtype=self.J.dtype, device=self.J.device))
+        self._pruned = (key, result)
+        return result
 
 
 def step_map(case: ArchCase) -> StepMap:

@@ -55,9 +55,10 @@ def input_products(case: ArchCase) -> tuple[Tensor, Tensor]:
 
 def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     """The worst pair of :func:`input_products`, from the case's shared map (norms factorised only where the worst
-    ratio can be)."""
+    ratio can be; a chain of products formed only while its ratio can still be the worst, as λ bounds every
+    step: :meth:`~rnnaudit.bounds.step_maps.StepMap.inputs` with a rate)."""
     shared = step_map(case)
-    norms, base, taus = shared.inputs()
+    norms, base, taus = shared.inputs(rate=shared.eta())
     if norms is None:
         zero = shared.J.new_zeros(())
         return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": (zero, zero + 1)}

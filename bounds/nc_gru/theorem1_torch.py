@@ -28,7 +28,7 @@ import torch
 from torch import Tensor
 from torch.func import functional_call, jacrev, vmap
 
-from rnnaudit.bounds.architectures import _case_key, step_map, trajectory
+from rnnaudit.bounds.architectures import _case_key, _memo, step_map, trajectory
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, safe_ratio, worst_pair
 from rnnaudit.bounds.nc_gru.cases import draw, log_uniform, spectral
 
@@ -85,7 +85,9 @@ def _measure(case: TorchGRUCase) -> dict[str, tuple[Tensor, Tensor]]:
             hs.append(h)
         prev = torch.stack([case.h0] + hs[:-1])
     J = shared.J if shared is not None else vmap(jacrev(step, argnums=1))(case.x, prev)  # ∂h_t/∂h_{t−1}
-    W_r, W_z, W_n = case.weight_hh.split(H)
+    # the three norms once per weights (theorem1_torch and its .layers read the same recurrence)
+    norm_r, norm_z, norm_n = _memo("gru_recurrent_norms", arch, lambda c: tuple(
+        spectral(W) for W in c.weights[0][1].split(H)))
     gi = case.x @ case.weight_ih.mT + case.bias_ih
     gh = prev @ case.weight_hh.mT + case.bias_hh
     r = torch.sigmoid(gi[:, :H] + gh[:, :H])
@@ -93,8 +95,8 @@ def _measure(case: TorchGRUCase) -> dict[str, tuple[Tensor, Tensor]]:
     hn = gh[:, 2 * H:]  # W_hn h + b_hn
     n = torch.tanh(gi[:, 2 * H:] + r * hn)
     delta_z, delta_r = (z * (1 - z)).amax(-1), (r * (1 - r)).amax(-1)
-    alpha = z.amax(-1) + delta_z * (prev - n).abs().amax(-1) * spectral(W_z)
-    beta = (1 - z).amax(-1) * (r.amax(-1) * spectral(W_n) + delta_r * hn.abs().amax(-1) * spectral(W_r))
+    alpha = z.amax(-1) + delta_z * (prev - n).abs().amax(-1) * norm_z
+    beta = (1 - z).amax(-1) * (r.amax(-1) * norm_n + delta_r * hn.abs().amax(-1) * norm_r)
     norms = shared.steps if shared is not None else None
     return {"‖∂h_t/∂h_(t−1)‖₂ ≤ α' + β' (Theorem 1's argument in torch.nn.GRU's form)":
             norms.worst(alpha + beta, safe_ratio) if norms is not None else worst_pair(spectral(J), alpha + beta)}

@@ -136,3 +136,60 @@ def test_a_layers_map_inside_an_audit_is_the_packed_maps_block_and_equals_the_la
     assert not step_maps._LAYER_OF  # forgotten with the audit's maps
     with step_maps.shared_maps():  # no packed map held: the layer forms its own
         assert step_maps._packed_block(step_maps._case_key(layer_cases(case)[0])) is None
+
+
+def _worst_input_ratio(shared, rate=None):
+    norms, base, taus = shared.inputs(rate=rate)
+    measured, bound = norms.worst_log2(taus * torch.log2(shared.eta()) + torch.log2(base))
+    return len(norms), float(measured / bound)
+
+
+@pytest.mark.parametrize("make, n", [(lambda: nn.GRU(64, 64), 64), (lambda: nn.LSTM(6, 16, 2), 6),
+                                     (lambda: nn.RNN(4, 32), 4)], ids=["gru", "lstm2", "rnn"])
+def test_the_input_products_against_a_rate_keep_the_worst_pair_of_all_the_pairs(make, n):
+    """StepMap.inputs(rate=η) forms each chain ∂h_t/∂x_s only while its ratio to η^(t−s)‖∂h_s/∂x_s‖₂ can be the
+    largest: the worst pair and its value are exactly those of every pair (the same matrices, the same bits), from
+    fewer products on these default-initialised models (whose steps expand, η > 1, so the ratios fall along a chain)."""
+    from rnnaudit.bounds.step_maps import StepMap
+
+    torch.manual_seed(4)
+    (case,) = arch_cases_from_model(view(make(), torch.randn(1, 46, n)))
+    every, pruned = StepMap(case), StepMap(case)
+    n_all, worst = _worst_input_ratio(every)
+    n_kept, kept_worst = _worst_input_ratio(pruned, pruned.eta())
+    assert kept_worst == worst and 0 < worst <= 1
+    assert n_kept < n_all / 3, (n_kept, n_all)
+
+
+def test_the_input_products_against_a_rate_keep_every_pair_that_can_tie_and_match_on_random_cases():
+    """Where every ratio is 1 (J_t = 0.9·I, ∂h_s/∂x_s = I: the claim's attaining case) nothing is left out; on
+    random cases of every kind, contracting and expanding, 3 to 80 steps, the worst ratio is that of all the pairs
+    (to the last bit, or within one ulp where two pairs tie: the worst-pair search's tie-break rounds differently)."""
+    from rnnaudit.bounds.miller_hardt2019.data_dependent import _starts
+    from rnnaudit.bounds.pascanu2013.cases import sample_any
+    from rnnaudit.bounds.step_maps import StepMap
+
+    (tie,) = _starts(4, 20)
+    n_all, worst = _worst_input_ratio(StepMap(tie))
+    n_kept, kept = _worst_input_ratio(StepMap(tie), StepMap(tie).eta())
+    assert n_kept == n_all and kept == worst == pytest.approx(1, abs=1e-15)
+    gen, dropped = torch.Generator().manual_seed(3), 0
+    for i in range(60):
+        case = sample_any(gen, [1, 3, 8][i % 3], [3, 13, 40, 80][(i // 3) % 4], "cpu", F64, contractive=bool(i % 2))
+        n_all, worst = _worst_input_ratio(StepMap(case))
+        n_kept, kept = _worst_input_ratio(StepMap(case), StepMap(case).eta())
+        assert kept == pytest.approx(worst, rel=4e-16, abs=0), (i, case.kind)
+        dropped += n_all - n_kept
+    assert dropped > 0
+
+
+def test_the_input_products_refuse_a_rate_below_a_step_norm():
+    from rnnaudit.bounds.step_maps import StepMap
+
+    torch.manual_seed(4)
+    (case,) = arch_cases_from_model(view(nn.GRU(3, 8), torch.randn(1, 12, 3)))
+    shared = StepMap(case)
+    with pytest.raises(ValueError, match="rate must be at least every step norm"):
+        shared.inputs(rate=shared.eta() * (1 - 1e-12))
+    with pytest.raises(ValueError, match="rate must be"):
+        shared.inputs(rate=torch.tensor(float("nan"), dtype=F64))

@@ -65,3 +65,38 @@ def test_a_result_larger_than_the_memo_budget_is_computed_and_not_kept(monkeypat
     pc.eta(case)
     pc.eta(case)
     assert len(calls) == 2 and not arch._MEMO
+
+
+def test_inside_an_audit_a_tensors_digest_is_shared_by_its_aliases_and_follows_in_place_writes(monkeypatch):
+    """Inside shared_maps the digest of a tensor's bytes is computed once for all its ``detach()`` aliases and views
+    of the same memory (each claim builds its cases through its own aliases), again after an in-place write (the
+    version counter the aliases share), and never handed to another tensor that comes to live at the same address."""
+    import hashlib
+
+    from rnnaudit.bounds import case_keys
+
+    hashed = []
+    real = hashlib.blake2b
+
+    def counting(data=b"", **kw):
+        hashed.append(len(memoryview(data).cast("B")) if not isinstance(data, bytes) else len(data))
+        return real(data, **kw)
+
+    monkeypatch.setattr(case_keys.hashlib, "blake2b", counting)
+    w = torch.randn(64, 32, dtype=torch.float64)
+    with arch.shared_maps():
+        first = case_keys._tensor_digest(w.detach())
+        assert case_keys._tensor_digest(w.detach()) == first and case_keys._tensor_digest(w[:, :]) == first
+        assert len([n for n in hashed if n == w.numel() * 8]) == 1
+        with torch.no_grad():
+            w.detach()[0, 0] += 1.0  # bumps the version counter every alias shares
+        changed = case_keys._tensor_digest(w.detach())
+        assert changed != first
+        assert changed == real(w.numpy().tobytes(), digest_size=16).digest()
+        address = w.data_ptr()
+        del w
+        for _ in range(8):  # a new tensor of the same shape: never at the held address, or hashed anew if it were
+            other = torch.zeros(64, 32, dtype=torch.float64)
+            assert other.data_ptr() != address
+            assert case_keys._tensor_digest(other) == real(other.numpy().tobytes(), digest_size=16).digest()
+    assert not case_keys._DIGESTS  # dropped with the audit's maps
