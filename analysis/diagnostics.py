@@ -271,7 +271,9 @@ def _row_lower_bounds(J: Tensor, times: Tensor) -> Tensor:
             first -= 1
         if first == len(ends):
             continue
-        rows = R[:, first:] @ J[:, k - 1, None]  # (B, a, 2, S) @ (B, 1, S, S)
+        # one (a·2 × S)·(S × S) product per sequence: the broadcast (B, a, 2, S) @ (B, 1, S, S) ran as a batch of 2-row
+        # products, three times slower
+        rows = (R[:, first:].reshape(B, -1, S) @ J[:, k - 1]).reshape(B, -1, 2, S)
         norm = torch.linalg.vector_norm(rows, dim=-1)
         tiny = norm == 0
         R[:, first:] = rows / torch.where(tiny, torch.ones_like(norm), norm)[..., None]

@@ -174,3 +174,35 @@ def test_an_exact_norm_within_rounding_of_the_level_certifies_no_side():
     norms = PairNorms(D[None])
     norms.solve(torch.tensor([0]))
     assert not bool(norms.below(1.0)[0]) and bool(norms.below(1.0 + 1e-9)[0])
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.complex128], ids=str)
+def test_the_power_of_two_scale_is_that_of_the_infinity_norms_largest_entry_over_any_dimensions(dtype):
+    """The largest |entry| is read from one aminmax pass for a real tensor: the scale equals, bit for bit, the one
+    torch's ∞-norm reduction gives (NaN and inf entries, zero slices, subnormal and huge magnitudes, transposed
+    layouts, one or two reduced dimensions), and rnnaudit.bounds.scaled_products.rescaled leaves or rescales a
+    product exactly as that scale says."""
+    from rnnaudit.bounds.scaled_products import RESCALE_BITS, rescaled
+
+    def reference(x, dim=None):
+        big = torch.linalg.vector_norm(x, math.inf, dim=dim, keepdim=dim is not None)
+        ok = (big > 0) & torch.isfinite(big)
+        e = torch.frexp(torch.where(ok, big, torch.ones_like(big)))[1] - 1
+        return torch.where(ok, torch.ldexp(torch.ones_like(big), e), torch.ones_like(big))
+
+    g = torch.Generator().manual_seed(0)
+    for trial in range(400):
+        shape = tuple(int(k) for k in torch.randint(1, 5, (int(torch.randint(1, 4, (1,), generator=g)),), generator=g))
+        scale = math.ldexp(1.0, int(torch.randint(-1070, 1020, (1,), generator=g)))
+        x = (torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype)
+        r = torch.rand(shape, generator=g)
+        x = torch.where(r < 0.05, torch.full_like(x, math.nan), torch.where(r < 0.08, torch.full_like(x, -math.inf), x))
+        x = torch.where((r > 0.1) & (r < 0.4), torch.zeros_like(x), x)
+        x = x.mT if x.dim() > 1 and trial % 2 else x
+        for dim in [None, -1, 0] + ([(-2, -1), (0, -1)] if x.dim() > 1 else []):
+            want, got = reference(x, dim), power_of_two_scale(x, dim)
+            assert got.shape == want.shape and torch.equal(got, want), (trial, dim)
+        if x.dim() == 2 and not x.is_complex():
+            k = int(torch.frexp(reference(x))[1]) - 1
+            P, e = rescaled(x, 5)
+            assert (P is x and e == 5) if abs(k) <= RESCALE_BITS else (e == 5 + k and torch.equal(P, x / 2.0 ** k))
