@@ -246,8 +246,9 @@ class StepMap:
 
     def numbers(self) -> int:
         held = [self.J] + ([self._B] if self._B is not None else [])
-        held += [n.norms.M for n in (self._pairs or (None,))[:1] + (self._inputs or (None,))[:1]
-                 if isinstance(n, ScaledNorms) and isinstance(n.norms, PairNorms)]
+        firsts = [(self._pairs or (None,))[0], (self._inputs or (None,))[0],
+                  (self._pruned[1] if self._pruned is not None else (None,))[0]]
+        held += [n.norms.M for n in firsts if isinstance(n, ScaledNorms) and isinstance(n.norms, PairNorms)]
         return sum(t.numel() for t in held)
 
     @property

@@ -80,7 +80,8 @@ data_dependent = Claim(
               "geometrically: ‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂",
     assumptions=(A_ETA,),
     measure="‖∂h_t/∂x_s‖₂ by products of autograd Jacobians (packed state); on a model's long sequences 4 start "
-            "times s and about two lags per octave",
+            "times s and about two lags per octave, each chain stopped once its ratio is certified below the worst "
+            "found (the ratio cannot rise along a chain)",
     bound="λ^(t−s)‖∂h_s/∂x_s‖₂",
     evaluate=_measure,
     cases=CaseSpace(case_type=ArchCase, sample=lambda g, h, T, device="cpu", dtype=torch.float64: sample_any(

@@ -13,7 +13,9 @@ The model of the work, in GEMM units (one unit: an S × S by S × S float64 prod
   c²I − JᵀJ (:class:`rnnaudit.analysis.norms.PairNorms`: BLAS syrk and LAPACK potrf, about 0.7 unit), counted for
   every step, and the same test for every pair of the schedule whose worst ratio a claim asks;
 * the products ∂h_t/∂h_k of the pair schedule (:data:`rnnaudit.bounds.architectures.MAX_STARTS` starts spread over
-  [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s;
+  [0, T]): 2T units, and (n/S)·2T more for ∂h_t/∂x_s (counted in full: the chains stop early where their ratio can
+  no longer be the worst, :meth:`rnnaudit.bounds.step_maps.StepMap.inputs` with a rate; 3 of the GRU(256)'s 30
+  products at T = 46);
 * each layer of a stack again for the per-layer claims, at (S_l/S)³ of the cost (its step Jacobians are copied from
   the packed map's block, not formed again); the diagnostics per layer: the step norms (a Cholesky test a step,
   0.7 unit, where the claims' map has not certified them), the memory horizon's certified lower bounds carried back
