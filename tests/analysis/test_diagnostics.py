@@ -134,3 +134,94 @@ def test_the_held_norms_are_reused_only_for_the_very_tensor_and_a_wrong_kind_is_
     for bad in ({0: "x"}, [1]):
         with pytest.raises(TypeError, match="norms must be"):
             max_step_norm(J, norms=bad)
+
+
+def _window_product(J, b, t, tau):
+    P = torch.eye(J.shape[-1], dtype=J.dtype)
+    for k in range(t - tau + 1, t + 1):
+        P = J[b, k - 1] @ P
+    return P
+
+
+@pytest.mark.parametrize("rows", [True, False], ids=["rows", "columns"])
+def test_a_window_sweep_is_every_windows_product_applied_to_its_vector(rows):
+    """_window_sweep multiplies each window's vector through J_t ⋯ J_{t−τ+1} (as a row, or as a column from the
+    right end) without forming the products: the unit results and log norms are those of xᵀP and Px formed
+    explicitly, a window whose product is zero reads −inf."""
+    from rnnaudit.analysis.diagnostics import _window_sweep
+
+    J = torch.randn(2, 12, 5, 5, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    J[1, 6] = 0.0  # every window of sequence 1 holding step 7 is zero
+    tau, ends = 4, torch.tensor([4, 5, 7, 9, 10, 12])
+    X = torch.randn(2, 6, 5, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    X = X / X.norm(dim=-1, keepdim=True)
+    Y, log_norm = _window_sweep(J, ends, tau, X, rows)
+    for b in range(2):
+        for i, t in enumerate(ends.tolist()):
+            P = _window_product(J, b, t, tau)
+            want = X[b, i] @ P if rows else P @ X[b, i]
+            if b == 1 and t - tau + 1 <= 7 <= t:
+                assert log_norm[b, i] == -float("inf")
+                continue
+            assert float(log_norm[b, i].exp()) == pytest.approx(float(want.norm()), rel=1e-12)
+            assert torch.allclose(Y[b, i], want / want.norm(), rtol=0, atol=1e-12)
+
+
+def test_the_matrix_free_power_bounds_stay_below_every_window_norm_and_decide_only_a_median_above():
+    """Each pass of the windows' power iteration gives a norm below ‖J_t ⋯ J_{t−τ+1}‖₂ of its window; from them
+    _median_above_free certifies a median above a threshold the rows alone leave open, and never one at or above
+    the true median (where it must fail)."""
+    from rnnaudit.analysis.diagnostics import _forward_directions, _median_above_free, _row_lower_bounds, _window_sweep
+
+    J = 0.5 * torch.randn(2, 30, 8, 8, generator=torch.Generator().manual_seed(1), dtype=torch.float64) / 8 ** 0.5
+    times = torch.arange(1, 31)
+    rows = _row_lower_bounds(J, times)
+    Q = _forward_directions(J, torch.Generator().manual_seed(0))
+    tau = 6
+    ends = times[times >= tau]
+    norms = torch.stack([torch.stack([torch.linalg.matrix_norm(_window_product(J, b, t, tau), 2)
+                                      for t in ends.tolist()]) for b in range(2)])
+    X, as_rows = Q[:, ends - 1], True
+    for _ in range(6):
+        X, log_norm = _window_sweep(J, ends, tau, X, as_rows)
+        assert bool((log_norm.exp() <= norms * (1 + 1e-12)).all())
+        as_rows = not as_rows
+    true = float(norms.reshape(-1).median())
+    row_median = float(rows[:, ends - 1, tau].reshape(-1).median().exp())
+    assert row_median < 0.8 * true  # the rows alone are not tight here
+    above, low = _median_above_free(J, ends, tau, Q[:, ends - 1], rows[:, ends - 1, tau], 0.95 * true)
+    assert above and 0.95 * true <= low <= true
+    for level in (true, 1.01 * true):
+        assert _median_above_free(J, ends, tau, Q[:, ends - 1], rows[:, ends - 1, tau], level)[0] is False
+
+
+def test_the_horizon_decided_through_a_matrix_free_lag_is_the_brute_force_one(monkeypatch):
+    """On GRU-like steps whose median crosses the threshold slowly, a lag the rows leave open is decided by the
+    windows' power iteration without products, and the horizon is that of every product formed (brute force)."""
+    from rnnaudit.analysis import diagnostics
+    from rnnaudit.analysis.diagnostics import memory_horizon
+
+    decided = []
+    real = diagnostics._median_above_free
+
+    def spy(*args):
+        out = real(*args)
+        decided.append(out[0])
+        return out
+
+    monkeypatch.setattr(diagnostics, "_median_above_free", spy)
+    hits = 0
+    for seed in range(6):
+        gen = torch.Generator().manual_seed(seed)
+        J = 0.75 * torch.randn(1, 40, 12, 12, generator=gen, dtype=torch.float64) / 12 ** 0.5
+        decided.clear()
+        horizon, medians = memory_horizon(J)
+        expected = None
+        for tau in range(1, 41):
+            norms = torch.stack([torch.linalg.matrix_norm(_window_product(J, 0, t, tau), 2) for t in range(tau, 41)])
+            if float(norms.median()) < 1e-3:
+                expected = tau
+                break
+        assert horizon == expected, seed
+        hits += sum(decided)
+    assert hits > 0  # the matrix-free tier decided at least one lag
