@@ -252,7 +252,7 @@ def _forward_directions(J: Tensor, gen: torch.Generator) -> Tensor:
     return torch.stack(qs, 1)
 
 
-def _row_lower_bounds(J: Tensor, times: Tensor) -> Tensor:
+def _row_lower_bounds(J: Tensor, times: Tensor, forward: Tensor | None = None) -> Tensor:
     """log of certified lower bounds on ‖J_t ⋯ J_{t−τ+1}‖₂ for each sequence b, end time t ∈ ``times`` and lag
     τ = 1..t: (B, len(times), T + 1), −inf where τ > t (and at τ = 0).
 
@@ -265,7 +265,10 @@ def _row_lower_bounds(J: Tensor, times: Tensor) -> Tensor:
     per product, summed over τ factors); it is taken off so the bound stays a lower bound."""
     B, T, S = J.shape[0], J.shape[1], J.shape[2]
     gen = torch.Generator(device="cpu").manual_seed(0)
-    Q = _forward_directions(J, gen)[:, times - 1]  # (B, nt, S)
+    fresh = _forward_directions(J, gen)[:, times - 1] if forward is None else None  # draws q_0 from gen either way
+    if forward is not None:
+        torch.randn(B, S, generator=gen, dtype=J.dtype)  # q_0's draw, so that the random rows are the same ones
+    Q = fresh if forward is None else forward[:, times - 1]  # (B, nt, S)
     rand = torch.randn(B, times.shape[0], S, generator=gen, dtype=J.dtype).to(J.device)
     rand = rand / torch.linalg.vector_norm(rand, dim=-1, keepdim=True)
     R = torch.stack([Q, rand], 2)  # (B, nt, 2, S): unit rows (or zero, a zero q)
@@ -336,17 +339,17 @@ def memory_horizon(J: Tensor, threshold: float = HORIZON_THRESHOLD, *, max_times
     T = J.shape[1]
     all_times = (torch.arange(1, T + 1) if T <= max_times else
                  torch.linspace(1, T, max_times, dtype=torch.float64).round().long().unique())
-    log_lower = _row_lower_bounds(J, all_times.to(J.device))  # (B, nt, T + 1)
+    # the rows' start vectors, also the warm start of the windows' power iteration (the same seed)
+    forward = _forward_directions(J, torch.Generator(device="cpu").manual_seed(0))
+    log_lower = _row_lower_bounds(J, all_times.to(J.device), forward)  # (B, nt, T + 1)
     log_threshold = math.log(threshold)
     medians = []
-    start, forward, free_median = T, None, math.inf
+    start, free_median = T, math.inf
     for tau in range(1, T):  # the lags the lower bounds decide; the last lag is always formed (see below)
         keep = (all_times >= tau).to(J.device)
         lows = log_lower[:, keep, tau].reshape(-1)
         need = (lows.numel() - 1) // 2 + 1
         if int((lows < log_threshold).sum()) >= need:  # the rows leave it open: power iteration on the windows
-            if forward is None:  # the rows' own start vectors (the same seed), the warm start of the iteration
-                forward = _forward_directions(J, torch.Generator(device="cpu").manual_seed(0))
             ends = all_times[all_times >= tau]
             above, free_median = _median_above_free(J, ends, tau, forward[:, ends.to(J.device) - 1],
                                                     log_lower[:, keep, tau], threshold)
@@ -402,11 +405,11 @@ def _window_sweep(J: Tensor, ends: Tensor, tau: int, X: Tensor, rows: bool) -> t
         lo, hi = bisect.bisect_left(ends_list, k), bisect.bisect_right(ends_list, k + tau - 1)
         if lo >= hi:
             continue
-        part = X[:, lo:hi] @ (J[:, k - 1] if rows else J[:, k - 1].mT)
-        norm = torch.linalg.vector_norm(part, dim=-1)
-        tiny = norm == 0
-        X[:, lo:hi] = part / torch.where(tiny, torch.ones_like(norm), norm)[..., None]
-        log_norm[:, lo:hi] += torch.where(tiny, torch.full_like(norm, -math.inf), norm.log())
+        for b in range(X.shape[0]):  # plain 2-D products: BLAS reads Jᵀ in place (a batched transposed one copies)
+            part = X[b, lo:hi] @ (J[b, k - 1] if rows else J[b, k - 1].T)
+            norm = torch.linalg.vector_norm(part, dim=-1, keepdim=True)
+            X[b, lo:hi] = part.div_(norm.clamp_min(torch.finfo(norm.dtype).tiny))
+            log_norm[b, lo:hi] += norm[:, 0].log()  # log 0 = −inf: a zero product stays zero and reads −inf
     return X, log_norm
 
 
@@ -418,7 +421,9 @@ def _median_above_free(J: Tensor, ends: Tensor, tau: int, start: Tensor, log_low
     left singular vector), :data:`HORIZON_FREE_SWEEPS` alternating passes xᵀP, then P·(that row), …. Each pass's
     norm is a lower bound ‖Px‖/‖x‖ ≤ ‖P‖₂, taken off by the rounding of τ products (γ_{S·τ}, as
     :func:`_row_lower_bounds`); ``log_low`` (B, len(ends)) are the rows' bounds at this lag. Returns (decided, the
-    median of the lower bounds): decided where fewer than half of them are below the threshold."""
+    median of the lower bounds): decided where fewer than half of them are below the threshold; the passes stop
+    early where that median is under :data:`HORIZON_BELOW_FIRST` of the threshold (the lag is most likely below it,
+    and the products decide)."""
     S = J.shape[-1]
     log_threshold = math.log(threshold)
     lower = log_low.clone()
@@ -430,8 +435,13 @@ def _median_above_free(J: Tensor, ends: Tensor, tau: int, start: Tensor, log_low
         X, log_norm = _window_sweep(J, ends.to(J.device), tau, X, rows)
         lower = torch.maximum(lower, log_norm + margin)
         rows = not rows
-        if sweep and int((lower < log_threshold).sum()) < need:  # the first pass only repeats the rows' bounds
-            return True, float(lower.reshape(-1).median().exp())
+        if not sweep:  # the first pass only repeats the rows' bounds
+            continue
+        median = float(lower.reshape(-1).median().exp())
+        if int((lower < log_threshold).sum()) < need:
+            return True, median
+        if median < HORIZON_BELOW_FIRST * threshold:  # a pass raises the bounds by a few per cent at this point
+            break
     return False, float(lower.reshape(-1).median().exp())
 
 

@@ -408,8 +408,12 @@ class StepMap:
         relative S·u from the true ones), and so is the value the worst pair is later read with: the test carries
         these as a factor (1 + 4(S + 2)²u)^(T + 1) on the chain's bound. The upper bound on r(s, t) is the cheap one
         of :class:`~rnnaudit.analysis.norms.PairNorms` or, where that leaves it open, its Cholesky test below ℓ.
-        Where λ or ‖B_s‖₂ is not finite and positive, nothing is left out of that chain. The kept pairs are the same
-        matrices, formed in the same order, as :meth:`inputs` forms them (the same bits)."""
+        The log₂ ratios are sums of terms as large as τ·|log₂ λ| (10⁷ over 30,000 steps at λ = 1e−271), each rounded
+        to its own ulp: the test adds 8u times the sum of their magnitudes. The relative rounding above needs factors
+        far from underflow (a product of subnormal numbers rounds by up to half the smallest subnormal, however small
+        the product): where a step's or ∂h_s/∂x_s's largest entry is below 2^−800, nothing is left out (of any chain,
+        or of that start's); nor where λ or ‖B_s‖₂ is not finite and positive. The kept pairs are the same matrices,
+        formed in the same order, as :meth:`inputs` forms them (the same bits)."""
         key = float(rate)
         if not key >= float(self.eta()):  # a rate below a step norm would leave out pairs that can be the worst
             raise ValueError(f"rate must be at least every step norm (η = {float(self.eta()):.17g}), got {key!r}")
@@ -423,15 +427,21 @@ class StepMap:
         B = self._input_rows(sorted(schedule))
         u = torch.finfo(torch.float64).eps / 2
         margin = (T + 1) * math.log2(1 + 4 * (S + 2) ** 2 * u) + 2.0 ** -30  # log₂ of the docstring's factor
-        log2_rate = float(torch.log2(rate.detach()))
+        # a step too close to underflow to keep the rounding relative: no chain is shortened
+        log2_rate = float(torch.log2(rate.detach())) if _largest(self.J, per=0).min() >= 2.0 ** -800 else math.nan
         chains: dict[int, tuple[Tensor, int, int]] = {s: (B[s], 0, s) for s in schedule}  # (∂h_t/∂x_s, exponent, t)
         bases = {s: spectral(B[s]) for s in schedule}
-        log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf else math.nan for s, b in bases.items()}
+        log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(_largest(B[s])) >= 2.0 ** -800
+                     else math.nan for s, b in bases.items()}
         kept: dict[tuple[int, int], tuple[Tensor, int]] = {}
         best = -math.inf  # log₂ of a certified lower bound on the largest ratio
 
         def log2_ratio(norm: float, e: int, s: int, t: int) -> float:
             return math.log2(norm) + e - (t - s) * log2_rate - log2_base[s] if norm > 0 else -math.inf
+
+        def slack(norm: float, e: int, s: int, t: int) -> float:  # the margin and the rounding of both sides' sums
+            terms = abs(math.log2(norm)) + abs(e) + (t - s) * abs(log2_rate) + abs(log2_base[s]) + abs(best)
+            return margin + 8 * u * terms
 
         def advance(s: int) -> bool:
             # start s's chain run to its next end time, that pair kept unless certified below ℓ (the chain then ends)
@@ -447,10 +457,12 @@ class StepMap:
                 kept[(s, nxt)] = (P, e)
                 return True
             pn = PairNorms(P[None])
-            if best > -math.inf:
-                if log2_ratio(float(pn.upper[0]), e, s, nxt) + margin < best:
+            upper = float(pn.upper[0])
+            if best > -math.inf and 0 < upper < math.inf:
+                if log2_ratio(upper, e, s, nxt) + slack(upper, e, s, nxt) < best:
                     return False
-                level = 2.0 ** (best - margin - e + (nxt - s) * log2_rate + log2_base[s])
+                exponent = best - slack(upper, e, s, nxt) - e + (nxt - s) * log2_rate + log2_base[s]
+                level = 2.0 ** exponent if -1000 < exponent < 1000 else math.nan  # tested where a float holds it
                 if 0 < level < math.inf and bool(pn.below(level)[0]):
                     return False
             kept[(s, nxt)] = (P, e)
@@ -469,6 +481,13 @@ class StepMap:
                   torch.tensor([t - s for s, t in order], dtype=self.J.dtype, device=self.J.device))
         self._pruned = (key, result)
         return result
+
+
+def _largest(M: Tensor, per: int | None = None) -> Tensor:
+    """max |entry| of M (0-d), or of each M[i] along dimension ``per`` (a tensor of them)."""
+    flat = M.detach().reshape(-1) if per is None else M.detach().flatten(per + 1)
+    low, high = torch.aminmax(flat, dim=-1) if per is not None else torch.aminmax(flat)
+    return torch.maximum(-low, high)
 
 
 def step_map(case: ArchCase) -> StepMap:

@@ -193,3 +193,38 @@ def test_the_input_products_refuse_a_rate_below_a_step_norm():
         shared.inputs(rate=shared.eta() * (1 - 1e-12))
     with pytest.raises(ValueError, match="rate must be"):
         shared.inputs(rate=torch.tensor(float("nan"), dtype=F64))
+
+
+def test_the_input_products_against_a_rate_keep_every_chain_whose_factors_are_near_underflow():
+    """A product of subnormal numbers rounds by up to half the smallest subnormal however small it is, so a ratio can
+    rise along a chain (a 1-unit tanh RNN with weight_hh = 5·2^−1074, found by the referee): no chain is shortened
+    there, and the worst pair is the one every pair gives."""
+    from rnnaudit.bounds.architectures import ArchCase
+    from rnnaudit.bounds.step_maps import StepMap
+
+    x = torch.tensor([-1.7295970550370954, -0.3669021910237751, -0.12032415979667199, 1.3104300085888432,
+                      -0.3483456534668088, -0.2621604436149494, -0.17367634842332347, 0.05345972277840927,
+                      -1.672438599603295, 0.030784201459151284, -0.4803497139018327], dtype=F64)[:, None]
+    w = (torch.tensor([[1.5928900195835465]], dtype=F64), torch.tensor([[5 * 2.0 ** -1074]], dtype=F64),
+         torch.zeros(1, dtype=F64), torch.zeros(1, dtype=F64))
+    case = ArchCase("rnn_tanh", (w,), x, torch.zeros(1, dtype=F64))
+    n_all, worst = _worst_input_ratio(StepMap(case))
+    n_kept, kept = _worst_input_ratio(StepMap(case), StepMap(case).eta())
+    assert n_kept == n_all and kept == worst
+
+
+@pytest.mark.slow
+def test_the_input_products_against_a_rate_cover_the_rounding_of_long_log_ratios():
+    """Over 30,000 steps at λ = 1.95e−271 the log₂ ratios are sums near 10⁷ whose ulps (~2e−9) exceed the products'
+    rounding margin; every true ratio is exactly 1 there (J_t = λ, ∂h_s/∂x_s = 1: the claim's attaining structure),
+    so nothing may be left out, and the worst is the one every pair gives (the referee's case)."""
+    from rnnaudit.bounds.pascanu2013.cases import linear_regime_case
+    from rnnaudit.bounds.step_maps import StepMap
+
+    case = linear_regime_case(1, 30000, 0.9)
+    with torch.no_grad():
+        case.weights[0][1].fill_(1.953920677037347e-271)
+        case.weights[0][0][:, 0] = 1.0
+    n_all, worst = _worst_input_ratio(StepMap(case))
+    n_kept, kept = _worst_input_ratio(StepMap(case), StepMap(case).eta())
+    assert n_kept == n_all and kept == worst
