@@ -39,28 +39,34 @@ def _case_key(case: ArchCase) -> tuple | None:
     return case.kind, digest.hexdigest()
 
 
-#: (data pointer, dtype, device, shape, strides) → (the tensor, its version counter, the digest of its bytes), inside
-#: one audit (:func:`~rnnaudit.bounds.step_maps.shared_maps`): an audit keys the same few weight and input tensors some
-#: 200 times, each claim through its own ``detach()`` alias or view of them (80 MB of hashing for a GRU(256), against
-#: 3 MB of distinct tensors). The tensor is held, so its memory cannot be freed and reused by another tensor under the
-#: same pointer while the entry lives; an alias made by ``detach()`` or a view shares its version counter, which torch
-#: bumps on every in-place write.
-_DIGESTS: dict[tuple, tuple] = {}
+#: (data pointer, dtype, device, shape, strides) → (a copy of the tensor's bytes, their digest), inside one audit
+#: (:func:`~rnnaudit.bounds.step_maps.shared_maps`): an audit keys the same few weight and input tensors some 200
+#: times, each claim through its own ``detach()`` alias or view of them (80 MB of hashing for a GRU(256), against 3 MB
+#: of distinct tensors). An entry is used only where the tensor's bytes equal the copy (one comparison pass, several
+#: times cheaper than hashing): a write through any alias (``.data``, numpy, ``set_``), which no version counter need
+#: see, and another tensor at a freed address are then hashed afresh.
+_DIGESTS: dict[tuple, tuple[Tensor, bytes]] = {}
+#: the integer type of each floating type's width, to compare bytes (−0.0 against 0.0, NaN payloads) rather than values
+_BITS = {torch.float64: torch.int64, torch.float32: torch.int32, torch.float16: torch.int16,
+         torch.bfloat16: torch.int16}
 
 
 def _tensor_digest(t: Tensor) -> bytes:
-    """The blake2b digest of the tensor's bytes, remembered within :func:`~rnnaudit.bounds.step_maps.shared_maps`
-    for every alias of the same memory (pointer, dtype, device, shape, strides) at the same version; computed afresh
-    outside it."""
-    where = (t.data_ptr(), t.dtype, str(t.device), tuple(t.shape), t.stride()) if t.numel() else None
-    if _SHARED.get() and where is not None:
-        held = _DIGESTS.get(where)
-        if held is not None and held[1] == t._version and held[0]._version == t._version:
-            return held[2]
-    data = t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
+    """The blake2b digest of the tensor's bytes (its values: a conjugate or negative view is resolved first),
+    remembered within :func:`~rnnaudit.bounds.step_maps.shared_maps` for the same memory layout while the bytes there
+    are unchanged (:data:`_DIGESTS`); computed afresh outside it."""
+    t = t.detach()
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    bits = _BITS.get(t.dtype) if _SHARED.get() and t.numel() else None
+    where = (t.data_ptr(), t.dtype, str(t.device), tuple(t.shape), t.stride()) if bits is not None else None
+    held = _DIGESTS.get(where) if where is not None else None
+    if held is not None and torch.equal(held[0].view(bits), t.view(bits)):
+        return held[1]
+    data = t.cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
     value = hashlib.blake2b(data, digest_size=16).digest()
-    if _SHARED.get() and where is not None:
-        _DIGESTS[where] = (t.detach(), t._version, value)
+    if where is not None:
+        _DIGESTS[where] = (t.clone(), value)
     return value
 
 

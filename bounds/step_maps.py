@@ -19,6 +19,7 @@ from torch import Tensor
 from rnnaudit.analysis.norms import PairNorms
 from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
+from rnnaudit.bounds import input_products
 from rnnaudit.bounds.architectures import MAX_STARTS, ArchCase, pair_schedule, spectral
 from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' keys and per-case memos
     _DIGESTS,
@@ -48,9 +49,6 @@ __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", 
 #: a long sequence's map is formed once for every claim, and drops them all when the audit ends
 SHARED_NUMBERS = 2 ** 28
 _MEMO: OrderedDict[tuple, Any] = OrderedDict()
-#: power-iteration steps that raise the lower bound of each kept pair's norm in :meth:`StepMap.inputs` with a rate
-#: (a matrix-vector product pair each, against the matrix product a chain step costs)
-PRUNE_POWER_STEPS = 4
 
 
 @contextlib.contextmanager
@@ -193,9 +191,6 @@ class _ExactNorms:
     def worst_index(self, bound: Tensor, ratio=safe_ratio) -> int:
         with torch.no_grad():
             return int(ratio(self.values, bound).argmax())
-
-    def solve(self, idx: Tensor) -> Tensor:
-        return self.values[idx]
 
 
 class StepMap:
@@ -354,141 +349,32 @@ class StepMap:
             raise RuntimeError(f"the pair schedule's first start does not end at T = {T}")
         return torch.log2(norms.norms.solve(torch.tensor([i], device=self.J.device))[0]) + norms.log2[i]
 
-    def inputs(self, rate: Tensor | None = None) -> tuple:
+    def inputs(self, rate: Tensor | float | None = None) -> tuple:
         """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
-        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t).
+        pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t):
+        :func:`rnnaudit.bounds.input_products.every_pair`, formed once.
 
-        With ``rate`` (0-d, λ = :meth:`eta`: no step norm ‖J_t‖₂ above it), only the pairs that can attain the
-        largest ratio ‖∂h_t/∂x_s‖₂ / (λ^(t−s)‖∂h_s/∂x_s‖₂), in the same order (:meth:`_inputs_against`); every pair
-        left out is certified below that ratio, so the worst pair and its value are those of all the pairs. The whole
-        set where it is held already.
+        With ``rate`` (a number or 0-d tensor λ ≥ :meth:`eta`: no step norm ‖J_t‖₂ above it), only the pairs that can
+        attain the largest ratio ‖∂h_t/∂x_s‖₂ / (λ^(t−s)‖∂h_s/∂x_s‖₂), in the same order
+        (:func:`rnnaudit.bounds.input_products.pairs_against`); every pair left out is certified below that ratio, so
+        the worst pair and its value are those of all the pairs. The whole set where it is held already, or where
+        the map is exact (a case an ascent differentiates).
 
         Raises:
-            ValueError: ``rate`` below η (or NaN)."""
-        if rate is not None and self._inputs is None and not self.exact:
-            return self._inputs_against(rate)
+            ValueError: ``rate`` below η, or not a number (NaN, a tensor of several numbers, another type)."""
+        if rate is not None:
+            eta = float(self.eta().detach())
+            value = float(rate) if isinstance(rate, (int, float)) and not isinstance(rate, bool) else \
+                float(rate.detach()) if isinstance(rate, Tensor) and rate.numel() == 1 else math.nan
+            if not value >= eta:  # a rate below a step norm would leave out pairs that can be the worst
+                raise ValueError(f"rate must be a number at least every step norm (η = {eta:.17g}), got {rate!r}")
+            if self._inputs is None and not self.exact:
+                if self._pruned is None or self._pruned[0] != value:
+                    self._pruned = (value, input_products.pairs_against(self, value))
+                return self._pruned[1]
         if self._inputs is None:
-            T = self.J.shape[0]
-            mats, base, taus, scales = [], [], [], []
-            schedule = pair_schedule(T - 1, MAX_STARTS)
-            B = self._input_rows(sorted(schedule))
-            N = sum(len(ts) for ts in schedule.values())
-            # one tensor, filled as formed (see products); ∂h_t/∂x_t itself is dropped on return where it was formed
-            # for this question alone (StepMap.B)
-            out = None if self.exact or N == 0 else next(iter(B.values())).new_empty(N, *next(iter(B.values())).shape)
-            for s, ts in schedule.items():
-                P, b, e = B[s], spectral(B[s]), 0
-                for t in range(s + 1, max(ts) + 1):
-                    P, e = rescaled(self.J[t] @ P, e)
-                    if t in ts:
-                        if out is None:
-                            mats.append(P)
-                        else:
-                            out[len(base)] = P
-                        base.append(b)
-                        taus.append(t - s)
-                        scales.append(e)
-            if not base:
-                self._inputs = (None, None, None)
-            else:
-                M = torch.stack(mats) if out is None else out
-                self._inputs = (ScaledNorms(self._norms(M), torch.tensor(scales, dtype=torch.float64,
-                                                                         device=M.device)),
-                                torch.stack(base), torch.tensor(taus, dtype=self.J.dtype, device=self.J.device))
+            self._inputs = input_products.every_pair(self)
         return self._inputs
-
-    def _inputs_against(self, rate: Tensor) -> tuple:
-        """:meth:`inputs` with ``rate``: each start's chain ∂h_t/∂x_s = J_t ⋯ J_(s+1) B_s stops at the first pair
-        whose ratio r(s, t) = ‖∂h_t/∂x_s‖₂ / (λ^(t−s)‖B_s‖₂) is certified below a certified lower bound ℓ of the
-        largest ratio found (each start's first pair is formed first, so ℓ is set before any chain runs on).
-
-        Why a chain can stop: ‖J_t′ ⋯ J_(t+1) P‖₂ ≤ Π‖J_j‖₂ ‖P‖₂ ≤ λ^(t′−t) ‖P‖₂, so r(s, t′) ≤ r(s, t) for every
-        later t′ of the chain. In floating point each further product adds a relative (1 + S·γ_S) to the norm
-        (|fl(JP) − JP| ≤ γ_S|J||P|, Higham eq. 3.11, and ‖|J||P|‖_F ≤ S‖J‖₂‖P‖₂), the step norms are LAPACK's (a
-        relative S·u from the true ones), and so is the value the worst pair is later read with: the test carries
-        these as a factor (1 + 4(S + 2)²u)^(T + 1) on the chain's bound. The upper bound on r(s, t) is the cheap one
-        of :class:`~rnnaudit.analysis.norms.PairNorms` or, where that leaves it open, its Cholesky test below ℓ.
-        The log₂ ratios are sums of terms as large as τ·|log₂ λ| (10⁷ over 30,000 steps at λ = 1e−271), each rounded
-        to its own ulp: the test adds 8u times the sum of their magnitudes. The relative rounding above needs factors
-        far from underflow (a product of subnormal numbers rounds by up to half the smallest subnormal, however small
-        the product): where a step's or ∂h_s/∂x_s's largest entry is below 2^−800, nothing is left out (of any chain,
-        or of that start's); nor where λ or ‖B_s‖₂ is not finite and positive. The kept pairs are the same matrices,
-        formed in the same order, as :meth:`inputs` forms them (the same bits)."""
-        key = float(rate)
-        if not key >= float(self.eta()):  # a rate below a step norm would leave out pairs that can be the worst
-            raise ValueError(f"rate must be at least every step norm (η = {float(self.eta()):.17g}), got {key!r}")
-        if self._pruned is not None and self._pruned[0] == key:
-            return self._pruned[1]
-        T, S = self.J.shape[0], self.J.shape[1]
-        schedule = {s: ts for s, ts in pair_schedule(T - 1, MAX_STARTS).items() if ts}
-        if not schedule:
-            self._pruned = (key, (None, None, None))
-            return self._pruned[1]
-        B = self._input_rows(sorted(schedule))
-        u = torch.finfo(torch.float64).eps / 2
-        margin = (T + 1) * math.log2(1 + 4 * (S + 2) ** 2 * u) + 2.0 ** -30  # log₂ of the docstring's factor
-        # a step too close to underflow to keep the rounding relative: no chain is shortened
-        log2_rate = float(torch.log2(rate.detach())) if _largest(self.J, per=0).min() >= 2.0 ** -800 else math.nan
-        chains: dict[int, tuple[Tensor, int, int]] = {s: (B[s], 0, s) for s in schedule}  # (∂h_t/∂x_s, exponent, t)
-        bases = {s: spectral(B[s]) for s in schedule}
-        log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(_largest(B[s])) >= 2.0 ** -800
-                     else math.nan for s, b in bases.items()}
-        kept: dict[tuple[int, int], tuple[Tensor, int]] = {}
-        best = -math.inf  # log₂ of a certified lower bound on the largest ratio
-
-        def log2_ratio(norm: float, e: int, s: int, t: int) -> float:
-            return math.log2(norm) + e - (t - s) * log2_rate - log2_base[s] if norm > 0 else -math.inf
-
-        def slack(norm: float, e: int, s: int, t: int) -> float:  # the margin and the rounding of both sides' sums
-            terms = abs(math.log2(norm)) + abs(e) + (t - s) * abs(log2_rate) + abs(log2_base[s]) + abs(best)
-            return margin + 8 * u * terms
-
-        def advance(s: int) -> bool:
-            # start s's chain run to its next end time, that pair kept unless certified below ℓ (the chain then ends)
-            nonlocal best
-            P, e, t = chains[s]
-            nxt = min((x for x in schedule[s] if x > t), default=None)
-            if nxt is None:
-                return False
-            for j in range(t + 1, nxt + 1):
-                P, e = rescaled(self.J[j] @ P, e)
-            chains[s] = (P, e, nxt)
-            if not (math.isfinite(log2_rate) and math.isfinite(log2_base[s])):
-                kept[(s, nxt)] = (P, e)
-                return True
-            pn = PairNorms(P[None])
-            upper = float(pn.upper[0])
-            if best > -math.inf and 0 < upper < math.inf:
-                if log2_ratio(upper, e, s, nxt) + slack(upper, e, s, nxt) < best:
-                    return False
-                exponent = best - slack(upper, e, s, nxt) - e + (nxt - s) * log2_rate + log2_base[s]
-                level = 2.0 ** exponent if -1000 < exponent < 1000 else math.nan  # tested where a float holds it
-                if 0 < level < math.inf and bool(pn.below(level)[0]):
-                    return False
-            kept[(s, nxt)] = (P, e)
-            pn.raise_lower(torch.zeros(1, dtype=torch.long, device=P.device), PRUNE_POWER_STEPS)
-            best = max(best, log2_ratio(float(pn.lower[0]), e, s, nxt))
-            return True
-
-        live = [s for s in schedule if advance(s)]  # every start's first pair before any chain runs on: ℓ is set
-        while live:
-            live = [s for s in live if advance(s)]
-        order = [(s, t) for s, ts in schedule.items() for t in sorted(ts) if (s, t) in kept]
-        M = torch.stack([kept[p][0] for p in order])
-        result = (ScaledNorms(PairNorms(M), torch.tensor([kept[p][1] for p in order], dtype=torch.float64,
-                                                          device=M.device)),
-                  torch.stack([bases[s] for s, _ in order]),
-                  torch.tensor([t - s for s, t in order], dtype=self.J.dtype, device=self.J.device))
-        self._pruned = (key, result)
-        return result
-
-
-def _largest(M: Tensor, per: int | None = None) -> Tensor:
-    """max |entry| of M (0-d), or of each M[i] along dimension ``per`` (a tensor of them)."""
-    flat = M.detach().reshape(-1) if per is None else M.detach().flatten(per + 1)
-    low, high = torch.aminmax(flat, dim=-1) if per is not None else torch.aminmax(flat)
-    return torch.maximum(-low, high)
-
 
 def step_map(case: ArchCase) -> StepMap:
     """The :class:`StepMap` of ``case``, formed once per case content (and per audit, :func:`shared_maps`)."""

@@ -189,10 +189,15 @@ def test_the_input_products_refuse_a_rate_below_a_step_norm():
     torch.manual_seed(4)
     (case,) = arch_cases_from_model(view(nn.GRU(3, 8), torch.randn(1, 12, 3)))
     shared = StepMap(case)
-    with pytest.raises(ValueError, match="rate must be at least every step norm"):
-        shared.inputs(rate=shared.eta() * (1 - 1e-12))
-    with pytest.raises(ValueError, match="rate must be"):
-        shared.inputs(rate=torch.tensor(float("nan"), dtype=F64))
+    eta = shared.eta()
+    with pytest.raises(ValueError, match="rate must be a number at least every step norm"):
+        shared.inputs(rate=eta * (1 - 1e-12))
+    for bad in (torch.tensor(float("nan"), dtype=F64), "1.0", eta.repeat(2), True):
+        with pytest.raises(ValueError, match="rate must be"):
+            shared.inputs(rate=bad)
+    assert len(shared.inputs(rate=float(eta))[0]) <= len(shared.inputs()[0])  # a Python float is a rate too
+    with pytest.raises(ValueError, match="rate must be"):  # refused also where the whole set is held already
+        shared.inputs(rate=float(eta) / 2)
 
 
 def test_the_input_products_against_a_rate_keep_every_chain_whose_factors_are_near_underflow():

@@ -67,11 +67,14 @@ def test_a_result_larger_than_the_memo_budget_is_computed_and_not_kept(monkeypat
     assert len(calls) == 2 and not arch._MEMO
 
 
-def test_inside_an_audit_a_tensors_digest_is_shared_by_its_aliases_and_follows_in_place_writes(monkeypatch):
+def test_inside_an_audit_a_tensors_digest_is_shared_by_its_aliases_and_follows_every_write(monkeypatch):
     """Inside shared_maps the digest of a tensor's bytes is computed once for all its ``detach()`` aliases and views
-    of the same memory (each claim builds its cases through its own aliases), again after an in-place write (the
-    version counter the aliases share), and never handed to another tensor that comes to live at the same address."""
+    of the same memory (each claim builds its cases through its own aliases), and again after a write through any
+    alias (``detach()``, ``.data``, numpy: the referee's stale cases), for a conjugate or negative view (its values,
+    not the bytes beneath), and for another tensor at a freed address."""
     import hashlib
+
+    import numpy as np
 
     from rnnaudit.bounds import case_keys
 
@@ -79,24 +82,32 @@ def test_inside_an_audit_a_tensors_digest_is_shared_by_its_aliases_and_follows_i
     real = hashlib.blake2b
 
     def counting(data=b"", **kw):
-        hashed.append(len(memoryview(data).cast("B")) if not isinstance(data, bytes) else len(data))
+        hashed.append(memoryview(data).nbytes)
         return real(data, **kw)
+
+    def fresh(t):
+        return real(t.detach().resolve_conj().resolve_neg().contiguous().numpy().tobytes(), digest_size=16).digest()
 
     monkeypatch.setattr(case_keys.hashlib, "blake2b", counting)
     w = torch.randn(64, 32, dtype=torch.float64)
     with arch.shared_maps():
         first = case_keys._tensor_digest(w.detach())
         assert case_keys._tensor_digest(w.detach()) == first and case_keys._tensor_digest(w[:, :]) == first
-        assert len([n for n in hashed if n == w.numel() * 8]) == 1
-        with torch.no_grad():
-            w.detach()[0, 0] += 1.0  # bumps the version counter every alias shares
-        changed = case_keys._tensor_digest(w.detach())
-        assert changed != first
-        assert changed == real(w.numpy().tobytes(), digest_size=16).digest()
-        address = w.data_ptr()
+        assert hashed.count(w.numel() * 8) == 1
+        for write in (lambda: w.detach()[0, 0].add_(1.0), lambda: w.data.mul_(2.0), lambda: w.numpy().__setitem__(
+                (1, 1), 7.0)):
+            write()
+            assert case_keys._tensor_digest(w.detach()) == fresh(w)
+        z = torch.randn(4, 3, dtype=torch.complex128)
+        assert case_keys._tensor_digest(z.imag) != case_keys._tensor_digest(z.conj().imag) == fresh(z.conj().imag)
+        r = torch.randn(5, dtype=torch.float64)
+        assert case_keys._tensor_digest(torch._neg_view(r)) == fresh(-r) != case_keys._tensor_digest(r)
+        arr = np.ones((3, 3))
+        case_keys._tensor_digest(torch.from_numpy(arr))
+        arr[0, 0] = 5.0
+        assert case_keys._tensor_digest(torch.from_numpy(arr)) == fresh(torch.from_numpy(arr))
         del w
-        for _ in range(8):  # a new tensor of the same shape: never at the held address, or hashed anew if it were
+        for _ in range(8):  # new tensors of the same shape, possibly at the freed address: their own bytes' digest
             other = torch.zeros(64, 32, dtype=torch.float64)
-            assert other.data_ptr() != address
-            assert case_keys._tensor_digest(other) == real(other.numpy().tobytes(), digest_size=16).digest()
+            assert case_keys._tensor_digest(other) == fresh(other)
     assert not case_keys._DIGESTS  # dropped with the audit's maps
