@@ -46,6 +46,9 @@ def _case_key(case: ArchCase) -> tuple | None:
 #: times cheaper than hashing): a write through any alias (``.data``, numpy, ``set_``), which no version counter need
 #: see, and another tensor at a freed address are then hashed afresh.
 _DIGESTS: dict[tuple, tuple[Tensor, bytes]] = {}
+#: tensors of up to this many numbers are remembered (a copy each: 32 MB of float64); a larger one, which no audit
+#: keys more than a few times, is hashed on each use
+DIGEST_COPY_NUMBERS = 2 ** 22
 #: the integer type of each floating type's width, to compare bytes (−0.0 against 0.0, NaN payloads) rather than values
 _BITS = {torch.float64: torch.int64, torch.float32: torch.int32, torch.float16: torch.int16,
          torch.bfloat16: torch.int16}
@@ -58,7 +61,7 @@ def _tensor_digest(t: Tensor) -> bytes:
     t = t.detach()
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
-    bits = _BITS.get(t.dtype) if _SHARED.get() and t.numel() else None
+    bits = _BITS.get(t.dtype) if _SHARED.get() and 0 < t.numel() <= DIGEST_COPY_NUMBERS else None
     where = (t.data_ptr(), t.dtype, str(t.device), tuple(t.shape), t.stride()) if bits is not None else None
     held = _DIGESTS.get(where) if where is not None else None
     if held is not None and torch.equal(held[0].view(bits), t.view(bits)):
