@@ -262,13 +262,15 @@ def _row_lower_bounds(J: Tensor, times: Tensor, forward: Tensor | None = None) -
     …, every step one batched (rows × S)·(S × S) product with all end times that reach it, rescaled against over-
     and underflow. Cost: T·S² for q and 2·len(times)·T·S² for the rows, against len(times)·T·S³ for the products.
     The computed value carries a relative rounding error below γ_{S·τ} (Higham, Accuracy and Stability, eq. 3.11
-    per product, summed over τ factors); it is taken off so the bound stays a lower bound."""
+    per product, summed over τ factors); it is taken off so the bound stays a lower bound. ``forward``: the q_t
+    (B, T, S) of :func:`_forward_directions` from seed 0, where the caller holds them (formed here otherwise)."""
     B, T, S = J.shape[0], J.shape[1], J.shape[2]
     gen = torch.Generator(device="cpu").manual_seed(0)
-    fresh = _forward_directions(J, gen)[:, times - 1] if forward is None else None  # draws q_0 from gen either way
-    if forward is not None:
-        torch.randn(B, S, generator=gen, dtype=J.dtype)  # q_0's draw, so that the random rows are the same ones
-    Q = fresh if forward is None else forward[:, times - 1]  # (B, nt, S)
+    if forward is None:
+        forward = _forward_directions(J, gen)
+    else:  # the caller's, from the same seed: q_0's draw replayed, so that the random rows are the same ones
+        torch.randn(B, S, generator=gen, dtype=J.dtype)
+    Q = forward[:, times - 1]  # (B, nt, S)
     rand = torch.randn(B, times.shape[0], S, generator=gen, dtype=J.dtype).to(J.device)
     rand = rand / torch.linalg.vector_norm(rand, dim=-1, keepdim=True)
     R = torch.stack([Q, rand], 2)  # (B, nt, 2, S): unit rows (or zero, a zero q)

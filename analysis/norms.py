@@ -45,8 +45,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
-__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "power_of_two_scale", "step_norm_name",
-           "cholesky_upper_bounds", "power_lower_bounds"]
+__all__ = ["spectral", "one_thread", "PairNorms", "vector_norm", "power_of_two_scale", "largest_magnitude",
+           "step_norm_name", "cholesky_upper_bounds", "power_lower_bounds"]
 
 
 def spectral(M: Tensor) -> Tensor:
@@ -440,17 +440,17 @@ def power_of_two_scale(x: Tensor, dim: int | tuple[int, ...] | None = None) -> T
 
     Source: the scaling of LAPACK's dnrm2/dlassq (Blue 1978), by powers of two as in Higham (2002) Sec. 27.8."""
     x = x.detach()
-    big = _largest_magnitude(x, dim) if x.numel() else x.abs().new_zeros(())
+    big = largest_magnitude(x, dim) if x.numel() else x.abs().new_zeros(())
     ok = (big > 0) & torch.isfinite(big)
     # frexp: big = f·2^e with f in [1/2, 1), so 2^(e−1) ≤ big < 2^e; e − 1 ≤ 1023 keeps 2^(e−1) finite
     e = torch.frexp(torch.where(ok, big, torch.ones_like(big)))[1] - 1
     return torch.where(ok, torch.ldexp(torch.ones_like(big), e), torch.ones_like(big))
 
 
-def _largest_magnitude(x: Tensor, dim) -> Tensor:
-    """max |entry| of a non-empty x over ``dim`` (kept as size 1; None: all), exact, NaN where an entry is NaN, without
-    the copy |x| would make of a large product. A real x as max(−min, max) from one ``aminmax`` pass, ten times
-    faster than the ∞-norm reduction, which a complex x keeps."""
+def largest_magnitude(x: Tensor, dim: int | tuple[int, ...] | None = None) -> Tensor:
+    """max |entry| of a non-empty x over ``dim`` (kept as size 1; None: all, a 0-d result), exact, NaN where an entry
+    is NaN, without the copy |x| would make of a large product. A real x as max(−min, max) from one ``aminmax`` pass,
+    ten times faster than the ∞-norm reduction, which a complex x keeps. Source: the definition."""
     if x.is_complex():
         return torch.linalg.vector_norm(x, math.inf, dim=dim, keepdim=dim is not None)
     if dim is None:

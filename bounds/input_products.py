@@ -12,7 +12,7 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.norms import PairNorms, largest_magnitude
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
 from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
 
@@ -90,11 +90,11 @@ def pairs_against(m, rate: float) -> tuple:
     u = torch.finfo(torch.float64).eps / 2
     margin = (T + 1) * math.log2(1 + 4 * (S + 2) ** 2 * u) + 2.0 ** -30  # log₂ of the docstring's factor
     # a step too close to underflow to keep the rounding relative: no chain is shortened
-    steps_normal = float(_largest(m.J, per=0).min()) >= UNDERFLOW_FLOOR
+    steps_normal = float(largest_magnitude(m.J, dim=(1, 2)).min()) >= UNDERFLOW_FLOOR
     log2_rate = math.log2(rate) if steps_normal and 0 < rate < math.inf else math.nan
     chains: dict[int, tuple[Tensor, int, int]] = {s: (B[s], 0, s) for s in schedule}  # (∂h_t/∂x_s, exponent, t)
     bases = {s: spectral(B[s]) for s in schedule}
-    log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(_largest(B[s])) >= UNDERFLOW_FLOOR
+    log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(largest_magnitude(B[s])) >= UNDERFLOW_FLOOR
                  else math.nan for s, b in bases.items()}
     kept: dict[tuple[int, int], tuple[Tensor, int]] = {}
     best = -math.inf  # log₂ of a certified lower bound on the largest ratio
@@ -143,9 +143,3 @@ def pairs_against(m, rate: float) -> tuple:
             torch.stack([bases[s] for s, _ in order]),
             torch.tensor([t - s for s, t in order], dtype=m.J.dtype, device=m.J.device))
 
-
-def _largest(M: Tensor, per: int | None = None) -> Tensor:
-    """max |entry| of M (0-d), or of each M[i] along dimension ``per`` (a tensor of them); NaN where one is NaN."""
-    flat = M.detach().reshape(-1) if per is None else M.detach().flatten(per + 1)
-    low, high = torch.aminmax(flat, dim=-1) if per is not None else torch.aminmax(flat)
-    return torch.maximum(-low, high)

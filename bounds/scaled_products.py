@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.norms import PairNorms, power_of_two_scale
+from rnnaudit.analysis.norms import PairNorms, largest_magnitude, power_of_two_scale
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
 from rnnaudit.bounds.core import safe_ratio
 
@@ -34,11 +34,9 @@ def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
 def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     """(P·2^−k, log2 + k) when P's largest entry is in [2^k, 2^(k+1)) (:func:`power_of_two_scale`) with
     |k| > :data:`RESCALE_BITS`, else as given; a zero or non-finite P is left alone (its scale is 1, k = 0)."""
-    if not P.is_complex() and P.numel():  # the usual case, decided from one aminmax pass and a Python float
-        low, high = torch.aminmax(P.detach().reshape(-1))
-        big = max(-float(low), float(high))
-        if not (0 < big < math.inf) or abs(math.frexp(big)[1] - 1) <= RESCALE_BITS:
-            return P, log2
+    big = float(largest_magnitude(P.detach())) if P.numel() else 0.0  # the usual case decided as a Python float
+    if not (0 < big < math.inf) or abs(math.frexp(big)[1] - 1) <= RESCALE_BITS:
+        return P, log2
     scale = power_of_two_scale(P)
     k = int(torch.frexp(scale)[1]) - 1
     if abs(k) <= RESCALE_BITS:
