@@ -170,6 +170,32 @@ class RecurrentCell(nn.Module):
         raise NotImplementedError
 
 
+def initial_parameter(init, shape: tuple[int, ...], generator: torch.Generator | None = None, *,
+                      dtype: torch.dtype | None = None, device: torch.device | str | None = None,
+                      **init_kwargs) -> nn.Parameter:
+    """A parameter of ``shape`` filled by ``init(tensor, generator=generator, **init_kwargs)`` (an ``nn.init``
+    function: ``uniform_`` with ``a=, b=``, ``xavier_uniform_``, ``kaiming_normal_`` with ``nonlinearity=``, ...)
+    on the generator's device (the CPU for ``torch.Generator()`` or None), in ``dtype``, then placed on ``device``.
+
+    A CUDA tensor refuses a CPU generator; drawing where the generator lives gives a seed the same values on
+    every device (the CPU twin of a CUDA cell is the same cell), and on the CPU the same bits as drawing in place.
+
+    Args:
+        init: fills a tensor in place and takes ``generator=``. shape: the parameter's shape.
+        generator: the RNG, or None for torch's global CPU RNG. dtype, device: of the parameter (None: torch's
+            defaults).
+
+    Returns:
+        ``nn.Parameter`` of ``shape``, ``dtype``, on ``device``.
+
+    Raises:
+        RuntimeError: ``init``'s own errors (torch's message).
+    """
+    drawn = torch.empty(*shape, dtype=dtype, device=None if generator is None else generator.device)
+    init(drawn, generator=generator, **init_kwargs)
+    return nn.Parameter(drawn.to(device=device))
+
+
 def parameter_count(module: nn.Module) -> int:
     """Number of free trainable scalars, as the papers' parameter tables count them.
 

@@ -10,7 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes
-from rnnaudit.cells.base import RecurrentCell, get_activation
+from rnnaudit.cells.base import RecurrentCell, get_activation, initial_parameter
 
 __all__ = ["FastRNN", "scalar_gated_recurrence"]
 
@@ -74,8 +74,8 @@ class FastRNN(RecurrentCell):
         self.input_size, self.hidden_size = input_size, hidden_size
         self.activation, self.beta_mode = activation, beta_mode
         kw = {"dtype": dtype, "device": device}
-        self.W = nn.Parameter(nn.init.xavier_uniform_(torch.empty(hidden_size, input_size, **kw), generator=generator))
-        self.U = nn.Parameter(nn.init.xavier_uniform_(torch.empty(hidden_size, hidden_size, **kw), generator=generator))
+        self.W = initial_parameter(nn.init.xavier_uniform_, (hidden_size, input_size), generator, **kw)
+        self.U = initial_parameter(nn.init.xavier_uniform_, (hidden_size, hidden_size), generator, **kw)
         self.b = nn.Parameter(torch.zeros(hidden_size, **kw)) if bias else None
         self.alpha_logit = nn.Parameter(torch.tensor(alpha_init, **kw))
         self.beta_logit = nn.Parameter(torch.tensor(beta_init, **kw)) if beta_mode == "free" else None

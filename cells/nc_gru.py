@@ -15,7 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes
-from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell, initial_parameter
 from rnnaudit.cells.gated_scan import fused_path_applies, gated_recurrence
 from rnnaudit.cells.orthogonal import orthogonality_defect
 from rnnaudit.cells.scornn import ScoRNNCayley, check_skew, modrelu, skew_gradient
@@ -159,8 +159,7 @@ class _GatedRecurrence(RecurrentCell):
         check_sizes(input_size=input_size, hidden_size=hidden_size)
         self.input_size, self.hidden_size = input_size, hidden_size
         bound = hidden_size ** -0.5  # torch.nn.GRU's U(−1/√h, 1/√h)
-        init = lambda *shape: nn.Parameter(nn.init.uniform_(torch.empty(*shape, **kw), -bound, bound,
-                                                              generator=generator))
+        init = lambda *shape: initial_parameter(nn.init.uniform_, shape, generator, a=-bound, b=bound, **kw)
         self.W_r, self.W_u, self.W_c = (init(hidden_size, input_size) for _ in GATES)
         self.b_r, self.b_u = init(hidden_size), init(hidden_size)
         return init
@@ -315,7 +314,7 @@ class NCGRU(_GatedRecurrence):
         for g in GATES:
             if g not in self.orthogonal:
                 setattr(self, f"U_{g}", init(hidden_size, hidden_size))
-        self.b = nn.Parameter(nn.init.uniform_(torch.empty(hidden_size, **kw), -0.01, 0.01, generator=generator))
+        self.b = initial_parameter(nn.init.uniform_, (hidden_size,), generator, a=-0.01, b=0.01, **kw)
 
     def recurrent_matrices(self) -> dict[str, Tensor]:
         """{"U_r", "U_u", "U_c"}, each (h, h); the orthogonal ones as Ã(I − A)D."""

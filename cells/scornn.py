@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes, require_finite
-from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.base import RecurrentCell, initial_parameter
 
 __all__ = ["modrelu", "check_skew", "scaling_diagonal", "scaled_cayley", "scaled_cayley_gradient",
            "scornn_skew_init", "skew_gradient", "ScoRNNCayley", "ScoRNN"]
@@ -253,8 +253,8 @@ class ScoRNN(RecurrentCell):
         self.input_size, self.hidden_size = input_size, hidden_size
         self.cayley = ScoRNNCayley(hidden_size, num_negative, A=A, generator=generator, dtype=dtype, device=device)
         kw = {"dtype": self.cayley.A.dtype, "device": self.cayley.A.device}
-        self.U = nn.Parameter(nn.init.xavier_uniform_(torch.empty(hidden_size, input_size, **kw), generator=generator))
-        self.b = nn.Parameter(nn.init.uniform_(torch.empty(hidden_size, **kw), -0.01, 0.01, generator=generator))
+        self.U = initial_parameter(nn.init.xavier_uniform_, (hidden_size, input_size), generator, **kw)
+        self.b = initial_parameter(nn.init.uniform_, (hidden_size,), generator, a=-0.01, b=0.01, **kw)
 
     def recurrent_matrix(self) -> Tensor:
         """W, shape (h, h), orthogonal."""

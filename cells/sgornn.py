@@ -10,7 +10,7 @@ import torch
 from torch import Tensor, nn
 
 from rnnaudit.cells._validate import check_sizes
-from rnnaudit.cells.base import RecurrentCell, get_activation
+from rnnaudit.cells.base import RecurrentCell, get_activation, initial_parameter
 from rnnaudit.cells.fastrnn import scalar_gated_recurrence
 from rnnaudit.cells.orthogonal import ORTHOGONAL_MAPS, build_orthogonal_map
 
@@ -34,7 +34,7 @@ class _OrthogonalRecurrence(RecurrentCell):
         elif k is not None:
             raise ValueError(f"k (rotation sublayers) only applies to phi='vprnn', got phi={phi!r}")
         self.phi = build_orthogonal_map(phi, hidden_size, **phi_kw)
-        self.W = nn.Parameter(nn.init.xavier_uniform_(torch.empty(hidden_size, input_size, **kw), generator=generator))
+        self.W = initial_parameter(nn.init.xavier_uniform_, (hidden_size, input_size), generator, **kw)
         self.b = nn.Parameter(torch.zeros(hidden_size, **kw)) if bias else None
 
     def _structure(self) -> dict:

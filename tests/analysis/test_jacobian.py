@@ -25,11 +25,12 @@ def _linear_rnn(A: torch.Tensor, n: int = 2, seed: int = 0) -> FastRNN:
     """FastRNN with σ = identity: h_t = α(W x_t + U h_{t−1}) + βh_{t−1}, so J_t = αU + βI := A and
     K_t = ∂h_t/∂x_t = αW, for every t."""
     h = A.shape[0]
-    cell = FastRNN(n, h, activation="identity", bias=False, dtype=F64, generator=torch.Generator().manual_seed(seed))
+    cell = FastRNN(n, h, activation="identity", bias=False, dtype=F64, generator=torch.Generator().manual_seed(seed),
+                   device=A.device)
     with torch.no_grad():
-        eye = torch.eye(h, dtype=F64)
+        eye = torch.eye(h, dtype=F64, device=A.device)
         cell.U.copy_((A - cell.beta * eye) / cell.alpha)
-    return cell.to(A.device)
+    return cell
 
 
 def _graded_matrix(h: int, seed: int, device="cpu", largest: float = 1.1, smallest: float = 0.4) -> torch.Tensor:
