@@ -41,6 +41,7 @@ from rnnaudit.analysis.grid_maps import default_memory_limit
 from rnnaudit.analysis.jacobian import _jacobians_at, _sequences
 from rnnaudit.cells.adapters import wrap
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["FixedPoints", "find_fixed_points", "constant_input", "RESIDUAL_FACTOR", "EIGENVALUE_FACTOR",
            "SLOW_FRACTION", "START_NOISE"]
@@ -397,7 +398,7 @@ def find_fixed_points(cell, x: Tensor, input="zero", *, n_starts: int = 64, seed
     sel = torch.tensor([kept[k] for k in order], dtype=torch.long, device=x.device)
     H, speed, J, tol = H[sel], speed[sel], J[sel], tol[sel]
     hits_t = torch.tensor([hits[k] for k in order], dtype=torch.int64)
-    lam = torch.linalg.eigvals(J.to(torch.float64)) if sel.numel() else torch.zeros(0, S, dtype=torch.complex128)
+    lam = eigvals(J.to(torch.float64)) if sel.numel() else torch.zeros(0, S, dtype=torch.complex128)
     mod = lam.abs()
     lam = torch.gather(lam, 1, torch.argsort(mod, dim=1, descending=True, stable=True))
     mod = lam.abs()

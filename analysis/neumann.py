@@ -24,6 +24,7 @@ from torch import Tensor
 
 from rnnaudit.cells.nc_gru import NeumannCayleyUpdater
 from rnnaudit.cells.orthogonal import orthogonality_defect
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["NeumannMonitor", "neumann_arrays", "series_truncation_errors"]
 
@@ -81,7 +82,7 @@ def series_truncation_errors(A_prev: Tensor, A_next: Tensor, orders=(1, 2, 3)) -
         errors.append((p, _norm2(partial - X)))
     by_order = dict(errors)
     conv = _norm2(M)
-    return {"convergence": conv, "spectral_radius": float(torch.linalg.eigvals(M).abs().max()),
+    return {"convergence": conv, "spectral_radius": float(eigvals(M).abs().max()),
             "delta_norm": _norm2(delta), "error": [by_order[p] for p in orders],
             "bound": [conv ** (p + 1) for p in orders]}
 

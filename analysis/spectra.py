@@ -33,6 +33,7 @@ from torch import Tensor
 from rnnaudit.cells._validate import require_finite
 from rnnaudit.cells.adapters import SUPPORTED_MODULES, wrap
 from rnnaudit.cells.base import RecurrentCell
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["as_square_matrix", "eigenvalues", "spectral_radius", "singular_values", "condition_number",
            "orthogonality_distance", "henrici_departure", "schur_departure", "numerical_range",
@@ -147,7 +148,7 @@ def eigenvalues(A) -> Tensor:
 
     Source: enrnn.md Sec. 2–3 (the spectrum governs the asymptotic dynamics).
     """
-    lam = torch.linalg.eigvals(as_square_matrix(A))
+    lam = eigvals(as_square_matrix(A))
     # Two stable sorts give a deterministic order: by angle first, then by modulus.
     lam = lam[torch.sort(torch.angle(lam), stable=True).indices]
     return lam[torch.sort(lam.abs(), descending=True, stable=True).indices]
@@ -161,7 +162,7 @@ def spectral_radius(A) -> Tensor:
 
     Source: enrnn.md Sec. 3 (W^{(S)} is normalised so that ρ < 1).
     """
-    return torch.linalg.eigvals(as_square_matrix(A)).abs().amax()
+    return eigvals(as_square_matrix(A)).abs().amax()
 
 
 def singular_values(A) -> Tensor:
@@ -233,7 +234,7 @@ def henrici_departure(A) -> Tensor:
     if s == 0:
         return torch.zeros((), dtype=A.real.dtype, device=A.device)
     A = A / s
-    lam = torch.linalg.eigvals(A)
+    lam = eigvals(A)
     d2 = torch.linalg.matrix_norm(A) ** 2 - (lam.abs() ** 2).sum()
     return s * d2.clamp_min(0).sqrt()
 

@@ -23,6 +23,7 @@ from torch import Tensor, nn
 from rnnaudit.cells._validate import check_sizes, require_finite
 from rnnaudit.cells.base import RecurrentCell, get_activation
 from rnnaudit.cells.orthogonal import ScaledCayley
+from rnnaudit.cells.linalg import eig, eigvals
 
 __all__ = ["ENRNN", "spectral_radius", "eigenvalue_normalize", "prop32_gradient", "eq5_init", "enrnn_recurrence"]
 
@@ -51,7 +52,7 @@ def spectral_radius(T: Tensor) -> Tensor:
     """
     if T.shape[-1] == 0:
         return T.new_zeros(())
-    return torch.linalg.eigvals(T).abs().amax()
+    return eigvals(T).abs().amax()
 
 
 def eigenvalue_normalize(T: Tensor, eps: float = 0.0, rho: Tensor | None = None) -> Tensor:
@@ -136,7 +137,7 @@ def prop32_gradient(T: Tensor, dL_dW: Tensor, eps: float = 0.0, *, as_stated: bo
         raise ValueError(f"dL_dW must match T's shape {tuple(T.shape)}, dtype {T.dtype} and device {T.device}, "
                          f"got {tuple(dL_dW.shape)}, {dL_dW.dtype}, {dL_dW.device}")
     eps = _check_eps(eps)
-    lam, V = torch.linalg.eig(T)
+    lam, V = eig(T)
     mod = lam.abs()
     k = int(mod.argmax())
     rho, lam_k = mod[k], lam[k]

@@ -20,6 +20,7 @@ from torch import Tensor
 
 from rnnaudit.figures.saving import attach_data
 from rnnaudit.figures.style import REFERENCE_COLOR, SEQUENTIAL_CMAP, series_style, styled
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["plot_eigenvalues", "plot_spectrum", "plot_spectra", "spectra_layout", "spectrum_grid", "default_grid",
            "pseudospectrum_levels", "spectrum_cost", "GRID_NORMAL", "GRID_NONNORMAL", "MAX_ASPECT", "DISTANCE_RTOL"]
@@ -306,7 +307,7 @@ def plot_eigenvalues(matrix: Tensor, *, title: str = "", ax=None):
         TypeError: not a tensor. ValueError: non-square or non-finite input.
     """
     M = _as_matrix(matrix)
-    eig = torch.linalg.eigvals(M).numpy()
+    eig = eigvals(M).numpy()
     if ax is None:
         fig = Figure(figsize=(4.2, 4.4), layout="constrained")
         ax = fig.subplots()

@@ -169,3 +169,13 @@ def test_a_built_wheel_installs_and_imports_from_anywhere(tmp_path):
     assert result.returncode == 0, result.stderr
     count, *files = result.stdout.split("\n")
     assert int(count) >= 50 and all(f.startswith(str(venv)) for f in files if f), files
+
+
+def test_every_eigenvalue_call_goes_through_cells_linalg():
+    """torch.linalg.eigvals/eig overwrite a column-major CUDA input (cells/linalg.py says where it was measured):
+    the package calls them only through rnnaudit.cells.linalg, which hands the CUDA routine a copy."""
+    pattern = re.compile(r"torch\.linalg\.eig(vals)?\(")
+    bad = [f"{path.relative_to(ROOT)}:{i}" for folder in (*LAYERS, "rnnaudit") for path in _modules(folder)
+           if path != ROOT / "cells" / "linalg.py"
+           for i, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert bad == []

@@ -12,13 +12,14 @@ from torch import Tensor
 from rnnaudit.bounds.architectures import ArchCase, sample_arch, spectral, trajectory
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import draw
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["necessary"]
 
 def _rho_above(case: ArchCase) -> tuple[bool, str]:
     if case.kind != "rnn_tanh" or case.layers != 1:
         return False, f"not a one-layer tanh reservoir ({case.kind}, {case.layers} layers)"
-    r = float(torch.linalg.eigvals(case.weights[0][1].detach()).abs().max())
+    r = float(eigvals(case.weights[0][1].detach()).abs().max())
     return r > 1, f"ρ(W) = {r:.6g}"
 
 
@@ -32,7 +33,7 @@ def _zero_drive(case: ArchCase) -> tuple[bool, str]:
 def _necessary(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     """ρ(W)^n against ‖∂x(n)/∂x(0)‖₂ at the zero state (ratio > 1 would be a perturbation growing slower than ρ^n)."""
     W = case.weights[0][1]
-    rho = torch.linalg.eigvals(W).abs().max()
+    rho = eigvals(W).abs().max()
     # (T + 1, S, S): ∂x(n)/∂x(0) for every n
     J = torch.func.jacrev(lambda h0: trajectory(ArchCase(case.kind, case.weights, case.x, h0)))(case.h0)
     n = torch.arange(J.shape[0], dtype=W.dtype, device=W.device)
@@ -44,7 +45,7 @@ def _sample_necessary(gen, h, T, device="cpu", dtype=torch.float64) -> ArchCase:
     case = sample_arch(gen, "rnn_tanh", h, T, norm=1.0, device=device, dtype=dtype)
     W = case.weights[0][1]
     with torch.no_grad():
-        W.mul_((1.01 + 2 * draw(gen)) / torch.linalg.eigvals(W).abs().max())
+        W.mul_((1.01 + 2 * draw(gen)) / eigvals(W).abs().max())
         case.x.zero_()
         case.h0.zero_()
         for t in case.weights[0][2:]:

@@ -36,6 +36,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.bounds.pascanu2013.cases import draw
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["ReservoirCase", "rho_sufficient", "certified_separation", "COUNTEREXAMPLES"]
 
@@ -69,7 +70,7 @@ class ReservoirCase:
 
 
 def _radius(W: Tensor) -> float:
-    return float(torch.linalg.eigvals(W.detach()).abs().max())
+    return float(eigvals(W.detach()).abs().max())
 
 
 def certified_separation(W: Tensor, x: Tensor) -> tuple[float, str]:

@@ -14,6 +14,7 @@ from rnnaudit.bounds.enrnn.cases import dominant_matrix, draw
 from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, C_matrix, GradCase, S_matrix,
                                          dominant_index, eigen_pair, eigenvector_condition, formula_gradient)
 from rnnaudit.bounds.enrnn.proposition3_2 import PROP32_RTOL
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["sample_complex_case", "conjugate", "conjugate_parts"]
 
@@ -31,7 +32,7 @@ def sample_complex_case(gen: torch.Generator, h: int, T: int, device="cpu", dtyp
 
 
 def _complex_dominant(c: GradCase) -> tuple[bool, str]:
-    lam = torch.linalg.eigvals(c.T.detach())
+    lam = eigvals(c.T.detach())
     k = dominant_index(lam)
     return float(lam[k].imag) > 0, f"dominant λ = {complex(lam[k]):.6g}"
 
@@ -49,7 +50,7 @@ def conjugate_parts(c: GradCase, *, literal: bool = False) -> dict[str, tuple[Te
     reading).
     """
     T, G, eps = c.T.detach(), c.G.detach(), c.eps
-    lam_all = torch.linalg.eigvals(T)
+    lam_all = eigvals(T)
     k = dominant_index(lam_all)
     j = int((lam_all - lam_all[k].conj()).abs().argmin())
     lam, S = S_matrix(T, k)

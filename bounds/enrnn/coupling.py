@@ -13,6 +13,7 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, assumpt
 from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          finish_case, new_cell, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, spectral_radius
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["sample_coupling_case", "coupling"]
 
@@ -37,7 +38,7 @@ def sample_coupling_case(gen: torch.Generator, h: int, T: int, device="cpu", dty
         elif regime == 3 and q:
             # W^(S) = T/ρ(T) then has the eigenvalue e^{iθ} of W^(L) (a real ±1 when p = 1 cannot match a
             # complex one; then only the moduli coincide)
-            lam = torch.linalg.eigvals(cell.phi.matrix())
+            lam = eigvals(cell.phi.matrix())
             theta = float(torch.angle(lam[int(lam.imag.argmax())]))
             cell.T.copy_(dominant_matrix(gen, p, 2.0, angle=theta, gap=0.1, spread=0.3))
     return finish_case(cell, gen, T, device, dtype)
@@ -86,8 +87,8 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
         W = recurrent_matrix(case)
         q = cell.long_size
         blocks = [W[:q, :q], W[q:, q:]] if q else [W[q:, q:]]
-        lam_blocks = torch.cat([torch.linalg.eigvals(B) for B in blocks])
-        lam_W = torch.linalg.eigvals(W)
+        lam_blocks = torch.cat([eigvals(B) for B in blocks])
+        lam_W = eigvals(W)
         rho_W = lam_W.abs().max()
         rho_blocks = lam_blocks.abs().max()
         tol = _eig_tol(W)

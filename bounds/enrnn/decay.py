@@ -31,6 +31,7 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_p
 from rnnaudit.bounds.enrnn.cases import (A_UPPER, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          input_weights_and_bias, random_angle, recurrent_matrix, short_term_matrix)
 from rnnaudit.cells import ENRNN, enrnn_recurrence, spectral_radius
+from rnnaudit.cells.linalg import eig, eigvals
 
 __all__ = ["sample_decay_case", "short_products", "decay", "decay_corrected", "alternating_case",
            "symmetric_case", "A_ACTIVATION"]
@@ -72,7 +73,7 @@ def short_products(case: ENRNNCase) -> tuple[Tensor, Tensor, Tensor, Tensor, Ten
 def _eigen_bound(W_S: Tensor) -> tuple[Tensor, Tensor]:
     """(κ₂(V), ρ(W^(S))) with V the unit-column eigenvector matrix torch returns, detached: their derivatives
     blow up near repeated eigenvalues, and the ascent needs only the measured side."""
-    lam, V = torch.linalg.eig(W_S.detach())
+    lam, V = eig(W_S.detach())
     kappa = torch.linalg.cond(V).real.to(W_S.dtype) if W_S.shape[0] > 1 else W_S.new_ones(())
     return kappa, lam.abs().max().to(W_S.dtype)
 
@@ -100,7 +101,7 @@ def _measure(case: ENRNNCase) -> dict[str, tuple[Tensor, Tensor]]:
         M = (d[k, :, None] * W) @ M
     M = M[q:, q:]
     # detached: gated products often have repeated (zero) eigenvalues, where eig's derivative is infinite
-    growth = torch.linalg.eigvals(M.detach()).abs().max().to(W_S.dtype) ** (1.0 / t_max)
+    growth = eigvals(M.detach()).abs().max().to(W_S.dtype) ** (1.0 / t_max)
     return {
         names[0]: worst_pair(lin, kappa * rho**k_range),
         names[1]: worst_pair(hh, kappa * rho**taus),

@@ -18,6 +18,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption
 from rnnaudit.bounds.enrnn.cases import dominant_matrix, draw, random_angle
+from rnnaudit.cells.linalg import eig, eigvals
 
 __all__ = ["GradCase", "sample_grad_case", "eigen_pair", "S_matrix", "C_matrix", "normalised_loss",
            "autograd_gradient", "eigenvector_condition", "A_EPS_POSITIVE_G", "A_SIMPLE_G", "A_SEPARATED_G",
@@ -74,7 +75,7 @@ def eigen_pair(T: Tensor, k: int | None = None) -> tuple[Tensor, Tensor, Tensor]
     """(λ_k, u, y) of T = VΛV⁻¹: u = column k of V (Tu = λu), yᵀ = row k of V⁻¹ (yᵀT = λyᵀ, yᵀu = 1), so the
     paper's left eigenvector is v = ȳ up to scale and S = v̄uᵀ/(v*u) = yuᵀ. k defaults to
     :func:`dominant_index`. Complex128 for float64 T."""
-    lam, V = torch.linalg.eig(T.detach())
+    lam, V = eig(T.detach())
     k = dominant_index(lam) if k is None else k
     e = torch.zeros(T.shape[0], dtype=V.dtype, device=V.device)
     e[k] = 1
@@ -111,7 +112,7 @@ def formula_gradient(T: Tensor, G: Tensor, eps: float, *, inner: str, outer: str
 def normalised_loss(T: Tensor, G: Tensor, eps: float) -> Tensor:
     """L = ⟨G, T/(ρ(T) + ε)⟩ with ρ(T) = max |eigvals(T)| (differentiable in T where the dominant
     modulus is attained by one eigenvalue or one conjugate pair), 0-d."""
-    return (G * (T / (torch.linalg.eigvals(T).abs().max() + eps))).sum()
+    return (G * (T / (eigvals(T).abs().max() + eps))).sum()
 
 
 def autograd_gradient(T: Tensor, G: Tensor, eps: float) -> Tensor:
@@ -126,12 +127,12 @@ def eigenvector_condition(T: Tensor) -> Tensor:
     """κ₂(V) of the eigenvector matrix (unit columns) torch returns, 0-d real; 1 for m = 1."""
     if T.shape[0] == 1:
         return T.new_ones(())
-    return torch.linalg.cond(torch.linalg.eig(T.detach())[1]).real.to(T.dtype)
+    return torch.linalg.cond(eig(T.detach())[1]).real.to(T.dtype)
 
 
 def _moduli_gap(c: GradCase) -> tuple[float, float]:
     """(ρ(T), largest modulus of the eigenvalues other than the dominant λ and λ̄, relative to ρ)."""
-    lam = torch.linalg.eigvals(c.T.detach())
+    lam = eigvals(c.T.detach())
     k = dominant_index(lam)
     rho = float(lam[k].abs())
     others = torch.ones(lam.shape[0], dtype=torch.bool, device=lam.device)
@@ -143,7 +144,7 @@ def _moduli_gap(c: GradCase) -> tuple[float, float]:
 
 
 def _simple(c: GradCase) -> tuple[bool, str]:
-    lam = torch.linalg.eigvals(c.T.detach())
+    lam = eigvals(c.T.detach())
     k = dominant_index(lam)
     rho = float(lam[k].abs())
     dist = (lam - lam[k]).abs()

@@ -17,6 +17,7 @@ from torch import Tensor
 from rnnaudit.bounds.core import CaseSpace, Claim, Reading
 from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, C_matrix, GradCase, S_matrix,
                                          autograd_gradient, formula_gradient, sample_grad_case)
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["eq4", "eq4_corrected", "ascent_direction", "descent_cosine"]
 
@@ -69,7 +70,7 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[GradCase]
                                                   dtype=torch.float64), 0.3 * torch.eye(h - 3, dtype=torch.float64)))
     cases = []
     for T0 in mats:
-        rho = float(torch.linalg.eigvals(T0).abs().max())
+        rho = float(eigvals(T0).abs().max())
         for eps in (0.01 * rho, 0.5 * rho):
             cases.append(GradCase(T0.to(device=device, dtype=dtype),
                                   ascent_direction(T0, eps).to(device=device, dtype=dtype), eps))

@@ -13,6 +13,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim
 from rnnaudit.cells import eq5_init
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["InitCase", "sample_init_case", "ks_statistic", "eq5", "eq5_corrected", "EQ5_ALPHA", "EQ5_STRUCTURE_TOL"]
 
@@ -79,7 +80,7 @@ def _blocks(case: InitCase) -> tuple[Tensor, Tensor]:
 
 def _eigen_sample(case: InitCase) -> tuple[Tensor, Tensor]:
     """|λ| and arg λ ∈ [0, 2π) of one eigenvalue per block (the one with sign(Im λ) = pick)."""
-    lam = torch.linalg.eigvals(_blocks(case)[0])  # (k, 2)
+    lam = eigvals(_blocks(case)[0])  # (k, 2)
     first = (case.pick * lam[:, 0].imag >= 0)
     chosen = torch.where(first, lam[:, 0], lam[:, 1])
     return chosen.abs(), torch.remainder(torch.angle(chosen), 2 * math.pi)

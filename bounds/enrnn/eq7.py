@@ -26,6 +26,7 @@ from rnnaudit.bounds.enrnn.eigen import (
     formula_gradient,
     normalised_loss,
 )
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["sample_tied_case", "eq7", "eq7_corrected", "EQ7_DELTA", "EQ7_RTOL", "one_sided_derivative",
            "steepest_other_direction"]
@@ -84,7 +85,7 @@ def steepest_other_direction(T: Tensor) -> Tensor:
     """Unit (Frobenius) direction E = (C_μ − C_λ)/‖C_μ − C_λ‖ towards the eigenvalue μ of largest modulus
     other than λ and λ̄ (λ the formula's, :func:`~rnnaudit.bounds.enrnn.eigen.dominant_index`): along E,
     |μ| grows faster than |λ| (∂|λ|/∂T = C_λ/|λ|). E = C_λ/‖C_λ‖ when T has no such μ."""
-    lam = torch.linalg.eigvals(T.detach())
+    lam = eigvals(T.detach())
     k = dominant_index(lam)
     lam_k, S_k = S_matrix(T, k)
     C_k = C_matrix(lam_k, S_k).to(T.dtype)
@@ -105,7 +106,7 @@ def steepest_other_direction(T: Tensor) -> Tensor:
 def one_sided_derivative(f, T: Tensor, E: Tensor) -> Tensor:
     """lim_{h→0+} (f(T + hE) − f(T))/h by Richardson extrapolation 2D(δ/2) − D(δ) of forward differences,
     δ = EQ7_DELTA·ρ(T); 0-d."""
-    delta = EQ7_DELTA * float(torch.linalg.eigvals(T).abs().max())
+    delta = EQ7_DELTA * float(eigvals(T).abs().max())
     f0 = f(T)
     d1 = (f(T + delta * E) - f0) / delta
     d2 = (f(T + 0.5 * delta * E) - f0) / (0.5 * delta)
@@ -122,7 +123,7 @@ def _measure(c: GradCase) -> dict[str, tuple[Tensor, Tensor, Tensor]]:
     parts = {}
     for name, f, formula in (
             ("eq. (7): ⟨∂(r⁻¹)/∂T, E⟩ = one-sided derivative of 1/(ρ(T) + ε) along E",
-             lambda X: 1 / (torch.linalg.eigvals(X).abs().max() + eps), d_rinv),
+             lambda X: 1 / (eigvals(X).abs().max() + eps), d_rinv),
             ("Prop. 3.2 (inner 1/ρ): ⟨∂L/∂T, E⟩ = one-sided derivative of L along E",
              lambda X: normalised_loss(X, G, eps), grad)):
         truth = one_sided_derivative(f, T, E)

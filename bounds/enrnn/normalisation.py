@@ -17,6 +17,7 @@ from torch import Tensor
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Supremum
 from rnnaudit.bounds.enrnn.cases import ENRNNCase, dominant_matrix, draw, random_angle, short_term_matrix
 from rnnaudit.cells import ENRNN, spectral_radius
+from rnnaudit.cells.linalg import eig
 
 __all__ = ["sample_norm_case", "normalisation", "NORM_RTOL"]
 
@@ -65,7 +66,7 @@ def _measure(c: ENRNNCase, *, perturb: float = 0.0) -> dict[str, tuple[Tensor, .
     active = bool(cell.normalizing) or float(rho_T) > 1
     predicted = (rho_T / (rho_T + cell.eps) if active else rho_T) * (1 + perturb)
     rho_W = spectral_radius(W)
-    V = torch.linalg.eig(W)[1]
+    V = eig(W)[1]
     kappa = torch.linalg.cond(V).real.to(W.dtype) if W.shape[0] > 1 else W.new_ones(())
     tol = NORM_RTOL * kappa * torch.clamp(torch.linalg.matrix_norm(W), min=1.0)
     return {

@@ -13,6 +13,7 @@ from rnnaudit.bounds.core import CaseSpace, Claim
 from rnnaudit.bounds.enrnn.eigen import (A_EPS_POSITIVE_G, A_SEPARATED_G, A_SIMPLE_G, GradCase, S_matrix,
                                          dominant_index, eigenvector_condition, normalised_loss, sample_grad_case)
 from rnnaudit.bounds.enrnn.proposition3_2 import PROP32_RTOL
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["proof3_2", "proof_step_parts"]
 
@@ -20,7 +21,7 @@ __all__ = ["proof3_2", "proof_step_parts"]
 def _autograd_steps(c: GradCase) -> tuple[Tensor, Tensor, Tensor, Tensor, int]:
     """∂L/∂T, ∂(r⁻¹)/∂T, ∂α/∂T, ∂β/∂T by autograd through ``torch.linalg.eigvals`` and the index of λ."""
     T = c.T.detach().clone().requires_grad_(True)
-    lam = torch.linalg.eigvals(T)
+    lam = eigvals(T)
     k = dominant_index(lam.detach())
     r_inv = 1 / (lam.abs().max() + c.eps)
     d_r = torch.autograd.grad(r_inv, T, retain_graph=True)[0]

@@ -13,6 +13,7 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Reading
 from rnnaudit.bounds.enrnn.cases import (EPS0_NOTE, ENRNNCase, dominant_matrix, draw, enrnn_cases_from_model,
                                          finish_case, input_weights_and_bias, new_cell, random_angle, recurrent_matrix)
 from rnnaudit.cells import enrnn_recurrence, prop32_gradient, spectral_radius
+from rnnaudit.cells.linalg import eig, eigvals
 
 __all__ = ["sample_prop32_case", "proposition3_2", "proposition3_2_corrected", "PROP32_RTOL", "FD_DELTA",
            "FD_RTOL", "PROP32_GAP"]
@@ -62,7 +63,7 @@ def _normalising(c: ENRNNCase) -> tuple[bool, str]:
 
 
 def _separated(c: ENRNNCase) -> tuple[bool, str]:
-    lam = torch.linalg.eigvals(c.cell.T.detach())
+    lam = eigvals(c.cell.T.detach())
     mod = lam.abs()
     k = int(mod.argmax())
     rho = float(mod[k])
@@ -132,7 +133,7 @@ def _measure(case: ENRNNCase, *, as_stated: bool, perturb: float = 0.0) -> dict[
     formula = prop32_gradient(T, dL_dW, cell.eps, as_stated=as_stated) * (1 + perturb)
     fd = _central_differences(case)
     with torch.no_grad():
-        V = torch.linalg.eig(T)[1]
+        V = eig(T)[1]
         kappa = torch.linalg.cond(V).real if T.shape[0] > 1 else T.new_ones(())
         rho = spectral_radius(T)
         rho_t = rho + cell.eps

@@ -14,6 +14,7 @@ from rnnaudit.analysis import pseudospectrum, sigma_min, transient_growth
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum
 from rnnaudit.bounds.enrnn.cases import draw, enrnn_cases_from_model
 from rnnaudit.cells import eigenvalue_normalize, spectral_radius
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["TransientCase", "sample_transient_case", "pseudospectral_lower_bound", "transient",
            "TRANSIENT_HORIZON", "TRANSIENT_EPS"]
@@ -67,7 +68,7 @@ def pseudospectral_lower_bound(A: Tensor) -> Tensor:
     grid = pseudospectrum(A64, axis, axis)
     z = torch.complex(grid.x[None, :].expand_as(grid.sigma), grid.y[:, None].expand_as(grid.sigma)).flatten()
     sig = grid.sigma.flatten()
-    lam = torch.linalg.eigvals(A64)
+    lam = eigvals(A64)
     for l in lam[lam.abs().argsort(descending=True)[:4]]:
         direction = l / l.abs() if l.abs() > 0 else torch.tensor(1 + 0j, dtype=torch.complex128)
         # offsets clustered around each ε, where the boundary of Λ_ε crosses the ray for near-normal A; the points

@@ -13,6 +13,7 @@ from rnnaudit.bounds.cases import copy_case
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, NotApplicable, Supremum, worst_pair
 from rnnaudit.bounds.nc_gru.cases import assumption_check, draw, log_uniform, spectral
 from rnnaudit.cells import NCGRU, scaling_diagonal, scornn_skew_init
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["NeumannCase", "neumann_algorithm1", "sample_neumann_case", "eq18", "eq18_corrected", "ORDERS", "Q_MAX",
            "neumann_starts", "TAIL_PART"]
@@ -248,7 +249,7 @@ def _measure_eq18(case: NeumannCase) -> dict[str, tuple[Tensor, Tensor]]:
     parts["O(M^(p+1)) asymptotic reading, p = 2: ‖E_2‖₂ ≤ 1 · q^3 at δA^(k)/16, A^(k−1) fixed"] = worst_pair(
         e_small, q_small ** 3 + allowance)
     with torch.no_grad():  # eigenvalues only report; their gradient is ill-conditioned at pairs ±iλ
-        rho = torch.linalg.eigvals(M).abs().amax(-1)
+        rho = eigvals(M).abs().amax(-1)
     parts["eq. 17–18 converge: spectral radius ρ((I + A^(k−1))^(-1)δA^(k)) < 1"] = (rho.max(), rho.new_ones(()))
     return parts
 

@@ -14,6 +14,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, ExactVerdict
 from rnnaudit.bounds.nc_gru.eq2 import A_SKEW_A, CayleyCase, sample_cayley_case
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["sec2_2", "measure_sec2_2"]
 
@@ -24,7 +25,7 @@ def measure_sec2_2(case: CayleyCase) -> dict[str, tuple[Tensor, Tensor]]:
     A = case.A
     I = torch.eye(A.shape[0], dtype=A.dtype, device=A.device)
     sigma_min = torch.linalg.svdvals(I + A).min()
-    distance = (torch.linalg.eigvals(A) + 1).abs().min()
+    distance = (eigvals(A) + 1).abs().min()
     return {"I + A singular: σ_min(I + A) = 0": (sigma_min, torch.zeros_like(sigma_min)),
             "A has the eigenvalue −1: min |λ(A) + 1| = 0": (distance.to(A.dtype), torch.zeros_like(sigma_min))}
 

@@ -21,6 +21,7 @@ from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, ExactVerdict, Sup
 from rnnaudit.bounds.nc_gru.cases import draw, log_uniform, spectral
 from rnnaudit.bounds.nc_gru.eq18 import NeumannCase, _exact_inverses, _steps_mm
 from rnnaudit.cells import scornn_skew_init
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["sec5_3", "sample_convergent_case", "RHO_MAX", "necessary_condition_start"]
 
@@ -35,7 +36,7 @@ def _M(case: NeumannCase) -> Tensor:
 
 def _rho(M: Tensor) -> Tensor:
     with torch.no_grad():  # eigenvalues only decide the assumption and the projection
-        return torch.linalg.eigvals(M).abs().amax(-1)
+        return eigvals(M).abs().amax(-1)
 
 
 def _project(case: NeumannCase) -> None:

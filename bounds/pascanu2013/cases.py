@@ -22,6 +22,7 @@ from rnnaudit.bounds.architectures import (
 )
 from rnnaudit.analysis.norms import step_norm_name
 from rnnaudit.bounds.core import Assumption
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["draw", "pick", "layer_lambdas", "eta", "growth", "step_norms", "step_products",
            "sample_contractive_vanilla", "sample_any",
@@ -167,7 +168,7 @@ SATURATING_PRE_ACTIVATION = 6.0
 
 def layer_radii(case: ArchCase) -> list[float]:
     """γ·ρ(W_l) of each layer (ρ the spectral radius; |u|_∞ for IndRNN)."""
-    return [GAMMA[case.kind] * float(torch.linalg.eigvals(case.recurrent_matrix(k).detach()).abs().max())
+    return [GAMMA[case.kind] * float(eigvals(case.recurrent_matrix(k).detach()).abs().max())
             for k in range(case.layers)]
 
 

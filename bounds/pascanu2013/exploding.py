@@ -21,6 +21,7 @@ from rnnaudit.bounds.architectures import GAMMA, VANILLA, ArchCase, arch_cases_f
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Reading
 from rnnaudit.bounds.pascanu2013.cases import draw, eigenvalue_counterexamples, linear_regime_case, per_layer, pick
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES, SOURCE_NOTE
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["exploding"]
 
@@ -51,7 +52,7 @@ def _measure(case: ArchCase, radius: bool = False) -> dict[str, tuple[Tensor, Te
         if float(_layer_growth(layer).detach()) <= 1:
             continue
         W = layer.recurrent_matrix(0)
-        lam = torch.linalg.eigvals(W.detach()).abs().max() if radius else torch.linalg.matrix_norm(W, ord=2)
+        lam = eigvals(W.detach()).abs().max() if radius else torch.linalg.matrix_norm(W, ord=2)
         pair = (lam.new_tensor(1 / GAMMA[case.kind]), lam)
         if worst is None or float(pair[0] / pair[1]) > float(worst[0] / worst[1]):
             worst = pair

@@ -40,6 +40,7 @@ from torch import Tensor
 
 from rnnaudit.bounds.core import CaseSpace, Claim, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import draw
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["LinearCase", "linear", "lyapunov_certificate", "polynomial_bound", "sample_linear"]
 
@@ -56,7 +57,7 @@ class LinearCase:
 
 
 def _radius(W: Tensor) -> float:
-    return float(torch.linalg.eigvals(W.detach()).abs().max())
+    return float(eigvals(W.detach()).abs().max())
 
 
 def lyapunov_certificate(W: Tensor) -> tuple[float, float]:

@@ -56,6 +56,7 @@ from rnnaudit.bounds.pascanu2013.cases import (
     sample_radius_vanilla,
     vanilla_free,
 )
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["vanishing", "SIZES", "RADIUS_CASES", "SOURCE_NOTE"]
 
@@ -69,7 +70,7 @@ def _singular(W: Tensor) -> Tensor:
 def _radius(W: Tensor) -> Tensor:
     # detached: the eigenvalues of a defective W (the triangular counterexample) have no derivative; the ascent
     # moves the measured side only
-    return torch.linalg.eigvals(W.detach()).abs().max()
+    return eigvals(W.detach()).abs().max()
 
 
 #: up to this T (every case the search builds) every pair 0 ≤ k < t ≤ T is measured; a model's longer sequence takes

@@ -20,6 +20,7 @@ from rnnaudit.analysis.gradients import _view_of_gradient, euclidean_norm
 from rnnaudit.analysis.jacobian import hidden_jacobian_maps
 from rnnaudit.analysis.lyapunov import lyapunov_spectrum
 from rnnaudit.cells.adapters import TorchRecurrent
+from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["SUMMARY_RTOL", "GATE_BLOCK_KINDS", "gradient_norms_from_grad", "matrix_record", "orthogonality_concerned",
            "gate_record", "readout_slice",
@@ -109,7 +110,7 @@ def matrix_record(matrices: dict[str, Tensor], *, radius: bool = True, orthogona
         values = {"spectral_norm": float(sv[0]), "sigma_max": float(sv[0]), "sigma_min": float(sv[-1])}
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
             if radius:
-                moduli = torch.linalg.eigvals(W).abs()
+                moduli = eigvals(W).abs()
                 values["spectral_radius"] = float(moduli.max())
                 # the eigenvalues a training run pushes onto the unit circle (an LRU's λ, an S4D's Ā): modes that
                 # neither decay nor grow; 1e-3 is the resolution, far above the eigensolve's rounding

@@ -50,6 +50,7 @@ from rnnaudit.training.runs import (_append_record, _save_checkpoint, _truncate_
                                     read_trajectory)
 from rnnaudit.untrusted import InputError, read_json_file
 from rnnaudit.training.task_specs import TASK_SPECS, TaskSpec
+from rnnaudit.cells.linalg import eigvals
 
 #: Tasks whose inputs are one-hot vectors of a vocabulary read from files (its size is checked).
 ONE_HOT_TASKS = ("ptb-char",)
@@ -97,7 +98,7 @@ def _probe_record(model: SequenceModel, x: Tensor, y: Tensor, spec: TaskSpec, up
     with torch.no_grad():
         W = cell.recurrent_matrix().detach()
         if W.dim() == 2 and W.shape[0] == W.shape[1]:
-            record["spectral_radius"] = float(torch.linalg.eigvals(W).abs().max())
+            record["spectral_radius"] = float(eigvals(W).abs().max())
             record["spectral_norm"] = float(torch.linalg.matrix_norm(W, ord=2))
             record["orthogonality_defect"] = float(orthogonality_defect(W))
         for gate in ("alpha", "beta"):
