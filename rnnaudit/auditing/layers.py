@@ -57,8 +57,9 @@ def torch_sizes(module: nn.Module) -> dict | None:
 
 def _layer_module(module: nn.Module, layer: int, suffix: str, input_size: int) -> nn.Module:
     """Layer ``layer`` (direction ``suffix``: "" or "_reverse") of a stacked module as a one-layer float64
-    module with the weights as the module uses them (parametrizations evaluated)."""
-    kwargs = dict(num_layers=1, bias=module.bias, batch_first=True, dtype=torch.float64)
+    module with the weights as the module uses them (parametrizations evaluated), on the module's device."""
+    device = getattr(module, f"weight_hh_l{layer}{suffix}").device
+    kwargs = dict(num_layers=1, bias=module.bias, batch_first=True, dtype=torch.float64, device=device)
     if isinstance(module, nn.RNN) and not isinstance(module, (nn.GRU, nn.LSTM)):
         kwargs["nonlinearity"] = module.nonlinearity
     if isinstance(module, nn.LSTM) and module.proj_size:

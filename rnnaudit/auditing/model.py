@@ -122,6 +122,21 @@ def _trained_dtype(model, given: torch.dtype | None) -> torch.dtype:
     return torch.float64
 
 
+def _on_cpu(probe):
+    """The CPU twin of a probe copy whose tensors live on another device (the probe itself otherwise). The claims
+    and diagnostics are verified on the CPU (on a CUDA module they mixed devices, and CUDA's eigensolver overwrites
+    a column-major input: rnnaudit.cells.linalg); the audit of a CUDA module therefore runs at the CPU's speed,
+    its ∂L/∂h_0 alone on the module's device."""
+    if not isinstance(probe, torch.nn.Module):
+        return probe
+    tensors = [*probe.parameters(), *probe.buffers()]
+    if all(t.device.type == "cpu" for t in tensors):
+        return probe
+    from rnnaudit.cells.copying import probe_copy
+
+    return probe_copy(probe, dtype=None).to("cpu")
+
+
 def _probe_of(model):
     """The float64 copy the audit probes (never the user's module: its dtype and caches stay as they are)."""
     from rnnaudit.cells.adapters import TorchRecurrent
@@ -153,6 +168,7 @@ def _loss_gradient(probe, cell, x: Tensor, loss_fn, targets, parts) -> dict:
     from rnnaudit.cells.adapters import TorchRecurrent
 
     if isinstance(probe, (torch.nn.RNN, torch.nn.GRU, torch.nn.LSTM)):
+        x = x.to(probe.weight_hh_l0.device)  # the module's own device, as the user's targets and loss_fn expect
         D = 2 if probe.bidirectional else 1
         shapes = [(probe.num_layers * D, probe.proj_size or probe.hidden_size)]
         if isinstance(probe, torch.nn.LSTM):
@@ -176,6 +192,8 @@ def _loss_gradient(probe, cell, x: Tensor, loss_fn, targets, parts) -> dict:
     if isinstance(cell, TorchRecurrent):
         h = cell.state_slices()["h"]
         output = lambda states: states[..., h]  # noqa: E731 - what the *Cell module itself returns (its h)
+    if isinstance(targets, Tensor):  # the claims' CPU copy runs this forward, whatever the model's device
+        targets = targets.to(x.device)
     g = initial_state_gradient(cell, x, loss_fn, targets, output=output)
     return {"norm": float(g.norm()), "per_part": [{"part": parts[0].label, "norm": float(g.norm())}]}
 
@@ -191,7 +209,8 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             ``batch_first`` either way, float16/bfloat16/float32/float64 weights) or ``*Cell``, parametrized
             or geotorch weights included (also after a forward pass), or anything :func:`rnnaudit.wrap`
             accepts; an RNN inside a larger model is audited as that submodule (``model.encoder.rnn``)
-            with its own inputs. Probed on a float64 copy; the model itself is not changed.
+            with its own inputs. Probed on a float64 copy on the CPU, whatever the model's device (∂L/∂h_0
+            runs on the model's own); the model itself is not changed.
         inputs: sequences to measure on, (T, n) or (m, T, n), batch first whatever the module's
             ``batch_first``.
         readout: the linear readout weight (k, h), when the model has one (a single row is the
@@ -266,7 +285,10 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             raise ValueError(f"model: on the meta device ({meta!r} has a shape but no values); build it on the CPU, "
                              "or call .to_empty(device='cpu') and load its weights")
     try:
-        probe = _probe_of(model)
+        # the float64 copy on the model's own device runs the module's forward for ∂L/∂h_0 (cuDNN off); the claims
+        # and diagnostics read its CPU twin
+        device_probe = _probe_of(model)
+        probe = _on_cpu(device_probe)
         bidirectional = _is_bidirectional(probe)
         cell = None if bidirectional else wrap(probe)
     except (TypeError, ValueError, RuntimeError) as err:
@@ -291,7 +313,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             raise TypeError(f"T must be a positive int (the sequence length the model is meant for), got "
                             f"{type(T).__name__} {T!r}")
         check_sizes("T", allow_large=allow_large, T=T)
-    x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double()
+    x = (inputs[None] if inputs.dim() == 2 else inputs).detach().double().cpu()
     if not torch.isfinite(x).all():
         raise ValueError("inputs hold NaN or Inf entries")
     checked = None
@@ -300,6 +322,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
 
         checked = mapping.to_json(*check_mapping(mapping, x))
         probe, x = cell, mapping.inputs(x).detach()
+        device_probe = probe
     elif mapping is not None:  # the reference cell, as rnnaudit.wrap or the CLI mapped it (and checked it, if so)
         checked = mapping.to_json(*(mapping.checked or ()))
     from rnnaudit.analysis.norms import one_thread
@@ -350,7 +373,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
             result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
             advance(1)  # the fixed points stage
         if loss_fn is not None:
-            result["initial_state_gradient"] = _loss_gradient(probe, cell, x, loss_fn, targets, parts)
+            result["initial_state_gradient"] = _loss_gradient(device_probe, cell, x, loss_fn, targets, parts)
     result["notes"] = assumption_notes(result)
     return result
 
