@@ -15,7 +15,7 @@ from rnnaudit.analysis.norms import PairNorms, largest_magnitude, power_of_two_s
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
 from rnnaudit.bounds.core import safe_ratio
 
-__all__ = ["ScaledNorms", "RESCALE_BITS", "rescaled", "log2_pair", "schedule_log2_products"]
+__all__ = ["ScaledNorms", "RESCALE_BITS", "rescaled", "log2_pair", "log2_parts", "schedule_log2_products"]
 
 
 #: A product of step Jacobians is rescaled by a power of two (exact in binary floating point) whenever its largest
@@ -96,18 +96,22 @@ class ScaledNorms:
             return self.norms.worst(bound, ratio)
         return self.worst_log2(torch.log2(bound.clamp_min(0)))
 
-    def worst_log2(self, log2_bound: Tensor) -> tuple[Tensor, Tensor]:
+    def worst_log2(self, log2_bound: Tensor, whole: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """The (measured, bound) pair of the largest ratio ‖P_i‖₂ / 2^(β_i), computed as ‖M_i‖₂·2^(e_i − β_i).
 
         Args:
             log2_bound: (N,) β_i = log₂ of each pair's bound (−∞ for a zero bound: m/0 is ∞ for m > 0, else 0).
+            whole: (N,) integers w_i (exact in float64, |w_i| < 2^53) with β_i = w_i + log2_bound_i: e_i − w_i is
+                taken first, exactly, so a bound such as λ^τ with τ·|log₂ λ| near 10⁷ is never rounded as one sum
+                (an ulp there is ~2e−9, above a claim's tolerance); None: w_i = 0.
 
         Returns:
             0-d (measured, bound) whose quotient is that ratio: the pair itself where both lie in float64's normal
             range, else the pair divided by the bound (ratio, 1), since only the quotient is read.
         """
         beta = log2_bound.to(self.log2.dtype)  # differentiable, for a case an ascent moves
-        d = (self.log2 - beta).detach()
+        e = self.log2 if whole is None else self.log2 - whole.to(self.log2.dtype)
+        d = (e - beta).detach()
         zero = torch.isinf(d) & (d > 0)  # a zero bound
         if bool(zero.any()):
             idx = zero.nonzero().squeeze(-1)
@@ -126,9 +130,26 @@ class ScaledNorms:
         k = self.norms.worst_index(scaled, safe_ratio)
         m = self.norms.solve(torch.tensor([k], device=d.device))[0]
         log2_m = float(torch.log2(m.detach()) + self.log2[k].detach())
-        if math.isfinite(log2_m) and -1020 < log2_m < 1020 and -1020 < float(beta[k].detach()) < 1020:
-            return m * torch.exp2(self.log2[k]), torch.exp2(beta[k])
-        return m * torch.exp2(self.log2[k] - beta[k]), torch.ones_like(beta[k])
+        full = beta[k] if whole is None else beta[k] + whole[k].to(beta.dtype)
+        if math.isfinite(log2_m) and -1020 < log2_m < 1020 and -1020 < float(full.detach()) < 1020:
+            return m * torch.exp2(self.log2[k]), torch.exp2(full)
+        return m * torch.exp2(e[k] - beta[k]), torch.ones_like(beta[k])
+
+
+def log2_parts(x: Tensor) -> tuple[Tensor, Tensor]:
+    """log₂ x as (whole, frac), 0-d float64 each: whole = k, the exponent of x = m·2^k (m ∈ [1/2, 1)), an integer,
+    and frac = log₂ m ∈ [−1, 0), computed from m itself. τ·whole is then exact and τ·frac is rounded at the size
+    of τ, where τ·log₂ x is rounded at the size of τ·|log₂ x| (2e−9 at 10⁷). frac is differentiable in x as
+    log₂ x is. For x = 0 or a non-finite x: (0, log₂ x).
+
+    Raises:
+        RuntimeError: x not a 0-d floating tensor (torch's message).
+    """
+    log2x = torch.log2(x)
+    if not (0 < float(x.detach()) < math.inf):
+        return torch.zeros_like(log2x), log2x
+    m, k = torch.frexp(x.detach())
+    return k.to(log2x.dtype), torch.log2(m) + (log2x - log2x.detach())  # the value of log₂ m, the gradient of log₂ x
 
 
 def log2_pair(log2_measured: Tensor, log2_bound: Tensor) -> tuple[Tensor, Tensor]:

@@ -18,6 +18,7 @@ from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spect
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.miller_hardt2019.rnn_stable import A_W_BELOW, TORCH_VANILLA
 from rnnaudit.bounds.pascanu2013.cases import per_layer, project_lambda, sample_contractive_vanilla, vanilla_free
+from rnnaudit.bounds.scaled_products import log2_parts
 
 __all__ = ["theorem3_1_general"]
 
@@ -31,15 +32,16 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, ...]]:
     # sequence ‖W‖₂^τ and the products leave float64's range as numbers
     hh, hx = [], []
     for layer in per_layer(case):
-        log2_w = torch.log2(spectral(layer.recurrent_matrix(0)))
+        # τ·log₂‖W‖₂ as τ·k (exact) + τ·log₂ m: no rounding at the size of τ·|log₂‖W‖₂| (scaled_products.log2_parts)
+        whole_w, frac_w = log2_parts(spectral(layer.recurrent_matrix(0)))
         log2_u = torch.log2(spectral(_input_matrix(layer)))
         shared = step_map(layer)
         norms, taus = shared.products()
         if len(norms):
-            hh.append(norms.worst_log2(taus * log2_w))
+            hh.append(norms.worst_log2(taus * frac_w, whole=taus * whole_w))
         inputs, _, in_taus = shared.inputs()
         if inputs is not None:
-            hx.append(inputs.worst_log2(in_taus * log2_w + log2_u))
+            hx.append(inputs.worst_log2(in_taus * frac_w + log2_u, whole=in_taus * whole_w))
     zero = case.x.new_zeros(())
     worst = lambda pairs: (worst_pair(torch.stack([m for m, _ in pairs]), torch.stack([b for _, b in pairs]))  # noqa: E731
                            if pairs else (zero, zero + 1))

@@ -29,6 +29,7 @@ from rnnaudit.bounds.architectures import (
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
+from rnnaudit.bounds.scaled_products import log2_parts
 
 __all__ = ["data_dependent", "input_products"]
 
@@ -62,8 +63,9 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     if norms is None:
         zero = shared.J.new_zeros(())
         return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": (zero, zero + 1)}
-    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst_log2(taus * torch.log2(shared.eta()) +
-                                                                            torch.log2(base))}
+    whole, frac = log2_parts(shared.eta())  # τ·log₂ λ as τ·k (exact) + τ·log₂ m: no rounding at τ·|log₂ λ|
+    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst_log2(taus * frac + torch.log2(base),
+                                                                            whole=taus * whole)}
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:

@@ -56,6 +56,7 @@ from rnnaudit.bounds.pascanu2013.cases import (
     sample_radius_vanilla,
     vanilla_free,
 )
+from rnnaudit.bounds.scaled_products import log2_parts
 from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["vanishing", "SIZES", "RADIUS_CASES", "SOURCE_NOTE"]
@@ -90,7 +91,8 @@ def _products_against(case: ArchCase, lam_of, part: str) -> dict[str, tuple[Tens
                 pairs.append(worst_pair(prods, lam ** taus))
         else:
             norms, taus = step_map(layer).products()
-            pairs.append(norms.worst_log2(taus * torch.log2(lam)))
+            whole, frac = log2_parts(lam)  # τ·log₂ λ without rounding at its own size (scaled_products.log2_parts)
+            pairs.append(norms.worst_log2(taus * frac, whole=taus * whole))
     if not pairs:
         zero = case.x.new_zeros(())
         return {part: (zero, zero + 1)}

@@ -16,6 +16,7 @@ from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.architectures import step_map
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
+from rnnaudit.bounds.scaled_products import log2_parts
 
 __all__ = ["vanishing_general"]
 
@@ -33,7 +34,8 @@ def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
         zero = case.x.new_zeros(())
         return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": (zero, zero + 1)}
     # compared as log₂ ratios: over thousands of steps η^(t−k) and the product underflow as numbers
-    return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": prods.worst_log2(taus * torch.log2(e))}
+    whole, frac = log2_parts(e)  # τ·log₂ η as τ·k (exact) + τ·log₂ m: no rounding at the size of τ·|log₂ η|
+    return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": prods.worst_log2(taus * frac, whole=taus * whole)}
 
 
 def _sample_general(gen, h, T, device="cpu", dtype=torch.float64):

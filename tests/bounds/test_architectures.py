@@ -233,3 +233,24 @@ def test_the_input_products_against_a_rate_cover_the_rounding_of_long_log_ratios
     n_all, worst = _worst_input_ratio(StepMap(case))
     n_kept, kept = _worst_input_ratio(StepMap(case), StepMap(case).eta())
     assert n_kept == n_all and kept == worst
+
+
+@pytest.mark.parametrize("claim", ["miller_hardt2019.data_dependent", "pascanu2013.vanishing.general"])
+def test_long_log_ratios_are_not_rounded_at_the_size_of_their_exponent(claim):
+    """J_t = λ = 1.95e−271 exactly and ∂h_s/∂x_s = 1 over T = 2000 steps (the claims' attaining structure): every
+    true ratio ‖∂h_t/∂x_s‖₂ / (λ^τ‖∂h_s/∂x_s‖₂) and ‖∂h_t/∂h_k‖₂ / η^τ is exactly 1. τ·log₂ λ (up to 1.8e6) rounded as
+    one number was off by ~1e−10 (the referee's T = 30,000 gave 1 + 1.6e−9, past the 1e−9 tolerance: a false
+    violation); split as τ·k + τ·log₂ m (scaled_products.log2_parts) what is left is rounding at the size of T:
+    the products' T·u, τ·log₂ m's T·u and one ulp of T, under 4·T·u = 8.9e−13."""
+    from rnnaudit.bounds.miller_hardt2019.data_dependent import _measure
+    from rnnaudit.bounds.pascanu2013.cases import linear_regime_case
+    from rnnaudit.bounds.pascanu2013.vanishing_general import _measure_general
+
+    T = 2000
+    case = linear_regime_case(1, T, 0.9)
+    with torch.no_grad():
+        case.weights[0][1].fill_(1.953920677037347e-271)
+        case.weights[0][0][:, 0] = 1.0
+    measure = _measure if claim == "miller_hardt2019.data_dependent" else _measure_general
+    (m, b), = measure(case).values()
+    assert abs(float(m / b) - 1) <= 4 * T * 2.0 ** -53
