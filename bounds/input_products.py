@@ -14,7 +14,7 @@ from torch import Tensor
 
 from rnnaudit.analysis.norms import PairNorms, largest_magnitude
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
-from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
+from rnnaudit.bounds.scaled_products import ScaledNorms, ranged
 
 __all__ = ["every_pair", "pairs_against", "PRUNE_POWER_STEPS", "UNDERFLOW_FLOOR"]
 
@@ -40,9 +40,9 @@ def every_pair(m) -> tuple:
     # for this question alone (StepMap.B)
     out = None if m.exact or N == 0 else next(iter(B.values())).new_empty(N, *next(iter(B.values())).shape)
     for s, ts in schedule.items():
-        P, b, e = B[s], spectral(B[s]), 0
+        (P, e), b = ranged(B[s], 0), spectral(B[s])
         for t in range(s + 1, max(ts) + 1):
-            P, e = rescaled(m.J[t] @ P, e)
+            P, e = m.times(t, P, e)
             if t in ts:
                 if out is None:
                     mats.append(P)
@@ -92,7 +92,7 @@ def pairs_against(m, rate: float) -> tuple:
     # a step too close to underflow to keep the rounding relative: no chain is shortened
     steps_normal = float(largest_magnitude(m.J, dim=(1, 2)).min()) >= UNDERFLOW_FLOOR
     log2_rate = math.log2(rate) if steps_normal and 0 < rate < math.inf else math.nan
-    chains: dict[int, tuple[Tensor, int, int]] = {s: (B[s], 0, s) for s in schedule}  # (∂h_t/∂x_s, exponent, t)
+    chains: dict[int, tuple[Tensor, int, int]] = {s: (*ranged(B[s], 0), s) for s in schedule}  # (∂h_t/∂x_s, exp., t)
     bases = {s: spectral(B[s]) for s in schedule}
     log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(largest_magnitude(B[s])) >= UNDERFLOW_FLOOR
                  else math.nan for s, b in bases.items()}
@@ -114,7 +114,7 @@ def pairs_against(m, rate: float) -> tuple:
         if nxt is None:
             return False
         for j in range(t + 1, nxt + 1):
-            P, e = rescaled(m.J[j] @ P, e)
+            P, e = m.times(j, P, e)
         chains[s] = (P, e, nxt)
         if not (math.isfinite(log2_rate) and math.isfinite(log2_base[s])):
             kept[(s, nxt)] = (P, e)

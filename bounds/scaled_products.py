@@ -15,13 +15,18 @@ from rnnaudit.analysis.norms import PairNorms, largest_magnitude, power_of_two_s
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
 from rnnaudit.bounds.core import safe_ratio
 
-__all__ = ["ScaledNorms", "RESCALE_BITS", "rescaled", "log2_pair", "log2_parts", "schedule_log2_products"]
+__all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts", "schedule_log2_products"]
 
 
 #: A product of step Jacobians is rescaled by a power of two (exact in binary floating point) whenever its largest
 #: entry leaves [2^−RESCALE_BITS, 2^RESCALE_BITS]: over thousands of steps a contracting product (0.77^3000 ≈ 1e−341)
 #: would underflow to 0, and its bound η^τ with it, and an expanding one overflow.
 RESCALE_BITS = 64
+#: A factor of a product (a step Jacobian, ∂h_s/∂x_s) whose largest entry lies outside [2^−STEP_RANGE_BITS,
+#: 2^STEP_RANGE_BITS] is brought into range before it multiplies (:func:`ranged`): against a factor rescaled to
+#: [2^−64, 2^65] a product then stays above 2^−832, so underflow costs at most 2^−1074 of an entry, 2^−242 of the
+#: product's scale, and nothing overflows. Inside the range a factor is used as it is (the usual case, same bits).
+STEP_RANGE_BITS = 768
 
 
 def _times_pow2(x: Tensor, e: Tensor) -> Tensor:
@@ -42,6 +47,15 @@ def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     if abs(k) <= RESCALE_BITS:
         return P, log2
     return P / scale, log2 + k
+
+
+def ranged(P: Tensor, log2: int) -> tuple[Tensor, int]:
+    """(P, log2) as given where P's largest |entry| lies in [2^−:data:`STEP_RANGE_BITS`, 2^:data:`STEP_RANGE_BITS`]
+    (or P is 0 or not finite), else :func:`rescaled` (P, log2): a factor about to multiply another."""
+    big = float(largest_magnitude(P.detach())) if P.numel() else 0.0
+    if not (0 < big < math.inf) or 2.0 ** -STEP_RANGE_BITS <= big <= 2.0 ** STEP_RANGE_BITS:
+        return P, log2
+    return rescaled(P, log2)
 
 
 class ScaledNorms:

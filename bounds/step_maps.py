@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.norms import PairNorms
+from rnnaudit.analysis.norms import PairNorms, largest_magnitude
 from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds import input_products
@@ -34,7 +34,7 @@ from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' k
     shared_trajectory,
 )
 from rnnaudit.bounds.core import safe_ratio, worst_pair
-from rnnaudit.bounds.scaled_products import ScaledNorms, rescaled
+from rnnaudit.bounds.scaled_products import STEP_RANGE_BITS, ScaledNorms, ranged, rescaled
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "shared_trajectory", "note_layers",
            "release_maps", "held_jacobians", "held_step_norms", "SHARED_NUMBERS"]
@@ -212,8 +212,21 @@ class StepMap:
         self.J, self._B = (block, None) if block is not None else _arch.step_jacobians(case, inputs=False)
         self._case = case
         self.exact = key is None
-        self._steps = self._pairs = self._inputs = None
+        self._steps = self._pairs = self._inputs = self._out_of_range = None
         self._pruned = None  # (λ, inputs(rate=λ)'s result)
+
+    def times(self, t: int, P: Tensor, e: int) -> tuple[Tensor, int]:
+        """J[t]·P·2^e as (M, f) = :func:`rescaled` (J[t] @ P, e), a step far from 1 in size first brought into range
+        by a power of two (exact; :func:`~rnnaudit.bounds.scaled_products.ranged`): below 2^−1022 a product is
+        rounded on the subnormal grid, by up to half its own size (5·2⁻¹⁰⁷⁴ · 0.7 rounds to 3·2⁻¹⁰⁷⁴ or 4·2⁻¹⁰⁷⁴),
+        and a ratio could then rise along a chain where in exact arithmetic it cannot. The usual step is multiplied
+        as it is (one reduction over J finds the others, once)."""
+        if self._out_of_range is None:
+            big = largest_magnitude(self.J.detach(), dim=(1, 2))
+            outside = (big > 0) & ((big < 2.0 ** -STEP_RANGE_BITS) | (big > 2.0 ** STEP_RANGE_BITS))
+            self._out_of_range = set(outside.nonzero().flatten().tolist())
+        J, e = ranged(self.J[t], e) if t in self._out_of_range else (self.J[t], e)
+        return rescaled(J @ P, e)
 
     @property
     def B(self) -> Tensor:
@@ -274,7 +287,7 @@ class StepMap:
             for k, ts in schedule.items():
                 P, e = eye, 0
                 for t in range(k + 1, max(ts) + 1):
-                    P, e = rescaled(self.J[t - 1] @ P, e)
+                    P, e = self.times(t - 1, P, e)
                     if t in ts:
                         if self.exact:
                             M.append(P)
@@ -322,7 +335,7 @@ class StepMap:
             here: dict[int, tuple[Tensor, int]] = {}
             P, e = None, 0
             for t in range(k + 1, min(nxt, max(need)) + 1):
-                P, e = rescaled(self.J[t - 1] if P is None else self.J[t - 1] @ P, e)
+                P, e = rescaled(self.J[t - 1], e) if P is None else self.times(t - 1, P, e)
                 if t in need:
                     here[t] = keep(k, t, P, e)
             for t in sorted(need):
