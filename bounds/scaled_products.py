@@ -15,7 +15,8 @@ from rnnaudit.analysis.norms import PairNorms, largest_magnitude, power_of_two_s
 from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
 from rnnaudit.bounds.core import safe_ratio
 
-__all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts", "schedule_log2_products"]
+__all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts",
+           "schedule_log2_products"]
 
 
 #: A product of step Jacobians is rescaled by a power of two (exact in binary floating point) whenever its largest

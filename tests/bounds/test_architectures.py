@@ -5,7 +5,8 @@ import pytest
 import torch
 from torch import nn
 
-from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, layer_cases, product_norms, step_jacobians, trajectory
+from rnnaudit.bounds.architectures import (ArchCase, arch_cases_from_model, layer_cases, product_norms,
+                                            step_jacobians, trajectory)
 from rnnaudit.bounds.core import NotApplicable
 from tests.bounds.models import IndRNN, modules, view
 
