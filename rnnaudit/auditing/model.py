@@ -13,6 +13,7 @@ inputs (:func:`audit`). The audit of run directories, checkpoint by checkpoint, 
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
 from torch import Tensor
@@ -120,6 +121,26 @@ def _trained_dtype(model, given: torch.dtype | None) -> torch.dtype:
     if isinstance(model, torch.nn.Module):
         return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float64)
     return torch.float64
+
+
+def _reentrant(cell, parts) -> bool:
+    """Whether the model's steps may run on two threads at once: torch's own RNN modules and the reference cells
+    of rnnaudit.cells compute from their weights alone; a user's step function (``rnnaudit.wrap(step, ...)``) is
+    not known to."""
+    from rnnaudit.cells.adapters import StepCell, TorchRecurrent
+
+    cells = [cell] if cell is not None else [p.cell for p in parts]
+    return all(isinstance(c, TorchRecurrent) or (type(c).__module__.startswith("rnnaudit.cells.")
+                                                 and not isinstance(c, StepCell)) for c in cells)
+
+
+def _fixed_points(cell, x: Tensor, parts) -> list[dict]:
+    """:func:`rnnaudit.auditing.attractors.fixed_point_sections` on the calling thread's one BLAS/OpenMP thread."""
+    from rnnaudit.analysis.norms import one_thread
+    from rnnaudit.auditing.attractors import fixed_point_sections
+
+    with one_thread():
+        return fixed_point_sections(cell, x, parts)
 
 
 def _on_cpu(probe):
@@ -330,8 +351,14 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
 
     # one step map per sequence, read by every claim and by the diagnostics; the many small factorisations run on
     # one BLAS/OpenMP thread (Note [one LAPACK thread] in rnnaudit.analysis.norms)
-    with shared_maps(), one_thread():
+    with shared_maps(), one_thread(), ThreadPoolExecutor(max_workers=1) as beside:
         parts = recurrences(probe, x)
+        # the fixed-point search shares nothing with the claims (its own calls of the step, LBFGS, a seeded
+        # generator): it runs on another core while they do, the same numbers as run after them; leaving this
+        # block waits for it, also after an error. A user's own step function may keep state between calls, so
+        # its search waits for the claims.
+        searched = None if bidirectional else cell
+        fixed = beside.submit(_fixed_points, searched, x, parts) if diagnostics and _reentrant(cell, parts) else None
         user = _user_module(model)
         if bidirectional:
             claims = _claims_per_part(parts, readout, T or x.shape[1], trained, measure_bounds)
@@ -349,7 +376,6 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         result = {"model": summary, "claims": claims}
         if diagnostics:
             from rnnaudit.analysis.diagnostics import state_diagnostics
-            from rnnaudit.auditing.attractors import fixed_point_sections
 
             # every sequence, as the claims (state_diagnostics caps what it holds at once for the horizon and the
             # exponents; the step norms read every sequence), from the claims' own step maps where the part is a
@@ -370,7 +396,7 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
                 blocks[i] = None  # its last sequence's Jacobians go before the next part's are formed
             del blocks
             advance(1)  # the diagnostics stage, for the bar of `rnnaudit audit`
-            result["fixed_points"] = fixed_point_sections(None if bidirectional else cell, x, parts)
+            result["fixed_points"] = fixed.result() if fixed is not None else _fixed_points(searched, x, parts)
             advance(1)  # the fixed points stage
         if loss_fn is not None:
             result["initial_state_gradient"] = _loss_gradient(device_probe, cell, x, loss_fn, targets, parts)

@@ -88,3 +88,63 @@ def test_a_bidirectional_module_is_searched_one_direction_at_a_time():
 def test_the_fixed_points_command_refuses_a_bad_input_choice(tmp_path):
     assert cli_status(["fixed-points", "gru", "--input", "median", "--out", str(tmp_path / "f.png")]) == 2
     assert not (tmp_path / "f.png").exists()
+
+
+def test_the_search_beside_the_claims_gives_the_numbers_it_gives_after_them(monkeypatch):
+    """The audit runs the fixed-point search on a second thread while the claims run; the whole audit is the same,
+    number for number, as with the search run after the claims on the one thread."""
+    import json
+    from concurrent.futures import Future
+
+    import rnnaudit.auditing.model as audit_module
+
+    class AfterwardsExecutor:  # runs each task when it is submitted, on the calling thread
+        def __init__(self, max_workers=1):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, task, *args):
+            done = Future()
+            done.set_result(task(*args))
+            return done
+
+    torch.manual_seed(0)
+    gru = torch.nn.GRU(3, 16, num_layers=2, batch_first=True)
+    x = torch.randn(2, 20, 3, generator=torch.Generator().manual_seed(1))
+    beside = json.dumps(rnnaudit.audit(gru, x), sort_keys=True, default=str)
+    monkeypatch.setattr(audit_module, "ThreadPoolExecutor", AfterwardsExecutor)
+    after = json.dumps(rnnaudit.audit(gru, x), sort_keys=True, default=str)
+    assert beside == after
+
+
+def test_a_users_step_function_is_never_called_from_two_threads_at_once():
+    """A user's step may keep state between calls: its fixed-point search waits for the claims."""
+    import threading
+
+    from rnnaudit.auditing.model import _reentrant
+    from rnnaudit.cells.adapters import StepCell
+
+    W = torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(2)) * 0.4
+    inside, overlaps, lock = [], [], threading.Lock()
+
+    def step(x_t, h):
+        with lock:
+            if inside:
+                overlaps.append((inside[0], threading.get_ident()))
+            inside.append(threading.get_ident())
+        try:
+            return torch.tanh(h @ W.T + x_t.sum(-1, keepdim=True))
+        finally:
+            with lock:
+                inside.remove(threading.get_ident())
+
+    cell = rnnaudit.wrap(step, input_size=2, state_size=4)
+    assert isinstance(cell, StepCell) and not _reentrant(cell, None)
+    result = rnnaudit.audit(cell, torch.randn(1, 12, 2, dtype=torch.float64))
+    assert result["fixed_points"] and overlaps == []
+    assert _reentrant(rnnaudit.wrap(torch.nn.GRU(2, 3)), None)
