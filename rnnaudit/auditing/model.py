@@ -123,6 +123,24 @@ def _trained_dtype(model, given: torch.dtype | None) -> torch.dtype:
     return torch.float64
 
 
+def _summary(model, cell, parts, trained: torch.dtype) -> dict:
+    """The audit's "model" section (:func:`rnnaudit.auditing.summary.model_summary`): every recurrent matrix of each
+    direction of a bidirectional module (``cell`` None), the packed cell's otherwise."""
+    from rnnaudit.analysis.norms import one_thread
+
+    user = _user_module(model)
+    with one_thread():
+        if cell is None:
+            matrices = {f"{p.label}.{role}": W for p in parts for role, W in p.cell.recurrent_matrices().items()}
+            summary = model_summary(user, parts[0].cell, trained, matrices=matrices)
+            summary["state_size"] = sum(p.cell.hidden_size for p in parts)
+            return summary
+        if isinstance(user, torch.nn.Module):
+            return model_summary(user, cell, trained)
+    return {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
+            "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
+
+
 def _reentrant(cell, parts) -> bool:
     """Whether the model's steps may run on two threads at once: torch's own RNN modules and the reference cells
     of rnnaudit.cells compute from their weights alone; a user's step function (``rnnaudit.wrap(step, ...)``) is
@@ -358,19 +376,15 @@ def audit(model, inputs: Tensor, *, readout: Tensor | None = None, T: int | None
         # block waits for it, also after an error. A user's own step function may keep state between calls, so
         # its search waits for the claims.
         searched = None if bidirectional else cell
-        fixed = beside.submit(_fixed_points, searched, x, parts) if diagnostics and _reentrant(cell, parts) else None
-        user = _user_module(model)
+        reentrant = _reentrant(cell, parts)
+        summarised = beside.submit(_summary, model, cell, parts, trained) if reentrant else None
+        fixed = beside.submit(_fixed_points, searched, x, parts) if diagnostics and reentrant else None
         if bidirectional:
             claims = _claims_per_part(parts, readout, T or x.shape[1], trained, measure_bounds)
-            matrices = {f"{p.label}.{role}": W for p in parts for role, W in p.cell.recurrent_matrices().items()}
-            summary = model_summary(user, parts[0].cell, trained, matrices=matrices)
-            summary["state_size"] = sum(p.cell.hidden_size for p in parts)
         else:
             view = ModelView(cell, x, _readout_weight(readout, cell), T or x.shape[1], trained)
             claims = audit_model(view, measure_bounds=measure_bounds)
-            summary = model_summary(user, cell, trained) if isinstance(user, torch.nn.Module) else \
-                {"type": type(model).__name__, "hidden_size": cell.hidden_size, "state_size": cell.hidden_size,
-                 "input_size": cell.input_size, "trained_dtype": str(trained).replace("torch.", "")}
+        summary = summarised.result() if summarised is not None else _summary(model, cell, parts, trained)
         if checked is not None:
             summary["mapping"] = checked
         result = {"model": summary, "claims": claims}
