@@ -13,8 +13,8 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.norms import PairNorms, largest_magnitude
-from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
-from rnnaudit.bounds.scaled_products import ScaledNorms, ranged
+from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
+from rnnaudit.bounds.scaled_products import ScaledNorms, log2_spectral, rescaled
 
 __all__ = ["every_pair", "pairs_against", "PRUNE_POWER_STEPS", "UNDERFLOW_FLOOR"]
 
@@ -27,10 +27,12 @@ UNDERFLOW_FLOOR = 2.0 ** -800
 
 
 def every_pair(m) -> tuple:
-    """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
+    """(norms of ∂h_t/∂x_s, log₂‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
     pairs of the step map ``m`` (a :class:`~rnnaudit.bounds.step_maps.StepMap`; s indexes B from 0, t indexes J:
-    B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t), each product formed along its start's chain and rescaled by
-    powers of two (:class:`~rnnaudit.bounds.scaled_products.ScaledNorms`); (None, None, None) for no pair."""
+    B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t), each product formed along its start's chain from B_s brought
+    into range and rescaled by powers of two (:class:`~rnnaudit.bounds.scaled_products.ScaledNorms`), and
+    ‖B_s‖₂ as a log₂ (:func:`~rnnaudit.bounds.scaled_products.log2_spectral`: at any magnitude, subnormal B_s
+    included); (None, None, None) for no pair."""
     T = m.J.shape[0]
     mats, base, taus, scales = [], [], [], []
     schedule = pair_schedule(T - 1, MAX_STARTS)
@@ -40,7 +42,7 @@ def every_pair(m) -> tuple:
     # for this question alone (StepMap.B)
     out = None if m.exact or N == 0 else next(iter(B.values())).new_empty(N, *next(iter(B.values())).shape)
     for s, ts in schedule.items():
-        (P, e), b = ranged(B[s], 0), spectral(B[s])
+        (P, e), b = rescaled(B[s], 0), log2_spectral(B[s])
         for t in range(s + 1, max(ts) + 1):
             P, e = m.times(t, P, e)
             if t in ts:
@@ -92,9 +94,9 @@ def pairs_against(m, rate: float) -> tuple:
     # a step too close to underflow to keep the rounding relative: no chain is shortened
     steps_normal = float(largest_magnitude(m.J, dim=(1, 2)).min()) >= UNDERFLOW_FLOOR
     log2_rate = math.log2(rate) if steps_normal and 0 < rate < math.inf else math.nan
-    chains: dict[int, tuple[Tensor, int, int]] = {s: (*ranged(B[s], 0), s) for s in schedule}  # (∂h_t/∂x_s, exp., t)
-    bases = {s: spectral(B[s]) for s in schedule}
-    log2_base = {s: math.log2(float(b)) if 0 < float(b) < math.inf and float(largest_magnitude(B[s])) >= UNDERFLOW_FLOOR
+    chains: dict[int, tuple[Tensor, int, int]] = {s: (*rescaled(B[s], 0), s) for s in schedule}  # (∂h_t/∂x_s, e, t)
+    bases = {s: log2_spectral(B[s]) for s in schedule}
+    log2_base = {s: float(b) if math.isfinite(float(b)) and float(largest_magnitude(B[s])) >= UNDERFLOW_FLOOR
                  else math.nan for s, b in bases.items()}
     kept: dict[tuple[int, int], tuple[Tensor, int]] = {}
     best = -math.inf  # log₂ of a certified lower bound on the largest ratio

@@ -12,10 +12,11 @@ import torch
 from torch import Tensor
 
 from rnnaudit.analysis.norms import PairNorms, largest_magnitude, power_of_two_scale
-from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule
+from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio
 
 __all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts",
+           "log2_spectral", "log2_spectral_parts",
            "schedule_log2_products"]
 
 
@@ -48,6 +49,33 @@ def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     if abs(k) <= RESCALE_BITS:
         return P, log2
     return P / scale, log2 + k
+
+
+def log2_spectral_parts(M: Tensor) -> tuple[Tensor, Tensor]:
+    """log₂ ‖M‖₂ as :func:`log2_parts`' (whole, frac), at any magnitude (:func:`log2_spectral`)."""
+    big = float(largest_magnitude(M.detach())) if M.numel() else 0.0
+    if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:
+        return log2_parts(spectral(M))
+    k = math.frexp(big)[1] - 1
+    half = -k // 2
+    whole, frac = log2_parts(spectral(M * 2.0 ** half * 2.0 ** (-k - half)))
+    return whole + k, frac
+
+
+def log2_spectral(M: Tensor) -> Tensor:
+    """log₂ ‖M‖₂ (0-d, differentiable) of a matrix at any magnitude: the norm of M brought to [1, 2) in its largest
+    entry by a power of two (exact), plus that power's exponent. ‖M‖₂ of M itself would be rounded on the subnormal
+    grid below 2^−1022 (‖[u, u]‖₂ = √2·u for u = 2^−1074 reads u) and overflow near 2^1024; −inf for M = 0.
+
+    Raises:
+        RuntimeError: a non-finite M (LAPACK's error, as :func:`rnnaudit.analysis.norms.spectral`'s).
+    """
+    big = float(largest_magnitude(M.detach())) if M.numel() else 0.0
+    if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:  # the usual matrix, as it is (the same bits)
+        return torch.log2(spectral(M))
+    k = math.frexp(big)[1] - 1
+    half = -k // 2  # 2^−k itself is not a float64 for k < −1023: two exact halves
+    return torch.log2(spectral(M * 2.0 ** half * 2.0 ** (-k - half))) + k
 
 
 def ranged(P: Tensor, log2: int) -> tuple[Tensor, int]:

@@ -34,7 +34,8 @@ from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' k
     shared_trajectory,
 )
 from rnnaudit.bounds.core import safe_ratio, worst_pair
-from rnnaudit.bounds.scaled_products import STEP_RANGE_BITS, ScaledNorms, ranged, rescaled
+from rnnaudit.bounds.scaled_products import (STEP_RANGE_BITS, ScaledNorms, log2_parts, log2_spectral_parts, ranged,
+                                             rescaled)
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "shared_trajectory", "note_layers",
            "release_maps", "held_jacobians", "held_step_norms", "SHARED_NUMBERS"]
@@ -221,12 +222,27 @@ class StepMap:
         rounded on the subnormal grid, by up to half its own size (5·2⁻¹⁰⁷⁴ · 0.7 rounds to 3·2⁻¹⁰⁷⁴ or 4·2⁻¹⁰⁷⁴),
         and a ratio could then rise along a chain where in exact arithmetic it cannot. The usual step is multiplied
         as it is (one reduction over J finds the others, once)."""
+        J, e = ranged(self.J[t], e) if t in self.out_of_range() else (self.J[t], e)
+        return rescaled(J @ P, e)
+
+    def out_of_range(self) -> set[int]:
+        """The steps t whose largest entry lies outside [2^−:data:`STEP_RANGE_BITS`, 2^:data:`STEP_RANGE_BITS`] (0
+        excepted): empty for the usual map (one reduction over J, once)."""
         if self._out_of_range is None:
             big = largest_magnitude(self.J.detach(), dim=(1, 2))
             outside = (big > 0) & ((big < 2.0 ** -STEP_RANGE_BITS) | (big > 2.0 ** STEP_RANGE_BITS))
             self._out_of_range = set(outside.nonzero().flatten().tolist())
-        J, e = ranged(self.J[t], e) if t in self._out_of_range else (self.J[t], e)
-        return rescaled(J @ P, e)
+        return self._out_of_range
+
+    def eta_parts(self) -> tuple[Tensor, Tensor]:
+        """log₂ η, η = max_t ‖J_t‖₂, as :func:`~rnnaudit.bounds.scaled_products.log2_parts`' (whole, frac), at any
+        magnitude: where a step lies out of range (:meth:`out_of_range`) every step's norm is taken from the step
+        brought into range (:func:`~rnnaudit.bounds.scaled_products.log2_spectral_parts`), since η as a float64
+        number would be rounded on the subnormal grid (‖[u, u]‖₂ = √2·u reads u for u = 2⁻¹⁰⁷⁴) or overflow."""
+        if not self.out_of_range():
+            return log2_parts(self.eta())
+        parts = [log2_spectral_parts(J) for J in self.J]
+        return max(parts, key=lambda wf: float(wf[0].detach() + wf[1].detach()))
 
     @property
     def B(self) -> Tensor:
@@ -363,7 +379,7 @@ class StepMap:
         return torch.log2(norms.norms.solve(torch.tensor([i], device=self.J.device))[0]) + norms.log2[i]
 
     def inputs(self, rate: Tensor | float | None = None) -> tuple:
-        """(norms of ∂h_t/∂x_s, ‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
+        """(norms of ∂h_t/∂x_s, log₂‖∂h_s/∂x_s‖₂, τ = t − s) over :func:`pair_schedule` (T − 1, :data:`MAX_STARTS`)'s
         pairs (s indexes B from 0, t indexes J: B[s] = ∂h_(s+1)/∂x_(s+1), J[t] = ∂h_(t+1)/∂h_t):
         :func:`rnnaudit.bounds.input_products.every_pair`, formed once.
 

@@ -29,7 +29,6 @@ from rnnaudit.bounds.architectures import (
 from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
-from rnnaudit.bounds.scaled_products import log2_parts
 
 __all__ = ["data_dependent", "input_products"]
 
@@ -59,13 +58,12 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     ratio can be; a chain of products formed only while its ratio can still be the worst, as λ bounds every
     step: :meth:`~rnnaudit.bounds.step_maps.StepMap.inputs` with a rate)."""
     shared = step_map(case)
-    norms, base, taus = shared.inputs(rate=shared.eta())
+    norms, log2_base, taus = shared.inputs(rate=shared.eta())
     if norms is None:
         zero = shared.J.new_zeros(())
         return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": (zero, zero + 1)}
-    whole, frac = log2_parts(shared.eta())  # τ·log₂ λ as τ·k (exact) + τ·log₂ m: no rounding at τ·|log₂ λ|
-    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst_log2(taus * frac + torch.log2(base),
-                                                                            whole=taus * whole)}
+    whole, frac = shared.eta_parts()  # τ·log₂ λ as τ·k (exact) + τ·log₂ m: no rounding at τ·|log₂ λ|
+    return {"‖∂h_t/∂x_s‖₂ ≤ λ^(t−s)‖∂h_s/∂x_s‖₂": norms.worst_log2(taus * frac + log2_base, whole=taus * whole)}
 
 
 def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]:

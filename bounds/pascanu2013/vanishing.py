@@ -31,6 +31,8 @@ changed it). Neither version's own text was readable here.
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -43,6 +45,7 @@ from rnnaudit.bounds.architectures import (
     step_jacobians,
     step_map,
 )
+from rnnaudit.analysis.norms import largest_magnitude
 from rnnaudit.bounds.core import CaseSpace, Claim, Reading, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import (
     A_LAMBDA,
@@ -80,18 +83,43 @@ def _radius(W: Tensor) -> Tensor:
 ALL_PAIRS_T = 64
 
 
+def _log2_parts_of(lam_of, W: Tensor) -> tuple[Tensor, Tensor]:
+    """log₂ lam_of(W) as (whole, frac) (:func:`~rnnaudit.bounds.scaled_products.log2_parts`) at any magnitude: W
+    brought to [1, 2) in its largest entry by a power of two first where it lies outside [2^−500, 2^500] (‖W‖₂ and
+    ρ(W) scale with it exactly; of a subnormal W itself they would be rounded on the subnormal grid)."""
+    big = float(largest_magnitude(W.detach())) if W.numel() else 0.0
+    if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:
+        return log2_parts(lam_of(W))
+    k = math.frexp(big)[1] - 1
+    half = -k // 2  # 2^−k itself is not a float64 for k < −1023: two exact halves
+    whole, frac = log2_parts(lam_of(W * 2.0 ** half * 2.0 ** (-k - half)))
+    return whole + k, frac
+
+
+def _in_normal_range(layer: ArchCase, lam: float) -> bool:
+    """Whether the every-pair branch may compare numbers: λ^τ for τ = 1..T, and the steps, far from float64's
+    underflow and overflow (2^±900). Else the bound (c·R(θ) with c = 1e−5 over T = 64 steps: λ^τ ≈ 1e−320) and the
+    products are rounded on the subnormal grid, and a true theorem read 1.0005; the log₂ branch holds them exactly."""
+    T = layer.x.shape[0]
+    if not 0 < lam < math.inf or not -900 < T * math.log2(lam) < 900 or not -900 < math.log2(lam) < 900:
+        return False
+    return not step_map(layer).out_of_range()
+
+
 def _products_against(case: ArchCase, lam_of, part: str) -> dict[str, tuple[Tensor, Tensor]]:
     pairs = []
     for layer in per_layer(case):
         lam = GAMMA[case.kind] * lam_of(layer.recurrent_matrix(0))
-        if layer.x.shape[0] <= ALL_PAIRS_T:
+        if layer.x.shape[0] <= ALL_PAIRS_T and _in_normal_range(layer, float(lam.detach())):
             J, _ = step_jacobians(layer)
             prods, _, taus = product_norms(J)
             if prods.numel():
                 pairs.append(worst_pair(prods, lam ** taus))
         else:
             norms, taus = step_map(layer).products()
-            whole, frac = log2_parts(lam)  # τ·log₂ λ without rounding at its own size (scaled_products.log2_parts)
+            # τ·log₂ λ without rounding at its own size (scaled_products.log2_parts), λ at any magnitude
+            whole, frac = _log2_parts_of(lam_of, layer.recurrent_matrix(0))
+            frac = frac + math.log2(GAMMA[case.kind])
             pairs.append(norms.worst_log2(taus * frac, whole=taus * whole))
     if not pairs:
         zero = case.x.new_zeros(())

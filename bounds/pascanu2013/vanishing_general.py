@@ -16,7 +16,6 @@ from rnnaudit.bounds.core import CaseSpace, Claim, Supremum
 from rnnaudit.bounds.architectures import step_map
 from rnnaudit.bounds.pascanu2013.cases import A_ETA, linear_regime_case, sample_any
 from rnnaudit.bounds.pascanu2013.vanishing import SIZES
-from rnnaudit.bounds.scaled_products import log2_parts
 
 __all__ = ["vanishing_general"]
 
@@ -29,12 +28,11 @@ def _starts(h: int, T: int, device="cpu", dtype=torch.float64) -> list[ArchCase]
 def _measure_general(case: ArchCase) -> dict[str, tuple[Tensor, Tensor]]:
     shared = step_map(case)
     prods, taus = shared.products()
-    e = shared.eta()
     if not len(prods):
         zero = case.x.new_zeros(())
         return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": (zero, zero + 1)}
     # compared as log₂ ratios: over thousands of steps η^(t−k) and the product underflow as numbers
-    whole, frac = log2_parts(e)  # τ·log₂ η as τ·k (exact) + τ·log₂ m: no rounding at the size of τ·|log₂ η|
+    whole, frac = shared.eta_parts()  # τ·log₂ η as τ·k (exact) + τ·log₂ m: no rounding at the size of τ·|log₂ η|
     return {"‖∂h_t/∂h_k‖₂ ≤ η^(t−k)": prods.worst_log2(taus * frac, whole=taus * whole)}
 
 

@@ -1,6 +1,8 @@
 """bounds/architectures.py: the weight-given step is torch's own (RNN, GRU, LSTM, stacked), and models become cases of
 the right kind."""
 
+import math
+
 import pytest
 import torch
 from torch import nn
@@ -101,7 +103,7 @@ def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_
 
     case = sample_arch(torch.Generator().manual_seed(2), "lstm", 5, 40, layers=2)
     shared = StepMap(case)
-    norms, base, taus = shared.inputs()
+    norms, log2_base, taus = shared.inputs()
     _, B = step_jacobians(case, state=False)
     want, want_base = [], []
     for s, ts in pair_schedule(39, MAX_STARTS).items():
@@ -112,7 +114,7 @@ def test_a_maps_input_products_from_the_start_rows_alone_equal_those_from_every_
                 want.append(torch.linalg.matrix_norm(P, 2))
                 want_base.append(torch.linalg.matrix_norm(B[s], 2))
     assert torch.allclose(norms.all(), torch.stack(want), rtol=1e-12, atol=0)
-    assert torch.allclose(base, torch.stack(want_base), rtol=1e-12, atol=0)
+    assert torch.allclose(torch.exp2(log2_base), torch.stack(want_base), rtol=1e-12, atol=0)
 
 
 @pytest.mark.parametrize("make", [lambda: nn.LSTM(3, 5, 3), lambda: nn.GRU(3, 5, 2), lambda: nn.RNN(3, 5, 2)],
@@ -140,8 +142,8 @@ def test_a_layers_map_inside_an_audit_is_the_packed_maps_block_and_equals_the_la
 
 
 def _worst_input_ratio(shared, rate=None):
-    norms, base, taus = shared.inputs(rate=rate)
-    measured, bound = norms.worst_log2(taus * torch.log2(shared.eta()) + torch.log2(base))
+    norms, log2_base, taus = shared.inputs(rate=rate)
+    measured, bound = norms.worst_log2(taus * torch.log2(shared.eta()) + log2_base)
     return len(norms), float(measured / bound)
 
 
@@ -280,3 +282,40 @@ def test_products_of_subnormal_steps_keep_their_relative_accuracy(claim):
     (m, b), = measure(_subnormal_rnn_case()).values()
     assert float(m / b) <= 1 + 1e-12
     assert float(m / b) >= 1 - 1e-12  # the worst pair is a single step's own norm over λ: exactly 1
+
+
+def _tiny_rnn(wih, whh, x) -> ArchCase:
+    S = len(whh)
+    return ArchCase("rnn_tanh", ((torch.tensor(wih, dtype=F64), torch.tensor(whh, dtype=F64), torch.zeros(S, dtype=F64),
+                                  torch.zeros(S, dtype=F64)),), x, torch.zeros(S, dtype=F64))
+
+
+_U = 2.0 ** -1074
+_R = 2.0 ** -536.5 * torch.tensor([[math.cos(0.3), -math.sin(0.3)], [math.sin(0.3), math.cos(0.3)]], dtype=F64)
+#: the second referee's cases (/work/notes/referee9): every assumption holds and every true worst ratio is 1
+_FAR_FROM_ONE = {
+    "first product underflows": _tiny_rnn([[2.0 ** -537]], [[1.6 * 2.0 ** -537]], torch.ones(6, 1, dtype=F64)),
+    "subnormal input matrix": _tiny_rnn([[_U], [_U]], [[0.5, 0], [0, 0.5]], torch.ones(6, 1, dtype=F64)),
+    "subnormal steps": _tiny_rnn([[2.0 ** -600], [0.0]], [[_U, 0], [_U, 0]], torch.ones(8, 1, dtype=F64)),
+    "bound below 2^-1022": _tiny_rnn([[0.0], [0.0]], _R.tolist(), torch.zeros(8, 1, dtype=F64)),
+    "small ordinary weights": _tiny_rnn([[0.0], [0.0]], (1e-5 * torch.tensor([[math.cos(0.1), -math.sin(0.1)],
+                                                                              [math.sin(0.1), math.cos(0.1)]],
+                                                                             dtype=F64)).tolist(),
+                                        torch.zeros(64, 1, dtype=F64)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FAR_FROM_ONE))
+@pytest.mark.parametrize("claim_id", ["miller_hardt2019.data_dependent", "enrnn.theorem3.1.general",
+                                      "pascanu2013.vanishing.general", "pascanu2013.vanishing"])
+def test_true_theorems_read_no_violation_far_from_one(claim_id, name):
+    """Factors, norms and bounds far from 1 in size are taken as powers of two times numbers near 1: a first product
+    J·B_s of two factors near 2^−537, ‖[u, u]‖₂ = √2·u of a subnormal input matrix or step (u = 2⁻¹⁰⁷⁴; as a float64
+    number it reads u), and a bound λ^τ below 2^−1022 each read 1.25, 1.414 or 1.5 as the search records a case
+    (false violations of true theorems); now every ratio is at most 1 to rounding."""
+    from rnnaudit.bounds.registry import claim_by_id
+    from rnnaudit.bounds.search import _record
+
+    claim = claim_by_id(claim_id)
+    record = _record(claim, _FAR_FROM_ONE[name], "test")
+    assert record.failed_assumptions or record.ratio <= 1 + 1e-12
