@@ -16,7 +16,7 @@ from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio
 
 __all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts",
-           "log2_spectral", "log2_spectral_parts",
+           "log2_spectral", "log2_spectral_parts", "out_of_range",
            "schedule_log2_products"]
 
 
@@ -76,6 +76,14 @@ def log2_spectral(M: Tensor) -> Tensor:
     k = math.frexp(big)[1] - 1
     half = -k // 2  # 2^−k itself is not a float64 for k < −1023: two exact halves
     return torch.log2(spectral(M * 2.0 ** half * 2.0 ** (-k - half))) + k
+
+
+def out_of_range(J: Tensor) -> set[int]:
+    """The indices t of the matrices J[t] (J: (T, S, S)) whose largest |entry| lies outside [2^−:data:`STEP_RANGE_BITS`,
+    2^:data:`STEP_RANGE_BITS`], a zero matrix excepted: empty for the usual step map (one reduction over J)."""
+    big = largest_magnitude(J.detach(), dim=(1, 2))
+    outside = (big > 0) & ((big < 2.0 ** -STEP_RANGE_BITS) | (big > 2.0 ** STEP_RANGE_BITS))
+    return set(outside.nonzero().flatten().tolist())
 
 
 def ranged(P: Tensor, log2: int) -> tuple[Tensor, int]:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from rnnaudit.analysis.norms import PairNorms, largest_magnitude
+from rnnaudit.analysis.norms import PairNorms
 from rnnaudit.analysis.torch_rnn_jacobians import step_jacobians_at
 from rnnaudit.bounds import architectures as _arch
 from rnnaudit.bounds import input_products
@@ -34,7 +34,7 @@ from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' k
     shared_trajectory,
 )
 from rnnaudit.bounds.core import safe_ratio, worst_pair
-from rnnaudit.bounds.scaled_products import (STEP_RANGE_BITS, ScaledNorms, log2_parts, log2_spectral_parts, ranged,
+from rnnaudit.bounds.scaled_products import (ScaledNorms, log2_parts, log2_spectral_parts, out_of_range, ranged,
                                              rescaled)
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "shared_trajectory", "note_layers",
@@ -218,20 +218,16 @@ class StepMap:
 
     def times(self, t: int, P: Tensor, e: int) -> tuple[Tensor, int]:
         """J[t]·P·2^e as (M, f) = :func:`rescaled` (J[t] @ P, e), a step far from 1 in size first brought into range
-        by a power of two (exact; :func:`~rnnaudit.bounds.scaled_products.ranged`): below 2^−1022 a product is
-        rounded on the subnormal grid, by up to half its own size (5·2⁻¹⁰⁷⁴ · 0.7 rounds to 3·2⁻¹⁰⁷⁴ or 4·2⁻¹⁰⁷⁴),
-        and a ratio could then rise along a chain where in exact arithmetic it cannot. The usual step is multiplied
-        as it is (one reduction over J finds the others, once)."""
+        by a power of two (exact; :func:`~rnnaudit.bounds.scaled_products.ranged`): below 2^−1022 a product rounds
+        on the subnormal grid by up to half its size (5·2⁻¹⁰⁷⁴ · 0.7 to 3·2⁻¹⁰⁷⁴ or 4·2⁻¹⁰⁷⁴), and a ratio could rise
+        along a chain where in exact arithmetic it cannot. The usual step is multiplied as it is."""
         J, e = ranged(self.J[t], e) if t in self.out_of_range() else (self.J[t], e)
         return rescaled(J @ P, e)
 
     def out_of_range(self) -> set[int]:
-        """The steps t whose largest entry lies outside [2^−:data:`STEP_RANGE_BITS`, 2^:data:`STEP_RANGE_BITS`] (0
-        excepted): empty for the usual map (one reduction over J, once)."""
+        """:func:`~rnnaudit.bounds.scaled_products.out_of_range` of the steps J, found once."""
         if self._out_of_range is None:
-            big = largest_magnitude(self.J.detach(), dim=(1, 2))
-            outside = (big > 0) & ((big < 2.0 ** -STEP_RANGE_BITS) | (big > 2.0 ** STEP_RANGE_BITS))
-            self._out_of_range = set(outside.nonzero().flatten().tolist())
+            self._out_of_range = out_of_range(self.J)
         return self._out_of_range
 
     def eta_parts(self) -> tuple[Tensor, Tensor]:
