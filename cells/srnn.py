@@ -17,17 +17,9 @@ from torch import Tensor, nn
 from torch.func import functional_call, jacrev
 
 from rnnaudit.cells._validate import check_sizes
-from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation
+from rnnaudit.cells.base import LEAKY_RELU_SLOPE, RecurrentCell, get_activation, initial_parameter
 
 __all__ = ["SRNN", "shift", "shift_matrix", "eq9_closed_form", "activation_derivative"]
-
-
-def _init_on_cpu(param: Tensor, init, generator, **kw) -> None:
-    # torch.Generator() lives on the CPU; drawing there and copying keeps seeds device-independent
-    tmp = torch.empty(param.shape, dtype=param.dtype)
-    init(tmp, generator=generator, **kw)
-    with torch.no_grad():
-        param.copy_(tmp)
 
 
 def shift(y: Tensor, dim: int = -1) -> Tensor:
@@ -118,15 +110,15 @@ class _GatedInput(nn.Module):
         layers: list[nn.Module] = []
         for k, (a, c) in enumerate(zip(sizes[:-1], sizes[1:])):
             lin = nn.Linear(a, c, **kw)
-            _init_on_cpu(lin.weight, nn.init.kaiming_normal_, generator,
-                         nonlinearity="relu" if k < len(sizes) - 2 else "linear")
+            lin.weight = initial_parameter(nn.init.kaiming_normal_, lin.weight.shape, generator, **kw,
+                                           nonlinearity="relu" if k < len(sizes) - 2 else "linear")
             nn.init.zeros_(lin.bias)
             layers += [lin, nn.ReLU()]
         self.f_r = nn.Sequential(*layers[:-1])
         self.gate = None
         if gating:
             self.gate = nn.Linear(d_i, d_h, **kw)  # weight W_s (d_h, d_i), bias b_s (d_h,)
-            _init_on_cpu(self.gate.weight, nn.init.xavier_uniform_, generator)
+            self.gate.weight = initial_parameter(nn.init.xavier_uniform_, self.gate.weight.shape, generator, **kw)
             nn.init.zeros_(self.gate.bias)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -173,7 +165,7 @@ class SRNN(RecurrentCell):
         self.s = None
         if output_size is not None:
             self.s = nn.Linear(hidden_size, output_size, **kw)
-            _init_on_cpu(self.s.weight, nn.init.xavier_uniform_, generator)
+            self.s.weight = initial_parameter(nn.init.xavier_uniform_, self.s.weight.shape, generator, **kw)
             nn.init.zeros_(self.s.bias)
 
     def recurrent_matrix(self) -> Tensor:
