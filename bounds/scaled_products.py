@@ -16,7 +16,7 @@ from rnnaudit.bounds.architectures import MAX_STARTS, pair_schedule, spectral
 from rnnaudit.bounds.core import safe_ratio
 
 __all__ = ["ScaledNorms", "RESCALE_BITS", "STEP_RANGE_BITS", "ranged", "rescaled", "log2_pair", "log2_parts",
-           "log2_spectral", "log2_spectral_parts", "out_of_range",
+           "log2_parts_of", "log2_spectral", "out_of_range",
            "schedule_log2_products"]
 
 
@@ -51,31 +51,34 @@ def rescaled(P: Tensor, log2: int) -> tuple[Tensor, int]:
     return P / scale, log2 + k
 
 
-def log2_spectral_parts(M: Tensor) -> tuple[Tensor, Tensor]:
-    """log₂ ‖M‖₂ as :func:`log2_parts`' (whole, frac), at any magnitude (:func:`log2_spectral`)."""
+def _near_one(M: Tensor) -> tuple[Tensor, int]:
+    """(M·2^−k, k) with M's largest |entry| brought to [1, 2) where it lies outside [2^−500, 2^500] (exact, in two
+    halves: 2^−k itself is not a float64 for k < −1023); (M, 0) otherwise, for M = 0 and for a non-finite M."""
     big = float(largest_magnitude(M.detach())) if M.numel() else 0.0
     if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:
-        return log2_parts(spectral(M))
+        return M, 0
     k = math.frexp(big)[1] - 1
-    half = -k // 2
-    whole, frac = log2_parts(spectral(M * 2.0 ** half * 2.0 ** (-k - half)))
+    return _times_pow2(M, torch.tensor(float(-k), dtype=torch.float64)), k
+
+
+def log2_parts_of(f, M: Tensor) -> tuple[Tensor, Tensor]:
+    """log₂ f(M) as :func:`log2_parts`' (whole, frac) at any magnitude, for f homogeneous of degree 1 (f(cM) =
+    |c|·f(M): ‖M‖₂, ρ(M)): f of M brought near 1 by a power of two 2^−k, and k added to the whole part. Of a
+    subnormal M itself, ‖[u, u]‖₂ = √2·u (u = 2⁻¹⁰⁷⁴) would read u; near 2^1024 it would overflow."""
+    scaled, k = _near_one(M)
+    whole, frac = log2_parts(f(scaled))
     return whole + k, frac
 
 
 def log2_spectral(M: Tensor) -> Tensor:
-    """log₂ ‖M‖₂ (0-d, differentiable) of a matrix at any magnitude: the norm of M brought to [1, 2) in its largest
-    entry by a power of two (exact), plus that power's exponent. ‖M‖₂ of M itself would be rounded on the subnormal
-    grid below 2^−1022 (‖[u, u]‖₂ = √2·u for u = 2^−1074 reads u) and overflow near 2^1024; −inf for M = 0.
+    """log₂ ‖M‖₂ (0-d, differentiable) of a matrix at any magnitude (:func:`log2_parts_of`), as one number; the
+    usual matrix (largest |entry| in [2^−500, 2^500]) as torch.log2 of its norm, the same bits. −inf for M = 0.
 
     Raises:
         RuntimeError: a non-finite M (LAPACK's error, as :func:`rnnaudit.analysis.norms.spectral`'s).
     """
-    big = float(largest_magnitude(M.detach())) if M.numel() else 0.0
-    if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:  # the usual matrix, as it is (the same bits)
-        return torch.log2(spectral(M))
-    k = math.frexp(big)[1] - 1
-    half = -k // 2  # 2^−k itself is not a float64 for k < −1023: two exact halves
-    return torch.log2(spectral(M * 2.0 ** half * 2.0 ** (-k - half))) + k
+    scaled, k = _near_one(M)
+    return torch.log2(spectral(scaled)) + k if k else torch.log2(spectral(M))
 
 
 def out_of_range(J: Tensor) -> set[int]:

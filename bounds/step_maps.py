@@ -34,8 +34,7 @@ from rnnaudit.bounds.case_keys import (  # noqa: F401 - re-exported: the maps' k
     shared_trajectory,
 )
 from rnnaudit.bounds.core import safe_ratio, worst_pair
-from rnnaudit.bounds.scaled_products import (ScaledNorms, log2_parts, log2_spectral_parts, out_of_range, ranged,
-                                             rescaled)
+from rnnaudit.bounds.scaled_products import ScaledNorms, log2_parts, log2_parts_of, out_of_range, ranged, rescaled
 
 __all__ = ["StepMap", "step_map", "step_norms", "step_products", "shared_maps", "shared_trajectory", "note_layers",
            "release_maps", "held_jacobians", "held_step_norms", "SHARED_NUMBERS"]
@@ -233,11 +232,11 @@ class StepMap:
     def eta_parts(self) -> tuple[Tensor, Tensor]:
         """log₂ η, η = max_t ‖J_t‖₂, as :func:`~rnnaudit.bounds.scaled_products.log2_parts`' (whole, frac), at any
         magnitude: where a step lies out of range (:meth:`out_of_range`) every step's norm is taken from the step
-        brought into range (:func:`~rnnaudit.bounds.scaled_products.log2_spectral_parts`), since η as a float64
+        brought near 1 (:func:`~rnnaudit.bounds.scaled_products.log2_parts_of`), since η as a float64
         number would be rounded on the subnormal grid (‖[u, u]‖₂ = √2·u reads u for u = 2⁻¹⁰⁷⁴) or overflow."""
         if not self.out_of_range():
             return log2_parts(self.eta())
-        parts = [log2_spectral_parts(J) for J in self.J]
+        parts = [log2_parts_of(_arch.spectral, J) for J in self.J]
         return max(parts, key=lambda wf: float(wf[0].detach() + wf[1].detach()))
 
     @property

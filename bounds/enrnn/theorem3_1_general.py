@@ -14,11 +14,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, step_map
+from rnnaudit.bounds.architectures import ArchCase, arch_cases_from_model, spectral, step_map
 from rnnaudit.bounds.core import Assumption, CaseSpace, Claim, Supremum, worst_pair
 from rnnaudit.bounds.miller_hardt2019.rnn_stable import A_W_BELOW, TORCH_VANILLA
 from rnnaudit.bounds.pascanu2013.cases import per_layer, project_lambda, sample_contractive_vanilla, vanilla_free
-from rnnaudit.bounds.scaled_products import log2_spectral, log2_spectral_parts
+from rnnaudit.bounds.scaled_products import log2_parts_of, log2_spectral
 
 __all__ = ["theorem3_1_general"]
 
@@ -34,7 +34,7 @@ def _measure(case: ArchCase) -> dict[str, tuple[Tensor, ...]]:
     for layer in per_layer(case):
         # τ·log₂‖W‖₂ as τ·k (exact) + τ·log₂ m: no rounding at the size of τ·|log₂‖W‖₂| (scaled_products.log2_parts)
         # (at any magnitude: a subnormal W or U would be rounded on the subnormal grid as a number)
-        whole_w, frac_w = log2_spectral_parts(layer.recurrent_matrix(0))
+        whole_w, frac_w = log2_parts_of(spectral, layer.recurrent_matrix(0))
         log2_u = log2_spectral(_input_matrix(layer))
         shared = step_map(layer)
         norms, taus = shared.products()

@@ -45,7 +45,6 @@ from rnnaudit.bounds.architectures import (
     step_jacobians,
     step_map,
 )
-from rnnaudit.analysis.norms import largest_magnitude
 from rnnaudit.bounds.core import CaseSpace, Claim, Reading, Supremum, worst_pair
 from rnnaudit.bounds.pascanu2013.cases import (
     A_LAMBDA,
@@ -59,7 +58,7 @@ from rnnaudit.bounds.pascanu2013.cases import (
     sample_radius_vanilla,
     vanilla_free,
 )
-from rnnaudit.bounds.scaled_products import log2_parts
+from rnnaudit.bounds.scaled_products import log2_parts_of
 from rnnaudit.cells.linalg import eigvals
 
 __all__ = ["vanishing", "SIZES", "RADIUS_CASES", "SOURCE_NOTE"]
@@ -81,19 +80,6 @@ def _radius(W: Tensor) -> Tensor:
 #: the shared step map's schedule (MAX_STARTS starts, lags two per octave), compared as log₂ ratios: all T²/2
 #: products would cost T²/2 matrix products, and (γλ₁)^(t−k) underflows as a number over thousands of steps
 ALL_PAIRS_T = 64
-
-
-def _log2_parts_of(lam_of, W: Tensor) -> tuple[Tensor, Tensor]:
-    """log₂ lam_of(W) as (whole, frac) (:func:`~rnnaudit.bounds.scaled_products.log2_parts`) at any magnitude: W
-    brought to [1, 2) in its largest entry by a power of two first where it lies outside [2^−500, 2^500] (‖W‖₂ and
-    ρ(W) scale with it exactly; of a subnormal W itself they would be rounded on the subnormal grid)."""
-    big = float(largest_magnitude(W.detach())) if W.numel() else 0.0
-    if not (0 < big < math.inf) or 2.0 ** -500 <= big <= 2.0 ** 500:
-        return log2_parts(lam_of(W))
-    k = math.frexp(big)[1] - 1
-    half = -k // 2  # 2^−k itself is not a float64 for k < −1023: two exact halves
-    whole, frac = log2_parts(lam_of(W * 2.0 ** half * 2.0 ** (-k - half)))
-    return whole + k, frac
 
 
 def _in_normal_range(layer: ArchCase, lam: float) -> bool:
@@ -118,7 +104,7 @@ def _products_against(case: ArchCase, lam_of, part: str) -> dict[str, tuple[Tens
         else:
             norms, taus = step_map(layer).products()
             # τ·log₂ λ without rounding at its own size (scaled_products.log2_parts), λ at any magnitude
-            whole, frac = _log2_parts_of(lam_of, layer.recurrent_matrix(0))
+            whole, frac = log2_parts_of(lam_of, layer.recurrent_matrix(0))
             frac = frac + math.log2(GAMMA[case.kind])
             pairs.append(norms.worst_log2(taus * frac, whole=taus * whole))
     if not pairs:
